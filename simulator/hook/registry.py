@@ -1,0 +1,47 @@
+"""The table of message types: for each type, its payload class, its payload check and its spec reference.
+
+Each family module fills its rows with ``define``; the envelope parser and the builders read the table. A test
+pins that every one of the 41 types has a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .checks import Obj
+from .constants import MessageType
+from .issues import HookIssue
+from .wire import Wire
+
+__all__ = ["TypeSpec", "TYPES", "define", "spec_for_payload"]
+
+Check = Callable[[Obj], HookIssue | None]
+
+
+@dataclass(frozen=True, slots=True)
+class TypeSpec:
+    type: MessageType
+    payload: type[Wire]
+    check: Check
+    #: Where the spec describes this type, e.g. "slack-hook-protocol.md §5 阶段 2/4/7/9 task.ack".
+    ref: str
+
+
+TYPES: dict[MessageType, TypeSpec] = {}
+_BY_PAYLOAD: dict[type[Wire], TypeSpec] = {}
+
+
+def define(type_: MessageType, payload: type[Wire], check: Check, ref: str) -> None:
+    if type_ in TYPES:
+        raise RuntimeError(f"message type {type_.value} is defined twice")
+    spec = TypeSpec(type_, payload, check, ref)
+    TYPES[type_] = spec
+    _BY_PAYLOAD[payload] = spec
+
+
+def spec_for_payload(payload: Wire) -> TypeSpec:
+    try:
+        return _BY_PAYLOAD[type(payload)]
+    except KeyError:
+        raise TypeError(f"{type(payload).__name__} is not the payload of a hook message type") from None

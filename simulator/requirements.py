@@ -1,0 +1,130 @@
+"""The requirement registry (``scenarios/requirements/*.toml``) and its link to the feature files.
+
+Every conformance scenario carries ``@req:<ID>`` and a level tag (``@must`` / ``@should`` / ``@may``); the
+registry holds, per id, the level, the spec document and section, and the sentence quoted from it. Ids are
+stable forever. ``audit`` reports every way the two disagree (an unknown id, a level that differs from the
+registry, a scenario without tags, a registry entry no scenario covers, a duplicate id).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+__all__ = ["Level", "Requirement", "ScenarioRef", "load_registry", "load_scenarios", "audit"]
+
+
+class Level(StrEnum):
+    MUST = "must"
+    SHOULD = "should"
+    MAY = "may"
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    id: str
+    level: Level
+    spec: str
+    section: str
+    quote: str
+    summary: str
+    source_file: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioRef:
+    feature_file: str
+    name: str
+    line: int
+    req_ids: tuple[str, ...]
+    levels: tuple[str, ...]
+
+
+@dataclass
+class AuditReport:
+    problems: list[str] = field(default_factory=list)
+    coverage: dict[str, list[ScenarioRef]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+_REQUIRED_KEYS = ("id", "level", "spec", "section", "quote", "summary")
+
+
+def load_registry(directory: Path) -> tuple[dict[str, Requirement], list[str]]:
+    """All requirements of ``directory/*.toml``, and the problems found reading them."""
+    found: dict[str, Requirement] = {}
+    problems: list[str] = []
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            problems.append(f"{path.name}: not valid TOML: {exc}")
+            continue
+        for i, entry in enumerate(data.get("requirement", [])):
+            missing = [k for k in _REQUIRED_KEYS if not isinstance(entry.get(k), str) or not entry.get(k)]
+            if missing:
+                problems.append(f"{path.name}: requirement #{i + 1} lacks {', '.join(missing)}")
+                continue
+            if entry["level"] not in Level.__members__.values():
+                problems.append(f"{path.name}: {entry['id']}: level {entry['level']!r} is not must/should/may")
+                continue
+            if entry["id"] in found:
+                problems.append(f"{path.name}: {entry['id']} is defined twice")
+                continue
+            found[entry["id"]] = Requirement(
+                entry["id"], Level(entry["level"]), entry["spec"], entry["section"], entry["quote"],
+                entry["summary"], path.name,
+            )
+    return found, problems
+
+
+def load_scenarios(features_dir: Path) -> list[ScenarioRef]:
+    """Every scenario of every ``.feature`` file under ``features_dir`` with its tags (pytest-bdd's parser)."""
+    from pytest_bdd.parser import FeatureParser
+
+    refs: list[ScenarioRef] = []
+    for path in sorted(features_dir.rglob("*.feature")):
+        feature = FeatureParser(str(path.parent), path.name).parse()
+        for scenario in feature.scenarios.values():
+            tags = sorted(scenario.tags)
+            refs.append(
+                ScenarioRef(
+                    str(path.relative_to(features_dir)),
+                    scenario.name,
+                    scenario.line_number,
+                    tuple(t[len("req:"):] for t in tags if t.startswith("req:")),
+                    tuple(t for t in tags if t in Level.__members__.values()),
+                )
+            )
+    return refs
+
+
+def audit(registry_dir: Path, features_dir: Path) -> AuditReport:
+    registry, problems = load_registry(registry_dir)
+    report = AuditReport(problems=list(problems))
+    coverage: dict[str, list[ScenarioRef]] = defaultdict(list)
+    for ref in load_scenarios(features_dir):
+        where = f"{ref.feature_file}:{ref.line} {ref.name!r}"
+        if len(ref.req_ids) != 1:
+            report.problems.append(f"{where}: needs exactly one @req:<ID> tag (has {len(ref.req_ids)})")
+        if len(ref.levels) != 1:
+            report.problems.append(f"{where}: needs exactly one level tag @must/@should/@may (has {ref.levels})")
+        for rid in ref.req_ids:
+            req = registry.get(rid)
+            if req is None:
+                report.problems.append(f"{where}: @req:{rid} is not in the registry")
+                continue
+            coverage[rid].append(ref)
+            if ref.levels and ref.levels[0] != req.level.value:
+                report.problems.append(f"{where}: level @{ref.levels[0]} but the registry says {req.level.value}")
+    for rid in registry:
+        if rid not in coverage:
+            report.problems.append(f"{registry[rid].source_file}: {rid} is covered by no scenario")
+    report.coverage = dict(coverage)
+    return report
