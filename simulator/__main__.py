@@ -1,47 +1,219 @@
-"""Command line: ``python -m simulator run [pytest options]`` runs the conformance features.
+"""Command line of the conformance harness.
 
-The full harness command line (targets, reports, baselines, ``list``, ``report``, ``serve``) grows on top of
-this entry point; today ``run`` runs every feature under ``features/`` against the embedded reference and
-passes any further options to pytest (``-m must``, ``--req 'HOOK-FRAME-*'``, ``-k …``).
+    python -m simulator run    [--target NAME=SPEC] [--control NAME=URL] [--report-dir DIR] [--baseline F]
+                               [--write-baseline F] [--strict] [--config FILE] [selection …] [-- pytest options]
+    python -m simulator list   [selection …] [--scenarios]
+    python -m simulator report REPORT.json --format html|md|junit|cucumber|json [--output FILE]
+    python -m simulator serve  SUBJECT [options]
 
-Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error.
+A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
+Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error (docs/targets.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import sys
 from pathlib import Path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 
+#: What ``serve`` can start, filled in as the reference implementations arrive: name → "module:function".
+SERVABLE: dict[str, str] = {}
+
 
 def project_root() -> Path | None:
-    """The checkout holding ``features/`` (the package is installed editable from it, or run in place)."""
+    """The checkout holding ``features/`` and ``steps/`` (the package is installed editable from it)."""
     for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
         if (base / "features").is_dir() and (base / "steps").is_dir():
             return base
     return None
 
 
-def _run(args: argparse.Namespace, rest: list[str]) -> int:
-    import pytest
-
+def _need_root() -> Path:
     root = project_root()
     if root is None:
-        print("simulator: no features/ and steps/ found; run from a checkout of the project", file=sys.stderr)
+        raise SystemExit(_usage("no features/ and steps/ found; run from a checkout of the project"))
+    return root
+
+
+def _usage(message: str) -> int:
+    print(f"simulator: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+# -- run -------------------------------------------------------------------------------------------------------
+
+
+def _run(args: argparse.Namespace, extra: list[str]) -> int:
+    import pytest
+
+    root = _need_root()
+    paths, reqs = [], list(args.req)
+    for sel in args.selection:
+        candidate = Path(sel)
+        if candidate.exists() or (root / sel).exists():
+            paths.append(str(candidate if candidate.exists() else root / sel))
+        else:
+            reqs.append(sel)
+    # Options as --name=value: pytest takes every bare argument that names an existing path into account when it
+    # looks for its configuration file, and a report directory is such a path.
+    argv = [f"--rootdir={root}", f"--config-file={root / 'pyproject.toml'}", "-p", "no:cacheprovider",
+            *(paths or [str(root / "features")])]
+    for flag, values in (("--target", args.target), ("--control", args.control), ("--req", reqs)):
+        for value in values:
+            argv.append(f"{flag}={value}")
+    for flag, value in (("--report-dir", args.report_dir), ("--baseline", args.baseline),
+                        ("--write-baseline", args.write_baseline), ("--config", args.config),
+                        ("--hook-token", args.hook_token), ("--step-timeout", args.step_timeout),
+                        ("--scenario-timeout", args.scenario_timeout)):
+        if value is not None:
+            argv.append(f"{flag}={value}")
+    if args.strict:
+        argv.append("--strict-conformance")
+    if args.no_report:
+        argv.append("--no-report")
+    if args.markers:
+        argv += ["-m", args.markers]
+    code = int(pytest.main(argv + extra))
+    if code == 5:
+        print("simulator: the selection matched no scenario", file=sys.stderr)
         return EXIT_USAGE
-    code = pytest.main(["--rootdir", str(root), "-p", "no:cacheprovider", str(root / "features"), *rest])
-    return {0: EXIT_OK, 1: EXIT_FINDINGS, 4: EXIT_USAGE, 5: EXIT_USAGE}.get(int(code), EXIT_INFRA)
+    return {0: EXIT_OK, 1: EXIT_FINDINGS, 2: EXIT_INFRA, 3: EXIT_INFRA, 4: EXIT_USAGE}.get(code, EXIT_INFRA)
+
+
+# -- list ------------------------------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace, extra: list[str]) -> int:
+    from .requirements import load_registry, load_scenarios
+
+    if extra:
+        return _usage(f"list: unexpected arguments {' '.join(extra)}")
+    root = _need_root()
+    registry, problems = load_registry(root / "scenarios" / "requirements")
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    scenarios = load_scenarios(root / "features")
+    by_req: dict[str, list] = {}
+    for s in scenarios:
+        for rid in s.req_ids:
+            by_req.setdefault(rid, []).append(s)
+    patterns = args.selection or ["*"]
+    shown = [rid for rid in sorted(set(registry) | set(by_req)) if any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
+    if not shown:
+        return _usage("the selection matched no requirement")
+    width = max(len(r) for r in shown)
+    for rid in shown:
+        req = registry.get(rid)
+        level = req.level.value if req else "?"
+        count = len(by_req.get(rid, []))
+        section = req.section if req else "(not in the registry)"
+        print(f"{rid:<{width}}  {level:<6}  {count:>3} scenario{'s' if count != 1 else ' '}  {section}")
+        if args.scenarios:
+            for s in by_req.get(rid, []):
+                print(f"{'':<{width}}    - {s.feature_file}:{s.line} {s.name}")
+    print(f"{len(shown)} requirements, {sum(len(by_req.get(r, [])) for r in shown)} scenarios", file=sys.stderr)
+    return EXIT_OK
+
+
+# -- report ----------------------------------------------------------------------------------------------------
+
+
+def _report(args: argparse.Namespace, extra: list[str]) -> int:
+    if extra:
+        return _usage(f"report: unexpected arguments {' '.join(extra)}")
+    root = project_root()
+    if root is not None and str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from reports import FILENAMES, FORMATS
+    from reports.json_report import ReportError, load_report
+
+    try:
+        record = load_report(Path(args.report))
+    except ReportError as exc:
+        return _usage(str(exc))
+    text = FORMATS[args.format](record)
+    output = Path(args.output) if args.output else Path(args.report).with_name(FILENAMES[args.format])
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        print(output)
+    return EXIT_OK
+
+
+# -- serve -----------------------------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace, extra: list[str]) -> int:
+    target = SERVABLE.get(args.subject)
+    if target is None:
+        known = ", ".join(sorted(SERVABLE)) or "none yet"
+        return _usage(f"serve: no reference implementation named {args.subject!r} (available: {known})")
+    import importlib
+
+    module, _, function = target.partition(":")
+    return int(getattr(importlib.import_module(module), function)(extra) or 0)
+
+
+# -- parser ----------------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m simulator", description="Conformance harness and simulator.",
+                                     epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the conformance features (options after -- go to pytest)")
+    run.add_argument("selection", nargs="*", help="requirement ids/globs or feature paths")
+    run.add_argument("--target", action="append", default=[], metavar="NAME=SPEC")
+    run.add_argument("--control", action="append", default=[], metavar="NAME=URL")
+    run.add_argument("--hook-token", default=None)
+    run.add_argument("--config", default=None, metavar="FILE")
+    run.add_argument("--report-dir", default=None, metavar="DIR")
+    run.add_argument("--no-report", action="store_true")
+    run.add_argument("--baseline", default=None, metavar="FILE")
+    run.add_argument("--write-baseline", default=None, metavar="FILE")
+    run.add_argument("--strict", action="store_true")
+    run.add_argument("--step-timeout", type=float, default=None, metavar="SECONDS")
+    run.add_argument("--scenario-timeout", type=float, default=None, metavar="SECONDS")
+    run.add_argument("--req", action="append", default=[], metavar="ID")
+    run.add_argument("-m", dest="markers", default=None, metavar="EXPR", help="a pytest marker expression, e.g. must")
+    run.set_defaults(handler=_run)
+
+    ls = sub.add_parser("list", help="list requirements (and scenarios) without running them")
+    ls.add_argument("selection", nargs="*", help="requirement ids or globs")
+    ls.add_argument("--scenarios", action="store_true", help="also list each requirement's scenarios")
+    ls.set_defaults(handler=_list)
+
+    rep = sub.add_parser("report", help="re-render a saved report.json")
+    rep.add_argument("report", help="a report.json written by a run")
+    rep.add_argument("--format", required=True, choices=["html", "md", "junit", "cucumber", "json"])
+    rep.add_argument("--output", default=None, help="where to write (default: beside report.json; - for stdout)")
+    rep.set_defaults(handler=_report)
+
+    srv = sub.add_parser("serve", help="run a reference implementation on its own")
+    srv.add_argument("subject", help="hook-server, desktop, ccweb-mcp, probekit-mcp")
+    srv.set_defaults(handler=_serve)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m simulator", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run the conformance features (extra options go to pytest)")
-    run.set_defaults(handler=_run)
-    args, rest = parser.parse_known_args(argv)
-    return args.handler(args, rest)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    parser = build_parser()
+    try:
+        args, unknown = parser.parse_known_args(argv)
+    except SystemExit as exc:  # argparse's own usage errors exit 2 already
+        return int(exc.code or 0) and EXIT_USAGE
+    if unknown and args.command != "serve":
+        return _usage(f"{args.command}: unknown options {' '.join(unknown)} (put pytest options after --)")
+    return args.handler(args, extra + (unknown if args.command == "serve" else []))
 
 
 if __name__ == "__main__":

@@ -102,13 +102,20 @@ def _utf16_units(text: str) -> int:
 # -- Given -----------------------------------------------------------------------------------------------------
 
 
+def _note_subject(harness) -> None:
+    harness.note_subject("frame-validator", "simulator.hook.parse_hook_message",
+                         {"description": "the harness's own frame parser, held to the upstream verdicts"})
+
+
 @bdd.given("the text frame:", target_fixture="frame_case")
-def given_text_frame(docstring: str) -> FrameCase:
+def given_text_frame(docstring: str, harness) -> FrameCase:
+    _note_subject(harness)
     return FrameCase(raw_text=docstring)
 
 
 @bdd.given(parsers.parse('the sample frame "{name}"'), target_fixture="frame_case")
-def given_sample_frame(name: str) -> FrameCase:
+def given_sample_frame(name: str, harness) -> FrameCase:
+    _note_subject(harness)
     return FrameCase(frame=load_sample(name))
 
 

@@ -1,0 +1,174 @@
+"""A Markdown summary of a run, fit for release notes (GitHub-flavoured Markdown tables).
+
+Sections: a header (harness version, date, result, spec revisions), the subjects, a verdict count table, every
+requirement that did not pass (id, level, verdict, spec section, reason), the stale baseline entries, and a
+compact table of all requirements.
+
+Text from the run (reasons, summaries, identities) is escaped so it cannot break the layout or inject HTML:
+Markdown punctuation is backslash-escaped (``|`` in particular), newlines (and U+2028 / U+2029) in table cells
+become ``<br>``, and characters no UTF-8 file may carry or that are invisible become ``\\uXXXX`` escapes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from simulator.results import RequirementResult, RunRecord, Verdict
+
+from ._common import (
+    HARNESS_NAME,
+    SEVERITY_ORDER,
+    VERDICTS,
+    ScenarioIndex,
+    as_record,
+    fails_run,
+    requirement_reason,
+    visible,
+)
+
+__all__ = ["render_markdown", "md_escape", "md_cell", "outcome"]
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~])")
+_NEWLINES = re.compile("\r\n|[\r\n\u2028\u2029]")
+
+
+def md_escape(text: str) -> str:
+    """Inline Markdown text: punctuation that could format or open HTML escaped, newlines as spaces."""
+    return _NEWLINES.sub(" ", _SPECIAL.sub(r"\\\1", visible(text)))
+
+
+def md_cell(text: str) -> str:
+    """A table cell: as ``md_escape``, but newlines as ``<br>`` (a cell is one line), empty as "–"."""
+    text = text.strip()
+    if not text:
+        return "–"
+    return _NEWLINES.sub("<br>", _SPECIAL.sub(r"\\\1", visible(text)))
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _verdict_cell(req: RequirementResult) -> str:
+    return req.verdict.value + (" (baselined)" if req.baselined else "")
+
+
+def _section(req: RequirementResult) -> str:
+    return md_cell(f"{req.spec} {req.section}".strip())
+
+
+def _identity(identity: dict[str, Any]) -> str:
+    if not identity:
+        return ""
+    return json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+
+
+def outcome(exit_code: int) -> str:
+    """What a run's exit code says (see ``exitCode`` in docs/report-schema.json)."""
+    return {0: "conformant", 1: "non-conformant", 3: "harness error"}.get(exit_code, "run did not complete")
+
+
+def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
+    """The Markdown summary of a record (or a report.json dict)."""
+    record = as_record(record)
+    out: list[str] = []
+    add = out.append
+
+    add(f"# Conformance report: {HARNESS_NAME} {md_escape(record.harness_version)}")
+    add("")
+    add(
+        f"**Result: {outcome(record.exit_code)}** (exit code {record.exit_code}) · "
+        f"{md_escape(record.started_at[:10])} · {len(record.requirements)} requirements, "
+        f"{len(record.scenarios)} scenarios" + (" · strict" if record.strict else "")
+    )
+    add("")
+    add(_row("", ""))
+    add(_row("---", "---"))
+    add(_row("Harness", md_cell(f"{HARNESS_NAME} {record.harness_version}")))
+    add(_row("Started", md_cell(record.started_at)))
+    add(_row("Finished", md_cell(record.finished_at)))
+    add(_row("Strict", "yes (warn fails the run)" if record.strict else "no"))
+    add(_row("Exit code", f"{record.exit_code} ({outcome(record.exit_code)})"))
+    for doc in sorted(record.spec_revisions):
+        add(_row(f"Spec {md_cell(doc)}", md_cell(record.spec_revisions[doc])))
+    add("")
+
+    add("## Subjects")
+    add("")
+    if record.subjects:
+        add(_row("role", "target", "identity"))
+        add(_row("---", "---", "---"))
+        for s in record.subjects:
+            add(_row(md_cell(s.role), md_cell(s.target), md_cell(_identity(s.identity))))
+    else:
+        add("No subject recorded.")
+    add("")
+
+    add("## Verdicts")
+    add("")
+    counts = record.counts()
+    scenario_counts = dict.fromkeys(VERDICTS, 0)
+    for s in record.scenarios:
+        scenario_counts[s.verdict.value] += 1
+    add(_row("verdict", "requirements", "scenarios", "fails the run"))
+    add(_row("---", "--:", "--:", "---"))
+    for v in Verdict:
+        if v is Verdict.WARN and not record.strict:
+            fails = "only with --strict"
+        else:
+            fails = "yes" if fails_run(v, record.strict) else "no"
+        add(_row(v.value, str(counts[v.value]), str(scenario_counts[v.value]), fails))
+    add(_row("**total**", f"**{len(record.requirements)}**", f"**{len(record.scenarios)}**", ""))
+    baselined = [r for r in record.requirements if r.baselined and fails_run(r.verdict, record.strict)]
+    if baselined:
+        add("")
+        add(
+            f"{len(baselined)} failing requirement{'s are' if len(baselined) != 1 else ' is'} in the "
+            f"expected-failures baseline and {'do' if len(baselined) != 1 else 'does'} not fail the run."
+        )
+    add("")
+
+    add("## Requirements not passing")
+    add("")
+    rank = {v: i for i, v in enumerate(SEVERITY_ORDER)}
+    failing = sorted(
+        (r for r in record.requirements if r.verdict is not Verdict.PASS), key=lambda r: rank[r.verdict]
+    )
+    if failing:
+        index = ScenarioIndex(record)
+        add(_row("id", "level", "verdict", "spec section", "reason"))
+        add(_row("---", "---", "---", "---", "---"))
+        for r in failing:
+            reason = md_cell(requirement_reason(record, r, index))
+            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _section(r), reason))
+    else:
+        add("Every requirement passed.")
+    add("")
+
+    add("## Stale baseline entries")
+    add("")
+    if record.stale_baseline:
+        add("These entries of the expected-failures baseline pass now; each fails the run until it is removed:")
+        add("")
+        by_id = {r.id: r for r in record.requirements}
+        for entry in record.stale_baseline:
+            req = by_id.get(entry)
+            note = f" ({req.level}, now {req.verdict.value}): {md_escape(req.summary)}" if req else ""
+            add(f"- {md_escape(entry)}{note}")
+    else:
+        add("None.")
+    add("")
+
+    add("## All requirements")
+    add("")
+    if record.requirements:
+        add(_row("id", "level", "verdict", "spec section", "summary"))
+        add(_row("---", "---", "---", "---", "---"))
+        for r in record.requirements:
+            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _section(r), md_cell(r.summary)))
+    else:
+        add("No requirement recorded.")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,111 @@
+"""The expected-failures baseline: known gaps that do not fail a run, and that fail it once they are fixed.
+
+A TOML file of entries, each naming a requirement id or a scenario (its pytest node id or its name):
+
+    [[expected]]
+    requirement = "HOOK-SERVER-REOPEN-CLEANUP-01"
+    reason = "clean-up without the generation check; fixed in 2.4"
+
+    [[expected]]
+    scenario = "features/hook/test_hook_server.py::test_reopen_after_reconnect"
+
+A failing scenario matched by an entry is reported as baselined (it does not fail the run). An entry whose
+requirement (all its scenarios that ran) or scenario now passes is **stale** and fails the run, so a fixed
+gap cannot hide a later regression. ``--write-baseline FILE`` writes one entry per failing requirement.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError
+from .results import FAILING, ScenarioResult, Verdict
+
+__all__ = ["Baseline", "BaselineEntry", "load_baseline", "render_baseline"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    requirement: str | None
+    scenario: str | None
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"requirement {self.requirement}" if self.requirement else f"scenario {self.scenario}"
+
+
+@dataclass
+class Baseline:
+    entries: list[BaselineEntry] = field(default_factory=list)
+    source: str | None = None
+
+    def matches(self, result: ScenarioResult) -> BaselineEntry | None:
+        for entry in self.entries:
+            if entry.requirement and entry.requirement == result.requirement:
+                return entry
+            if entry.scenario and entry.scenario in (result.nodeid, result.name):
+                return entry
+        return None
+
+    def stale(self, results: list[ScenarioResult], *, strict: bool = False) -> list[BaselineEntry]:
+        """Entries whose requirement or scenario ran and no longer fails."""
+        failing = set(FAILING) | ({Verdict.WARN} if strict else set())
+        out = []
+        for entry in self.entries:
+            hit = [r for r in results
+                   if (entry.requirement and r.requirement == entry.requirement)
+                   or (entry.scenario and entry.scenario in (r.nodeid, r.name))]
+            ran = [r for r in hit if r.verdict is not Verdict.NOT_APPLICABLE]
+            if ran and not any(r.verdict in failing for r in ran):
+                out.append(entry)
+        return out
+
+
+def load_baseline(path: Path) -> Baseline:
+    if not path.is_file():
+        raise ConfigError(f"--baseline {path}: no such file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"--baseline {path}: not a readable TOML file: {exc}") from None
+    unknown = sorted(set(data) - {"expected"})
+    if unknown:
+        raise ConfigError(f"--baseline {path}: unknown key {unknown[0]!r} (only [[expected]] tables)")
+    entries = []
+    for i, item in enumerate(data.get("expected", []), 1):
+        if not isinstance(item, dict):
+            raise ConfigError(f"--baseline {path}: entry #{i} is not a table")
+        extra = sorted(set(item) - {"requirement", "scenario", "reason"})
+        if extra:
+            raise ConfigError(f"--baseline {path}: entry #{i}: unknown key {extra[0]!r}")
+        req, scen = item.get("requirement"), item.get("scenario")
+        if (req is None) == (scen is None) or not isinstance(req or scen, str):
+            raise ConfigError(f"--baseline {path}: entry #{i} needs exactly one of requirement or scenario")
+        entries.append(BaselineEntry(req, scen, str(item.get("reason", ""))))
+    return Baseline(entries, str(path))
+
+
+def _toml_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def render_baseline(results: list[ScenarioResult], *, strict: bool = False) -> str:
+    """A baseline listing every requirement (or, without one, scenario) that failed in ``results``."""
+    failing = set(FAILING) | ({Verdict.WARN} if strict else set())
+    lines = ["# Expected failures (written by --write-baseline). Entries that pass again fail the run as stale.", ""]
+    seen: set[str] = set()
+    for r in results:
+        if r.verdict not in failing:
+            continue
+        key = r.requirement or r.nodeid
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("[[expected]]")
+        lines.append(f"requirement = {_toml_str(r.requirement)}" if r.requirement else f"scenario = {_toml_str(r.nodeid)}")
+        lines.append(f"reason = {_toml_str(f'{r.verdict.value}: {r.reason}'[:300])}")
+        lines.append("")
+    return "\n".join(lines)

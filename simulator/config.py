@@ -1,0 +1,209 @@
+"""Harness configuration: a TOML file (``--config FILE``, or ``[tool.simulator]`` in the project's
+``pyproject.toml``) overridden by command-line options. Unknown keys are an error naming the key.
+
+    [tool.simulator]
+    strict = false
+    report_dir = "conformance-report"
+    baseline = "conformance-baseline.toml"
+    hook_token = "…"                       # or the env var HOOK_CONFORMANCE_TOKEN
+
+    [tool.simulator.targets]
+    hook-server = "ws://127.0.0.1:9000/hook"
+    ccweb = "stdio:node server.js"
+
+    [tool.simulator.controls]
+    hook-server = "http://127.0.0.1:9001"
+
+    [tool.simulator.timeouts]
+    step = 5.0                            # seconds one step may wait for the subject
+    scenario = 60.0                       # seconds one scenario may take
+
+    [tool.simulator.select]
+    markers = "must"                      # a pytest -m expression
+    req = ["HOOK-FRAME-*"]                # requirement ids or globs
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .targets import DEFAULT_TARGETS, Role, TargetSpec, parse_target, parse_target_assignment
+
+__all__ = ["HarnessConfig", "load_file_config", "build_config", "TOKEN_ENV", "DEFAULT_STEP_TIMEOUT",
+           "DEFAULT_SCENARIO_TIMEOUT"]
+
+TOKEN_ENV = "HOOK_CONFORMANCE_TOKEN"
+DEFAULT_STEP_TIMEOUT = 5.0
+DEFAULT_SCENARIO_TIMEOUT = 120.0
+
+_TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "strict", "report_dir", "select"}
+_TIMEOUT_KEYS = {"step", "scenario"}
+_SELECT_KEYS = {"markers", "req"}
+
+
+@dataclass(frozen=True)
+class HarnessConfig:
+    targets: dict[Role, TargetSpec] = field(default_factory=lambda: dict(DEFAULT_TARGETS))
+    controls: dict[Role, str] = field(default_factory=dict)
+    hook_token: str | None = None
+    step_timeout: float = DEFAULT_STEP_TIMEOUT
+    scenario_timeout: float = DEFAULT_SCENARIO_TIMEOUT
+    baseline: Path | None = None
+    strict: bool = False
+    report_dir: Path | None = None
+    markers: str | None = None
+    req: tuple[str, ...] = ()
+    #: Where the file part came from ("--config x.toml", "pyproject.toml [tool.simulator]", or None).
+    source: str | None = None
+
+    def target(self, role: Role | str) -> TargetSpec:
+        return self.targets[Role(role)]
+
+    def control(self, role: Role | str) -> str | None:
+        return self.controls.get(Role(role))
+
+
+def _unknown(keys: set[str], allowed: set[str], where: str) -> None:
+    extra = sorted(keys - allowed)
+    if extra:
+        raise ConfigError(f"{where}: unknown key {extra[0]!r} (known: {', '.join(sorted(allowed))})")
+
+
+def load_file_config(path: Path | None, *, search_dir: Path | None = None) -> tuple[dict[str, Any], str | None]:
+    """The ``[tool.simulator]`` table of ``path`` (a dedicated file may also hold the keys at its top level), or
+    of ``search_dir/pyproject.toml`` when no path is given; ``({}, None)`` if there is none."""
+    if path is None:
+        candidate = (search_dir or Path.cwd()) / "pyproject.toml"
+        if not candidate.is_file():
+            return {}, None
+        data = _read_toml(candidate)
+        table = data.get("tool", {}).get("simulator")
+        return (dict(table), f"{candidate} [tool.simulator]") if isinstance(table, dict) else ({}, None)
+    if not path.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("simulator") if "tool" in data else data
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.simulator] must be a table")
+    return dict(table), str(path)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def build_config(
+    file_table: dict[str, Any],
+    *,
+    source: str | None = None,
+    cli_targets: list[str] = (),
+    cli_controls: list[str] = (),
+    hook_token: str | None = None,
+    step_timeout: float | None = None,
+    scenario_timeout: float | None = None,
+    baseline: str | None = None,
+    strict: bool | None = None,
+    report_dir: str | None = None,
+    base_dir: Path | None = None,
+) -> HarnessConfig:
+    """Merge the file table and the command line (the command line wins)."""
+    where = source or "configuration"
+    _unknown(set(file_table), _TOP_KEYS, where)
+    base = base_dir or Path.cwd()
+
+    targets = dict(DEFAULT_TARGETS)
+    file_targets = file_table.get("targets", {})
+    if not isinstance(file_targets, dict):
+        raise ConfigError(f"{where}: targets must be a table of NAME = \"SPEC\"")
+    for name, spec in file_targets.items():
+        if not isinstance(spec, str):
+            raise ConfigError(f"{where}: targets.{name} must be a string")
+        t = parse_target(name, spec)
+        targets[t.role] = t
+    for text in cli_targets:
+        t = parse_target_assignment(text)
+        targets[t.role] = t
+
+    controls: dict[Role, str] = {}
+    file_controls = file_table.get("controls", {})
+    if not isinstance(file_controls, dict):
+        raise ConfigError(f"{where}: controls must be a table of NAME = \"URL\"")
+    items = [(k, v, f"{where}: controls.{k}") for k, v in file_controls.items()]
+    for text in cli_controls:
+        name, sep, url = text.partition("=")
+        if not sep:
+            raise ConfigError(f"--control {text!r}: expected NAME=URL, e.g. hook-server=http://127.0.0.1:9001")
+        items.append((name, url, f"--control {text!r}"))
+    for name, url, ctx in items:
+        try:
+            role = Role(name.strip())
+        except ValueError:
+            raise ConfigError(f"{ctx}: unknown role {name!r}") from None
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ConfigError(f"{ctx}: the control API is an http(s) URL")
+        controls[role] = url
+
+    timeouts = file_table.get("timeouts", {})
+    if not isinstance(timeouts, dict):
+        raise ConfigError(f"{where}: timeouts must be a table")
+    _unknown(set(timeouts), _TIMEOUT_KEYS, f"{where}: [timeouts]")
+    select = file_table.get("select", {})
+    if not isinstance(select, dict):
+        raise ConfigError(f"{where}: select must be a table")
+    _unknown(set(select), _SELECT_KEYS, f"{where}: [select]")
+    req = select.get("req", [])
+    if isinstance(req, str):
+        req = [req]
+    if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
+        raise ConfigError(f"{where}: select.req must be a list of requirement ids or globs")
+    markers = select.get("markers")
+    if markers is not None and not isinstance(markers, str):
+        raise ConfigError(f"{where}: select.markers must be a pytest -m expression (a string)")
+
+    file_strict = file_table.get("strict", False)
+    if not isinstance(file_strict, bool):
+        raise ConfigError(f"{where}: strict must be true or false")
+
+    def path_of(value: Any, key: str) -> Path | None:
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{where}: {key} must be a path")
+        p = Path(value)
+        return p if p.is_absolute() else base / p
+
+    token = hook_token or file_table.get("hook_token") or os.environ.get(TOKEN_ENV) or None
+    if token is not None and not isinstance(token, str):
+        raise ConfigError(f"{where}: hook_token must be a string")
+
+    return HarnessConfig(
+        targets=targets,
+        controls=controls,
+        hook_token=token,
+        step_timeout=step_timeout if step_timeout is not None else _number(
+            timeouts.get("step", DEFAULT_STEP_TIMEOUT), f"{where}: timeouts.step"),
+        scenario_timeout=scenario_timeout if scenario_timeout is not None else _number(
+            timeouts.get("scenario", DEFAULT_SCENARIO_TIMEOUT), f"{where}: timeouts.scenario"),
+        baseline=Path(baseline) if baseline else path_of(file_table.get("baseline"), "baseline"),
+        strict=strict if strict is not None else file_strict,
+        report_dir=Path(report_dir) if report_dir else path_of(file_table.get("report_dir"), "report_dir"),
+        markers=markers,
+        req=tuple(req),
+        source=source,
+    )

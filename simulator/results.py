@@ -1,0 +1,214 @@
+"""Result records: what a conformance run found, independent of how it is rendered.
+
+    RunRecord
+    ├── harness version, spec revisions, subjects (per role), started / finished
+    ├── scenarios: ScenarioResult(nodeid, feature, name, requirement, level, verdict, reason, evidence, wire, duration)
+    └── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios)
+
+Verdicts (``Verdict``): pass; fail; warn (a @should not met); not-applicable (the subject did not declare the
+capability the requirement depends on); not-testable (the harness cannot observe what it needs: a failure);
+error (harness or infrastructure); timeout. A requirement's verdict is the worst of its scenarios' verdicts
+(``worst``). Reports (``reports/``) render a ``RunRecord`` and nothing else; ``RunRecord.to_json`` is the
+``report.json`` document (schema: docs/report-schema.json).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .wirelog import WireEvent
+
+__all__ = [
+    "Verdict",
+    "FAILING",
+    "worst",
+    "Subject",
+    "ScenarioResult",
+    "RequirementResult",
+    "RunRecord",
+    "REPORT_SCHEMA_VERSION",
+]
+
+#: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
+REPORT_SCHEMA_VERSION = "1.0"
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    WARN = "warn"
+    NOT_APPLICABLE = "not-applicable"
+    NOT_TESTABLE = "not-testable"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+
+#: Verdicts that make a run non-conformant (warn joins them under ``--strict``).
+FAILING = frozenset({Verdict.FAIL, Verdict.NOT_TESTABLE, Verdict.ERROR, Verdict.TIMEOUT})
+
+# Worst first: a requirement with one erroring scenario is in error, whatever the others did.
+_SEVERITY = {
+    Verdict.ERROR: 6,
+    Verdict.TIMEOUT: 5,
+    Verdict.NOT_TESTABLE: 4,
+    Verdict.FAIL: 3,
+    Verdict.WARN: 2,
+    Verdict.PASS: 1,
+    Verdict.NOT_APPLICABLE: 0,
+}
+
+
+def worst(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
+    """The verdict of a requirement from its scenarios' verdicts (not-applicable only if all are)."""
+    if not verdicts:
+        return Verdict.NOT_TESTABLE
+    return max(verdicts, key=_SEVERITY.__getitem__)
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What was tested in one role: ``role`` (hook-server, desktop, ccweb, probekit), the target spec as given,
+    and what the subject said about itself (server name, features, MCP serverInfo) when the run saw it."""
+
+    role: str
+    target: str
+    identity: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "target": self.target, "identity": dict(self.identity)}
+
+
+@dataclass(slots=True)
+class ScenarioResult:
+    nodeid: str
+    feature: str
+    name: str
+    requirement: str | None
+    level: str | None
+    verdict: Verdict
+    reason: str = ""
+    duration_s: float = 0.0
+    #: Assertion text, quoted subject output, the wording a reader must judge, …
+    evidence: list[str] = field(default_factory=list)
+    wire: list[WireEvent] = field(default_factory=list)
+    #: In the expected-failures baseline (a failure that does not fail the run).
+    baselined: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "feature": self.feature,
+            "name": self.name,
+            "requirement": self.requirement,
+            "level": self.level,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "durationSeconds": round(self.duration_s, 6),
+            "evidence": list(self.evidence),
+            "wire": [e.to_json() for e in self.wire],
+            "baselined": self.baselined,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
+        return cls(
+            nodeid=data["nodeid"],
+            feature=data["feature"],
+            name=data["name"],
+            requirement=data.get("requirement"),
+            level=data.get("level"),
+            verdict=Verdict(data["verdict"]),
+            reason=data.get("reason", ""),
+            duration_s=float(data.get("durationSeconds", 0.0)),
+            evidence=list(data.get("evidence", [])),
+            wire=[WireEvent.from_json(e) for e in data.get("wire", [])],
+            baselined=bool(data.get("baselined", False)),
+        )
+
+
+@dataclass(slots=True)
+class RequirementResult:
+    id: str
+    level: str
+    spec: str
+    section: str
+    quote: str
+    summary: str
+    verdict: Verdict
+    scenarios: list[str] = field(default_factory=list)
+    baselined: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "level": self.level,
+            "spec": self.spec,
+            "section": self.section,
+            "quote": self.quote,
+            "summary": self.summary,
+            "verdict": self.verdict.value,
+            "scenarios": list(self.scenarios),
+            "baselined": self.baselined,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RequirementResult:
+        return cls(
+            id=data["id"], level=data["level"], spec=data["spec"], section=data["section"], quote=data["quote"],
+            summary=data["summary"], verdict=Verdict(data["verdict"]), scenarios=list(data.get("scenarios", [])),
+            baselined=bool(data.get("baselined", False)),
+        )
+
+
+@dataclass(slots=True)
+class RunRecord:
+    harness_version: str
+    spec_revisions: dict[str, str]
+    subjects: list[Subject]
+    started_at: str
+    finished_at: str
+    strict: bool
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    requirements: list[RequirementResult] = field(default_factory=list)
+    #: Baseline entries that now pass (they fail the run).
+    stale_baseline: list[str] = field(default_factory=list)
+    exit_code: int = 0
+
+    def counts(self) -> dict[str, int]:
+        out = {v.value: 0 for v in Verdict}
+        for r in self.requirements:
+            out[r.verdict.value] += 1
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schemaVersion": REPORT_SCHEMA_VERSION,
+            "harness": {"name": "hook-conformance-simulator", "version": self.harness_version},
+            "specRevisions": dict(self.spec_revisions),
+            "subjects": [s.to_json() for s in self.subjects],
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            "strict": self.strict,
+            "exitCode": self.exit_code,
+            "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
+            "staleBaseline": list(self.stale_baseline),
+            "requirements": [r.to_json() for r in self.requirements],
+            "scenarios": [s.to_json() for s in self.scenarios],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        return cls(
+            harness_version=data["harness"]["version"],
+            spec_revisions=dict(data.get("specRevisions", {})),
+            subjects=[Subject(s["role"], s["target"], dict(s.get("identity", {}))) for s in data.get("subjects", [])],
+            started_at=data["startedAt"],
+            finished_at=data["finishedAt"],
+            strict=bool(data.get("strict", False)),
+            scenarios=[ScenarioResult.from_json(s) for s in data.get("scenarios", [])],
+            requirements=[RequirementResult.from_json(r) for r in data.get("requirements", [])],
+            stale_baseline=list(data.get("staleBaseline", [])),
+            exit_code=int(data.get("exitCode", 0)),
+        )

@@ -1,0 +1,727 @@
+"""One hook-protocol WebSocket connection as a simulator role sees it: every frame recorded, nothing trusted.
+
+Theory of operation. ``HookConnection`` wraps a websockets (asyncio) connection, client or server side, that
+lives on a role's ``LoopThread``. A reader task receives every frame, parses it with ``parse_hook_message`` (the
+single entry point for received frames, spec §2/§8), records it in the ``WireLog`` and appends an ``Inbound``
+entry to the inbox: the typed message when the frame is valid, otherwise the raw frame with its ``HookIssue``
+(origin "subject"). A peer's garbage never raises in the role; steps judge it.
+
+Steps use synchronous methods: ``send`` (a message, raw text, raw bytes: sent unchanged, so a role can break the
+rules on purpose), ``expect`` (the next inbox entry that matches; earlier entries stay for later expectations),
+``expect_none``, ``drain``, ``close`` (closing handshake), ``drop`` (TCP abort, no close frame) and
+``wait_closed``. A valid ``ping`` from the peer is answered with ``pong`` automatically (spec §5 阶段 1: "收到 ping
+必须回 pong") unless ``auto_pong`` is off; the ping stays in the inbox.
+
+Wire-log conventions: channel "hook" for frames (summary = the message type; "<type> (invalid)" or "(invalid)"
+for a rejected frame; "[binary] " in front for a binary frame; verdict "ok" or ``str(issue)``), channel
+"connection" for NOTE events (opened, refused, closed with code and reason, dropped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import orjson
+from websockets.exceptions import ConnectionClosed
+
+from ..errors import SubjectTimeout, TargetError
+from ..hook import (
+    ABSENT,
+    HookIssue,
+    HookMessage,
+    IssueCode,
+    MessageType,
+    Wire,
+    make_pong,
+    parse_hook_message,
+    serialize_hook_message,
+)
+from ..wirelog import Direction, WireLog
+from .loop import LoopThread
+
+__all__ = [
+    "DEFAULT_MAX_SIZE",
+    "CloseInfo",
+    "HandshakeRejected",
+    "HookConnection",
+    "HookConnectionClosed",
+    "HookRoleBase",
+    "Inbound",
+    "Matcher",
+    "describe_frame",
+    "from_dict",
+]
+
+W = TypeVar("W", bound=Wire)
+
+#: Issues after which the frame's claimed ``type`` cannot be read.
+_NO_CLAIM = frozenset({IssueCode.FRAME_TOO_LARGE, IssueCode.NOT_UTF8, IssueCode.NOT_JSON, IssueCode.NOT_OBJECT})
+#: Frames above this size are not decoded a second time just to read the claimed type of an invalid frame.
+_CLAIM_MAX = 4 * 1024 * 1024
+#: Frames we send above this size are not re-parsed for the wire-log verdict when we built them ourselves.
+_RECHECK_MAX = 4 * 1024 * 1024
+
+
+class HandshakeRejected(TargetError):
+    """The peer answered the WebSocket opening handshake with an HTTP error (e.g. 401): ``status``, ``body``."""
+
+    def __init__(self, url: str, status: int, body: str, headers: Mapping[str, str] | None = None) -> None:
+        shown = body.strip()[:200]
+        super().__init__(f"{url}: WebSocket handshake refused with HTTP {status}" + (f": {shown}" if shown else ""))
+        self.url = url
+        self.status = status
+        self.body = body
+        self.headers = dict(headers or {})
+
+
+class HookConnectionClosed(AssertionError):
+    """The connection is closed: a frame could not be sent, or the awaited frame can no longer arrive.
+
+    An ``AssertionError`` on purpose: a subject that closes the connection instead of answering fails the step."""
+
+    def __init__(self, message: str, close: CloseInfo | None) -> None:
+        super().__init__(message)
+        self.close = close
+
+
+@dataclass(frozen=True, slots=True)
+class CloseInfo:
+    """How the connection ended. ``code`` is 1006 when no close frame was received (abnormal closure)."""
+
+    code: int | None
+    reason: str
+    #: "peer" (the peer sent the first close frame), "us" (we did), "abort" (we dropped the TCP connection),
+    #: "abnormal" (the TCP connection ended without a closing handshake from the peer).
+    initiated_by: str
+    #: Seconds since the connection was opened.
+    after_s: float
+
+    @property
+    def clean(self) -> bool:
+        return self.initiated_by in ("peer", "us") and self.code not in (None, 1006)
+
+    def __str__(self) -> str:
+        reason = f" {self.reason!r}" if self.reason else ""
+        if self.initiated_by == "peer":
+            return f"closed by the peer with {self.code}{reason}"
+        if self.initiated_by == "us":
+            return f"closed by the harness with {self.code}{reason}"
+        if self.initiated_by == "abort":
+            return "dropped by the harness (TCP abort, no close frame: 1006)"
+        return "lost without a closing handshake (1006)"
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """One received frame: the typed ``message`` when valid, else the ``issue``; ``raw`` is the frame as received."""
+
+    seq: int
+    #: Seconds since the connection was opened.
+    t: float
+    raw: str | bytes
+    binary: bool
+    message: HookMessage | None
+    issue: HookIssue | None
+    #: The message type for a valid frame; for an invalid one the ``type`` it claims, when readable.
+    type: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.message is not None
+
+    @property
+    def payload(self) -> Any:
+        """The typed payload (raises ``AssertionError`` naming the issue when the frame is invalid)."""
+        if self.message is None:
+            raise AssertionError(f"the frame is invalid: {self.issue}")
+        return self.message.payload
+
+    @property
+    def text(self) -> str:
+        return self.raw if isinstance(self.raw, str) else self.raw.decode("utf-8", "replace")
+
+
+#: What ``expect`` accepts: a type ("task.ack" or ``MessageType``), several types, or a predicate on ``Inbound``.
+Matcher = str | MessageType | Iterable[str | MessageType] | Callable[[Inbound], bool]
+
+
+@dataclass(slots=True)
+class _Described:
+    claimed_type: str | None
+    message: HookMessage | None
+    issue: HookIssue | None
+    summary: str
+    verdict: str | None
+
+
+def describe_frame(raw: str | bytes, *, binary: bool = False, origin: str | None = None) -> _Described:
+    """Parse ``raw`` and compute what the wire log shows for it (never raises)."""
+    result = parse_hook_message(raw)
+    if result.ok:
+        msg = result.message
+        assert msg is not None
+        claimed: str | None = msg.type.value
+        summary, verdict, issue = claimed, "ok", None
+    else:
+        issue = result.error
+        assert issue is not None
+        if origin:
+            issue = issue.with_origin(origin)
+        claimed = _claimed_type(raw, issue)
+        summary = f"{claimed} (invalid)" if claimed else "(invalid)"
+        verdict = str(issue)
+        msg = None
+    if binary:
+        summary = "[binary] " + (summary or "")
+    return _Described(claimed, msg, issue, summary or "", verdict)
+
+
+def _claimed_type(raw: str | bytes, issue: HookIssue) -> str | None:
+    if issue.code in _NO_CLAIM or len(raw) > _CLAIM_MAX:
+        return None
+    try:
+        data = orjson.loads(raw)
+    except Exception:  # noqa: BLE001 - jsontext accepted what orjson refuses: no claim, not an error
+        return None
+    value = data.get("type") if isinstance(data, dict) else None
+    return value[:80] if isinstance(value, str) else None
+
+
+def _matcher(match: Matcher) -> tuple[Callable[[Inbound], bool], str]:
+    """A predicate and its description (for timeout messages)."""
+    if isinstance(match, (str, MessageType)):
+        name = str(match)
+        return (lambda e: e.type == name), f"a {name} frame"
+    if callable(match):
+        desc = getattr(match, "description", None)  # set by callers that know what they wait for
+        if desc:
+            return match, str(desc)
+        return match, f"a frame matching {getattr(match, '__name__', 'the predicate')}"
+    names = frozenset(str(m) for m in match)
+    return (lambda e: e.type in names), "one of " + ", ".join(sorted(names))
+
+
+def from_dict(cls: type[W], data: Mapping[str, Any]) -> W:
+    """A wire object from a convenience dict in wire (camelCase) form: like ``cls.from_wire``, except that a key
+    left out takes the dataclass default (``from_wire`` reads a missing key as ``ABSENT``)."""
+    obj = cls.from_wire(data)
+    defaults = {}
+    for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+        if f.name == "extra" or getattr(obj, f.name) is not ABSENT:
+            continue
+        if f.default is not dataclasses.MISSING and f.default is not ABSENT:
+            defaults[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            defaults[f.name] = f.default_factory()
+    return dataclasses.replace(obj, **defaults) if defaults else obj
+
+
+def _text_of(data: str | bytes) -> str:
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
+class HookConnection:
+    """A hook-protocol WebSocket connection owned by one role. Create with ``HookConnection.start`` on the loop.
+
+    All public methods are synchronous and bounded; call them from the test thread, never from the loop."""
+
+    def __init__(
+        self,
+        ws: Any,
+        *,
+        loop: LoopThread,
+        wire: WireLog,
+        role: str,
+        label: str,
+        step_timeout: float = 5.0,
+        auto_pong: bool = True,
+        close_timeout: float = 2.0,
+    ) -> None:
+        self.ws = ws
+        self.loop = loop
+        self.wire = wire
+        self.role = role
+        #: Who is on the other side ("ws://127.0.0.1:9000/hook", "desktop 127.0.0.1:53122").
+        self.label = label
+        self.step_timeout = step_timeout
+        self.auto_pong = auto_pong
+        self.close_timeout = close_timeout
+        self.opened_at = time.monotonic()
+        self.received: list[Inbound] = []  # everything ever received, in order (read-only for callers)
+        self._inbox: list[Inbound] = []  # loop thread only
+        self._changed: asyncio.Condition | None = None
+        self._seq = 0
+        self._reader: asyncio.Task[None] | None = None
+        self._closed: CloseInfo | None = None
+        self._we_aborted = False
+        self._last_sent: str | bytes | None = None
+        self._last_text: bool | None = None
+        self.sent_count = 0
+
+    # -- construction (on the loop) ------------------------------------------------------------------------------
+
+    @classmethod
+    async def start(cls, ws: Any, **kwargs: Any) -> HookConnection:
+        """Wrap an open websockets connection and start its reader; must run on ``kwargs['loop']``."""
+        conn = cls(ws, **kwargs)
+        conn._changed = asyncio.Condition()
+        conn._note(f"opened {conn.label}", summary="open")
+        conn._reader = asyncio.get_running_loop().create_task(conn._read_all(), name=f"{conn.role}-reader")
+        return conn
+
+    # -- the reader (loop thread) --------------------------------------------------------------------------------
+
+    async def _read_all(self) -> None:
+        try:
+            while True:
+                try:
+                    data = await self.ws.recv()
+                except ConnectionClosed:
+                    break
+                try:
+                    await self._on_frame(data)
+                except Exception as exc:  # noqa: BLE001 - a frame must never kill the reader
+                    self._note(f"harness error while handling a frame: {type(exc).__name__}: {exc}", summary="error")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - record, never crash the role
+            self._note(f"connection error: {type(exc).__name__}: {exc}", summary="error")
+        finally:
+            await self._finish()
+
+    async def _on_frame(self, data: str | bytes) -> None:
+        binary = not isinstance(data, str)
+        d = describe_frame(data, binary=binary, origin="subject")
+        self.wire.record(
+            self.role, Direction.RECEIVED, "hook", _text_of(data), verdict=d.verdict, summary=d.summary
+        )
+        self._seq += 1
+        entry = Inbound(
+            self._seq, time.monotonic() - self.opened_at, data, binary, d.message, d.issue, d.claimed_type
+        )
+        self.received.append(entry)
+        assert self._changed is not None
+        async with self._changed:
+            self._inbox.append(entry)
+            self._changed.notify_all()
+        if self.auto_pong and entry.ok and entry.type == MessageType.PING:
+            try:
+                await self._send(serialize_hook_message(make_pong()))
+            except HookConnectionClosed:
+                pass
+
+    async def _finish(self) -> None:
+        if self._closed is None:
+            self._closed = self._close_info()
+            self._note(str(self._closed), summary=f"close {self._closed.code}")
+        if self._changed is not None:
+            async with self._changed:
+                self._changed.notify_all()
+
+    def _close_info(self) -> CloseInfo:
+        proto = getattr(self.ws, "protocol", None)
+        rcvd = getattr(proto, "close_rcvd", None)
+        sent = getattr(proto, "close_sent", None)
+        then_sent = getattr(proto, "close_rcvd_then_sent", None)
+        after = round(time.monotonic() - self.opened_at, 3)
+        if self._we_aborted:
+            return CloseInfo(1006, "", "abort", after)
+        if rcvd is not None:
+            # close_rcvd_then_sent: True when the peer's close frame came first, False when ours did
+            by = "us" if then_sent is False else "peer"
+            return CloseInfo(rcvd.code, rcvd.reason, by, after)
+        if sent is not None:  # we started the closing handshake and the peer never completed it
+            return CloseInfo(1006, "", "us", after)
+        return CloseInfo(1006, "", "abnormal", after)
+
+    # -- helpers (loop thread) -----------------------------------------------------------------------------------
+
+    def _note(self, text: str, *, summary: str = "") -> None:
+        self.wire.record(self.role, Direction.NOTE, "connection", text, summary=summary)
+
+    def _find(self, pred: Callable[[Inbound], bool]) -> int | None:
+        for i, entry in enumerate(self._inbox):
+            if pred(entry):
+                return i
+        return None
+
+    async def _send(self, data: str | bytes, *, text: bool | None = None, built: HookMessage | None = None) -> None:
+        binary = not isinstance(data, str) and not text
+        if built is not None and len(data) > _RECHECK_MAX:
+            # a large frame we built ourselves: not parsed a second time (the builder validated it, if asked to)
+            summary, verdict = built.type.value + (" [binary]" if binary else ""), None
+        else:
+            d = describe_frame(data, binary=binary, origin="harness")
+            summary, verdict = d.summary, d.verdict
+        if self._closed is not None:
+            self._note(f"not sent ({summary}): the connection is {self._closed}", summary="not sent")
+            raise HookConnectionClosed(f"{self.role}: cannot send, the connection is {self._closed}", self._closed)
+        self.wire.record(self.role, Direction.SENT, "hook", _text_of(data), verdict=verdict, summary=summary)
+        try:
+            await self.ws.send(data, text=text)
+        except ConnectionClosed:
+            await self._finish_soon()
+            raise HookConnectionClosed(
+                f"{self.role}: could not send, the connection is {self._closed or 'closed'}", self._closed
+            ) from None
+        self._last_sent = data
+        self._last_text = text
+        self.sent_count += 1
+
+    async def _finish_soon(self) -> None:
+        if self._reader is not None and not self._reader.done():
+            await asyncio.wait([self._reader], timeout=self.close_timeout)
+
+    async def _expect(self, pred: Callable[[Inbound], bool], what: str, consume: bool) -> Inbound:
+        assert self._changed is not None
+        async with self._changed:
+            while True:
+                i = self._find(pred)
+                if i is not None:
+                    return self._inbox.pop(i) if consume else self._inbox[i]
+                if self._closed is not None:
+                    raise HookConnectionClosed(
+                        f"{self.role}: the connection {self._closed} while waiting for {what}", self._closed
+                    )
+                await self._changed.wait()
+
+    async def _wait_closed(self) -> CloseInfo:
+        if self._reader is not None:
+            await asyncio.shield(self._reader)
+        assert self._closed is not None
+        return self._closed
+
+    async def _close(self, code: int, reason: str) -> CloseInfo:
+        self._note(f"closing with {code} {reason!r}", summary=f"closing {code}")
+        try:
+            await asyncio.wait_for(self.ws.close(code, reason), self.close_timeout)
+        except (TimeoutError, ConnectionClosed):
+            self._abort_transport()
+        if self._reader is not None:
+            await asyncio.wait([self._reader], timeout=self.close_timeout)
+        if self._closed is None:
+            self._closed = self._close_info()
+            self._note(str(self._closed), summary=f"close {self._closed.code}")
+        return self._closed
+
+    def _abort_transport(self) -> None:
+        transport = getattr(self.ws, "transport", None)
+        if transport is not None:
+            transport.abort()
+
+    async def _drop(self) -> None:
+        if self._closed is not None:
+            return
+        self._we_aborted = True
+        self._note("dropping the TCP connection (abort, no close frame)", summary="drop")
+        self._abort_transport()
+        if self._reader is not None:
+            await asyncio.wait([self._reader], timeout=self.close_timeout)
+
+    # -- public, synchronous API ---------------------------------------------------------------------------------
+
+    def _timeout(self, timeout: float | None) -> float:
+        return self.step_timeout if timeout is None else timeout
+
+    def send(self, frame: HookMessage | Mapping[str, Any] | str | bytes, *, text: bool | None = None,
+             timeout: float | None = None) -> None:
+        """Send one frame, unchanged: a ``HookMessage`` (serialized without the size check), a dict (``json.dumps``,
+        no validation), a ``str`` (a text frame) or ``bytes`` (a binary frame; ``text=True`` sends the bytes as a
+        text frame, even invalid UTF-8). Recorded as SENT with the frame's own verdict."""
+        built = frame if isinstance(frame, HookMessage) else None
+        if built is not None:
+            data: str | bytes = serialize_hook_message(built, check_size=False)
+        elif isinstance(frame, Mapping):
+            data = json.dumps(dict(frame), ensure_ascii=False, separators=(",", ":"))
+        elif isinstance(frame, (str, bytes)):
+            data = frame
+        elif isinstance(frame, (bytearray, memoryview)):
+            data = bytes(frame)
+        else:
+            raise TypeError(f"cannot send a {type(frame).__name__}")
+        self.loop.run(
+            self._send(data, text=text, built=built), self._timeout(timeout), what=f"{self.role} to send a frame"
+        )
+
+    def resend_last(self, timeout: float | None = None) -> None:
+        """Send the last frame again, byte for byte (same envelope ``id``)."""
+        if self._last_sent is None:
+            raise RuntimeError(f"{self.role}: nothing was sent yet")
+        self.loop.run(
+            self._send(self._last_sent, text=self._last_text), self._timeout(timeout),
+            what=f"{self.role} to send a frame",
+        )
+
+    @property
+    def last_sent(self) -> str | bytes | None:
+        return self._last_sent
+
+    def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True) -> Inbound:
+        """The next inbox entry that matches (a type, several types, or a predicate on ``Inbound``), waiting up to
+        ``timeout``. Invalid frames match by the type they claim. Entries before it stay in the inbox. Raises
+        ``SubjectTimeout`` when nothing matches in time, ``HookConnectionClosed`` once the connection is closed."""
+        pred, what = _matcher(match)
+        t = self._timeout(timeout)
+        return self.loop.run(self._expect(pred, what, consume), t, what=f"{what} from the subject")
+
+    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True) -> None:
+        """Assert that no matching frame arrives during ``within`` seconds. Unconsumed entries already in the inbox
+        count too unless ``include_pending`` is False. A closed connection ends the wait early (nothing more can
+        arrive). Raises ``AssertionError`` naming the frame that did arrive."""
+        pred, what = _matcher(match)
+        floor = 0 if include_pending else self.loop.run(self._max_seq(), self.step_timeout, what="the inbox")
+
+        def arrived(e: Inbound) -> bool:
+            return e.seq > floor and pred(e)
+
+        try:
+            found = self.loop.run(self._expect(arrived, what, False), within, what=what)
+        except (SubjectTimeout, HookConnectionClosed):
+            return
+        raise AssertionError(f"{self.role}: did not expect {what} within {within:g} s, but received: {found.text[:300]}")
+
+    async def _max_seq(self) -> int:
+        return self._seq
+
+    def drain(self) -> list[Inbound]:
+        """Remove and return every entry waiting in the inbox."""
+        return self.loop.run(self._drain(), self.step_timeout, what="the inbox")
+
+    async def _drain(self) -> list[Inbound]:
+        out, self._inbox[:] = list(self._inbox), []
+        return out
+
+    def pending(self) -> list[Inbound]:
+        """A snapshot of the unconsumed inbox (nothing removed)."""
+        return self.loop.run(self._pending(), self.step_timeout, what="the inbox")
+
+    async def _pending(self) -> list[Inbound]:
+        return list(self._inbox)
+
+    @property
+    def closed(self) -> CloseInfo | None:
+        """How the connection ended, or None while open."""
+        return self._closed
+
+    @property
+    def is_open(self) -> bool:
+        return self._closed is None
+
+    def wait_closed(self, timeout: float | None = None) -> CloseInfo:
+        """Wait until the connection is closed (by either side) and say how; ``SubjectTimeout`` if still open."""
+        if self._closed is not None:
+            return self._closed
+        return self.loop.run(self._wait_closed(), self._timeout(timeout), what="the connection to close")
+
+    def close(self, code: int = 1000, reason: str = "") -> CloseInfo | None:
+        """Closing handshake (bounded by ``close_timeout``; the TCP connection is aborted if the peer does not
+        answer). Idempotent; returns how the connection ended."""
+        if self._closed is not None or self.loop.closed:
+            return self._closed
+        return self.loop.run(self._close(code, reason), 2 * self.close_timeout + 1, what="the closing handshake")
+
+    def drop(self) -> None:
+        """Abort the TCP connection without a closing handshake (the peer sees an abnormal closure, 1006)."""
+        if self._closed is not None or self.loop.closed:
+            return
+        self.loop.run(self._drop(), self.close_timeout + 1, what="the connection to drop")
+
+    def __repr__(self) -> str:
+        state = "open" if self._closed is None else str(self._closed)
+        return f"HookConnection({self.role} ↔ {self.label}, {state})"
+
+
+#: Largest frame a role accepts from the transport. A frame at the protocol limit (48 Mi UTF-16 units) can take up to
+#: three UTF-8 bytes per unit; a larger bound lets an oversized frame reach ``parse_hook_message`` and be recorded as
+#: FRAME_TOO_LARGE instead of the WebSocket layer closing the connection with 1009.
+DEFAULT_MAX_SIZE = 4 * 48 * 1024 * 1024
+
+
+class HookRoleBase:
+    """What both hook roles share: the wire log, the loop thread, the current connection and the misbehaviours.
+
+    ``conn`` is the current connection; ``connections`` every connection in order (a reconnect adds one). Frame
+    methods act on the current connection."""
+
+    default_role = "hook-sim"
+
+    def __init__(
+        self,
+        *,
+        wire: WireLog | None = None,
+        step_timeout: float = 5.0,
+        role: str | None = None,
+        auto_pong: bool = True,
+        close_timeout: float = 2.0,
+        max_size: int | None = DEFAULT_MAX_SIZE,
+    ) -> None:
+        self.wire = wire if wire is not None else WireLog()
+        self.role = role or self.default_role
+        self.step_timeout = step_timeout
+        self.close_timeout = close_timeout
+        self.max_size = max_size
+        #: What the subject said about itself (filled in by the handshake).
+        self.identity: dict[str, Any] = {}
+        self.loop = LoopThread(name=self.role, close_timeout=close_timeout + 3.0)
+        self.conn: HookConnection | None = None
+        self.connections: list[HookConnection] = []
+        self._auto_pong = auto_pong
+        self._closed = False
+
+    # -- plumbing ------------------------------------------------------------------------------------------------
+
+    def _t(self, timeout: float | None) -> float:
+        return self.step_timeout if timeout is None else timeout
+
+    def _conn_kwargs(self, label: str) -> dict[str, Any]:
+        return {
+            "loop": self.loop, "wire": self.wire, "role": self.role, "label": label,
+            "step_timeout": self.step_timeout, "auto_pong": self._auto_pong, "close_timeout": self.close_timeout,
+        }
+
+    def _note(self, text: str, summary: str = "") -> None:
+        self.wire.record(self.role, Direction.NOTE, "connection", text, summary=summary)
+
+    @property
+    def connection(self) -> HookConnection:
+        """The current connection (``RuntimeError`` if there is none yet)."""
+        if self.conn is None:
+            raise RuntimeError(f"{self.role}: no connection yet")
+        return self.conn
+
+    @property
+    def auto_pong(self) -> bool:
+        """Answer the peer's ``ping`` with ``pong`` automatically (spec §5 阶段 1); settable at any time."""
+        return self._auto_pong
+
+    @auto_pong.setter
+    def auto_pong(self, value: bool) -> None:
+        self._auto_pong = value
+        for c in self.connections:
+            c.auto_pong = value
+
+    # -- sending -------------------------------------------------------------------------------------------------
+
+    def send_message(self, message: HookMessage, timeout: float | None = None) -> HookMessage:
+        """Send a built message (serialized as is, without the size check) and return it."""
+        self.connection.send(message, timeout=self._t(timeout))
+        return message
+
+    def send_raw(self, data: str | bytes, *, text: bool | None = None, timeout: float | None = None) -> None:
+        """Send ``data`` unchanged: ``str`` as a text frame, ``bytes`` as a binary frame (``text=True``: as a text
+        frame, even if not UTF-8)."""
+        self.connection.send(data, text=text, timeout=self._t(timeout))
+
+    def send_frame(self, frame: Mapping[str, Any], timeout: float | None = None) -> None:
+        """Send any dict as JSON text (``json.dumps``), without validation."""
+        self.connection.send(frame, timeout=self._t(timeout))
+
+    def duplicate_last(self, timeout: float | None = None) -> None:
+        """Send the last frame again, identical (same envelope ``id``)."""
+        self.connection.resend_last(self._t(timeout))
+
+    def ping(self, timeout: float | None = None) -> HookMessage:
+        """Send a hook-protocol ``ping`` (the peer must answer ``pong``: ``expect("pong")``)."""
+        from ..hook import make_ping
+
+        return self.send_message(make_ping(), timeout)
+
+    # -- receiving -----------------------------------------------------------------------------------------------
+
+    def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True) -> Inbound:
+        """The next matching frame from the subject (see ``HookConnection.expect``)."""
+        return self.connection.expect(match, self._t(timeout), consume=consume)
+
+    def expect_payload(
+        self,
+        type_: str | MessageType,
+        timeout: float | None = None,
+        *,
+        where: Callable[[Any], bool] | None = None,
+        what: str | None = None,
+    ) -> Any:
+        """The typed payload of the next valid ``type_`` frame for which ``where(payload)`` holds.
+
+        An invalid frame claiming ``type_`` is returned as a failure (``AssertionError`` with its issue), not
+        skipped: a subject that sends a broken ``task.ack`` fails the step instead of timing it out."""
+        name = str(type_)
+
+        def match(e: Inbound) -> bool:
+            if e.type != name:
+                return False
+            if not e.ok:
+                return True
+            return where is None or bool(where(e.message.payload))  # type: ignore[union-attr]
+
+        match.description = f"a {name} frame" + (f" ({what})" if what else "")  # type: ignore[attr-defined]
+        entry = self.connection.expect(match, self._t(timeout))
+        if not entry.ok:
+            raise AssertionError(f"{self.role}: the subject's {name} frame is invalid: {entry.issue}")
+        return entry.message.payload  # type: ignore[union-attr]
+
+    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True) -> None:
+        self.connection.expect_none(match, within, include_pending=include_pending)
+
+    def drain(self) -> list[Inbound]:
+        return self.connection.drain()
+
+    def pending(self) -> list[Inbound]:
+        return self.connection.pending()
+
+    # -- ending --------------------------------------------------------------------------------------------------
+
+    def drop(self) -> None:
+        """Abort the current TCP connection without a closing handshake."""
+        if self.conn is not None:
+            self.conn.drop()
+
+    def close_connection(self, code: int = 1000, reason: str = "") -> CloseInfo | None:
+        """Closing handshake on the current connection (bounded)."""
+        return self.conn.close(code, reason) if self.conn is not None else None
+
+    def wait_closed(self, timeout: float | None = None) -> CloseInfo:
+        """Wait until the current connection is closed by either side; ``SubjectTimeout`` if it stays open."""
+        return self.connection.wait_closed(self._t(timeout))
+
+    @property
+    def closed(self) -> CloseInfo | None:
+        """How the current connection ended, None while it is open (or before any connection)."""
+        return self.conn.closed if self.conn is not None else None
+
+    async def _shutdown(self) -> None:
+        """Subclasses stop what they run (a listening server) here; runs on the loop, bounded."""
+
+    async def _close_all(self) -> None:
+        open_conns = [c for c in self.connections if c.closed is None]
+        if open_conns:
+            await asyncio.gather(*(c._close(1001, "harness closing") for c in open_conns), return_exceptions=True)
+        await self._shutdown()
+
+    def close(self) -> None:
+        """Close every connection (closing handshake, else abort), stop the role and join its thread. Idempotent,
+        bounded (about ``close_timeout`` + a few seconds at worst), never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.loop.run(self._close_all(), self.close_timeout + 1.0, what=f"{self.role} to close")
+        except Exception:  # noqa: BLE001 - teardown goes on: the loop's close cancels what is left
+            for c in self.connections:
+                try:
+                    self.loop.call_soon(c._abort_transport)
+                except Exception:  # noqa: BLE001, S110
+                    pass
+        finally:
+            self.loop.close()
+
+    def __enter__(self) -> HookRoleBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

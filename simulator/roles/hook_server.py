@@ -1,0 +1,330 @@
+"""The harness playing a hook server that a desktop under test dials (spec slack-hook-protocol.md §1, §5, §6).
+
+``listen`` opens a WebSocket server on a local port and returns its ``ws://`` URL (give it to the desktop);
+``accept`` waits for the desktop's connection; ``expect_hello`` reads its hello (recorded in ``identity``:
+deviceId, deviceName, workspace aliases, agents, features, ...); ``welcome`` answers. Then the role pushes work
+(``dispatch``, ``cancel``, ``archive``, ``delivery``, ``prefs_state``, ``query``, ``interaction_decision``) and
+reads the answers (``expect_ack``, ``expect_progress``, ``expect_end`` or any ``expect_payload``).
+
+An optional bearer-token check (``require_token``) refuses a connection without ``Authorization: Bearer <token>``
+with HTTP 401 and a body that says why; the refusal is a NOTE in the wire log (the token itself is never logged).
+Several desktops may connect: each accepted connection becomes the current ``conn`` in turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import http
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from ..hook import (
+    ABSENT,
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    DeliveryError,
+    DispatchOptions,
+    HelloPayload,
+    HookMessage,
+    MessageType,
+    TaskAckPayload,
+    TaskSource,
+    TurnEndPayload,
+    TurnProgressPayload,
+    WorkspacePrefsEntry,
+    make_interaction_decision,
+    make_prefs_state,
+    make_query_request,
+    make_session_archive,
+    make_task_cancel,
+    make_task_dispatch,
+    make_turn_delivery,
+    make_welcome,
+)
+from ..wirelog import WireLog
+from .hook_conn import DEFAULT_MAX_SIZE, HookConnection, HookRoleBase, from_dict
+from .hook_desktop import to_attachments
+
+__all__ = ["ServerRole"]
+
+_IDENTITY_KEYS = (
+    "deviceId", "deviceName", "workspaces", "agents", "features", "lifecycleAnnouncement", "defaultWorkspace",
+    "protocolVersion",
+)
+
+
+def _nested(cls: Any, value: Any) -> Any:
+    """None → ABSENT (left out); a wire dict → the typed object; a typed object as is."""
+    if value is None:
+        return ABSENT
+    if isinstance(value, Mapping):
+        return from_dict(cls, value)
+    return value
+
+
+class ServerRole(HookRoleBase):
+    """A scriptable hook server. ``identity`` holds what the desktop said in ``hello``."""
+
+    default_role = "server-sim"
+
+    def __init__(
+        self,
+        *,
+        wire: WireLog | None = None,
+        step_timeout: float = 5.0,
+        role: str | None = None,
+        auto_pong: bool = True,
+        require_token: str | None = None,
+        server_name: str = "conformance-server",
+        path: str = "/hook",
+        close_timeout: float = 2.0,
+        max_size: int | None = DEFAULT_MAX_SIZE,
+    ) -> None:
+        super().__init__(
+            wire=wire, step_timeout=step_timeout, role=role, auto_pong=auto_pong, close_timeout=close_timeout,
+            max_size=max_size,
+        )
+        self.require_token = require_token
+        self.server_name = server_name
+        self.path = path
+        self.url: str | None = None
+        self.port: int | None = None
+        self.hello_payload: HelloPayload | None = None
+        #: Every dispatch this role sent (valid or not), by requestId.
+        self.dispatched: dict[str, HookMessage] = {}
+        #: (path, HTTP status, reason) of every refused handshake.
+        self.refusals: list[tuple[str, int, str]] = []
+        self._server: Server | None = None
+        self._incoming: asyncio.Queue[HookConnection] | None = None
+
+    # -- listening -----------------------------------------------------------------------------------------------
+
+    def listen(self, host: str = "127.0.0.1", port: int = 0, path: str | None = None) -> str:
+        """Start the WebSocket server; returns ``ws://host:port/path`` (port 0 picks a free port)."""
+        if self._server is not None:
+            raise RuntimeError(f"{self.role}: already listening on {self.url}")
+        if path is not None:
+            self.path = path
+        self.port = self.loop.run(self._listen(host, port), self.step_timeout, what=f"listening on {host}:{port}")
+        shown_host = f"[{host}]" if ":" in host else host
+        self.url = f"ws://{shown_host}:{self.port}{self.path}"
+        self._note(f"listening on {self.url}" + (" (bearer token required)" if self.require_token else ""),
+                   summary="listen")
+        return self.url
+
+    async def _listen(self, host: str, port: int) -> int:
+        self._incoming = asyncio.Queue()
+        self._server = await serve(
+            self._handler,
+            host,
+            port,
+            process_request=self._process_request,
+            ping_interval=None,  # the hook protocol has its own ping
+            compression=None,
+            max_size=self.max_size,
+            close_timeout=self.close_timeout,
+        )
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        if self.require_token is None:
+            return None
+        got = request.headers.get("Authorization")
+        if got == f"Bearer {self.require_token}":
+            return None
+        if got is None:
+            why = "missing Authorization header"
+        elif not got.startswith("Bearer "):
+            why = "the Authorization header is not a bearer token"
+        else:
+            why = "wrong bearer token"
+        reason = f"401 Unauthorized: {why}; this hook server requires 'Authorization: Bearer <token>'"
+        response = connection.respond(http.HTTPStatus.UNAUTHORIZED, reason + "\n")
+        response.headers["WWW-Authenticate"] = 'Bearer realm="hook"'
+        self.refusals.append((request.path, 401, why))
+        self._note(f"refused a connection to {request.path} from {self._peer(connection)}: {reason}",
+                   summary="refused 401")
+        return response
+
+    @staticmethod
+    def _peer(ws: ServerConnection) -> str:
+        try:
+            host, port, *_ = ws.remote_address
+            return f"{host}:{port}"
+        except Exception:  # noqa: BLE001
+            return "?"
+
+    async def _handler(self, ws: ServerConnection) -> None:
+        path = ws.request.path if ws.request is not None else "?"
+        conn = await HookConnection.start(ws, **self._conn_kwargs(f"desktop {self._peer(ws)} on {path}"))
+        assert self._incoming is not None
+        self._incoming.put_nowait(conn)
+        await conn._wait_closed()  # the handler lives as long as the connection
+
+    def accept(self, timeout: float | None = None) -> HookConnection:
+        """Wait for the next desktop connection; it becomes the current ``conn``."""
+        if self._incoming is None:
+            raise RuntimeError(f"{self.role}: listen() first")
+        incoming = self._incoming
+        conn = self.loop.run(incoming.get(), self._t(timeout), what="a desktop to connect")
+        self.conn = conn
+        self.connections.append(conn)
+        return conn
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close(close_connections=True)
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), self.close_timeout)
+            except TimeoutError:
+                pass
+        # connections that arrived but were never accepted
+        while self._incoming is not None and not self._incoming.empty():
+            pending = self._incoming.get_nowait()
+            if pending.closed is None:
+                pending._abort_transport()
+
+    # -- handshake -----------------------------------------------------------------------------------------------
+
+    def expect_hello(self, timeout: float | None = None) -> HelloPayload:
+        """The desktop's ``hello`` (typed); records ``identity``."""
+        hello: HelloPayload = self.expect_payload(MessageType.HELLO, timeout)
+        self.hello_payload = hello
+        wire = hello.to_wire()
+        self.identity = {k: wire[k] for k in _IDENTITY_KEYS if k in wire}
+        return hello
+
+    @property
+    def desktop_features(self) -> tuple[str, ...]:
+        """``hello.features`` as the desktop declared it (empty when absent; ``RuntimeError`` before hello)."""
+        if self.hello_payload is None:
+            raise RuntimeError(f"{self.role}: no hello received yet")
+        features = self.hello_payload.features
+        return () if features is ABSENT else tuple(features)
+
+    def welcome(
+        self,
+        features: Iterable[str] = (),
+        server_name: str | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``welcome`` with the server's feature strings."""
+        msg = make_welcome(server_name or self.server_name, tuple(features), validate=validate)
+        return self.send_message(msg, timeout)
+
+    # -- tasks ---------------------------------------------------------------------------------------------------
+
+    def dispatch(
+        self,
+        request_id: str | None = None,
+        external_key: str | None = None,
+        workspace: str | None = HOOK_CHAT_WORKSPACE_ALIAS,
+        session_id: str | None = None,
+        prompt: str = "Say hello.",
+        options: DispatchOptions | Mapping[str, Any] | None = None,
+        attachments: Iterable[Any] | None = None,
+        source: TaskSource | Mapping[str, Any] | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> str:
+        """Send ``task.dispatch``; ``request_id`` defaults to a UUID v4, ``external_key`` to a fresh
+        ``sim:<uuid>``. Returns the requestId."""
+        request_id = request_id or str(uuid.uuid4())
+        external_key = external_key or f"sim:{uuid.uuid4()}"
+        msg = make_task_dispatch(
+            request_id, external_key, workspace, session_id, prompt,
+            options=_nested(DispatchOptions, options), attachments=to_attachments(attachments),
+            source=_nested(TaskSource, source), validate=validate,
+        )
+        self.send_message(msg, timeout)
+        self.dispatched[request_id] = msg
+        return request_id
+
+    def redispatch(self, request_id: str, *, same_frame: bool = False, timeout: float | None = None) -> str:
+        """Dispatch ``request_id`` again (what a server does after a reconnect): the same payload in a new envelope,
+        or with ``same_frame`` the identical frame (same envelope id)."""
+        original = self.dispatched[request_id]
+        if same_frame:
+            self.send_message(original, timeout)
+        else:
+            self.send_message(make_task_dispatch(**_payload_fields(original.payload)), timeout)
+        return request_id
+
+    def _for_request(self, request_id: str | None) -> Any:
+        return None if request_id is None else (lambda p: p.request_id == request_id)
+
+    def expect_ack(self, request_id: str | None = None, timeout: float | None = None) -> TaskAckPayload:
+        """The next valid ``task.ack`` (for ``request_id`` if given)."""
+        return self.expect_payload(MessageType.TASK_ACK, timeout, where=self._for_request(request_id),
+                                   what=request_id and f"requestId {request_id}")
+
+    def expect_progress(self, request_id: str | None = None, timeout: float | None = None) -> TurnProgressPayload:
+        """The next valid ``turn.progress`` (for ``request_id`` if given)."""
+        return self.expect_payload(MessageType.TURN_PROGRESS, timeout, where=self._for_request(request_id),
+                                   what=request_id and f"requestId {request_id}")
+
+    def expect_end(self, request_id: str | None = None, timeout: float | None = None) -> TurnEndPayload:
+        """The next valid ``turn.end`` (for ``request_id`` if given)."""
+        return self.expect_payload(MessageType.TURN_END, timeout, where=self._for_request(request_id),
+                                   what=request_id and f"requestId {request_id}")
+
+    def cancel(self, request_id: str, *, timeout: float | None = None) -> HookMessage:
+        """Send ``task.cancel`` (/stop)."""
+        return self.send_message(make_task_cancel(request_id), timeout)
+
+    def archive(self, external_key: str, *, timeout: float | None = None) -> HookMessage:
+        """Send ``session.archive``."""
+        return self.send_message(make_session_archive(external_key), timeout)
+
+    def delivery(
+        self,
+        request_id: str,
+        state: str,
+        attempt: int,
+        retry_at: int | None = None,
+        error: DeliveryError | Mapping[str, Any] | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``turn.delivery`` (accepted / retrying / delivered / failed)."""
+        err = from_dict(DeliveryError, error) if isinstance(error, Mapping) else error
+        return self.send_message(
+            make_turn_delivery(request_id, state, attempt, retry_at, err, validate=validate), timeout
+        )
+
+    def prefs_state(
+        self,
+        bound: bool = True,
+        prefs: Iterable[WorkspacePrefsEntry | Mapping[str, Any]] = (),
+        reply_to: str | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``prefs.state`` (a full snapshot; ``reply_to`` None for a push)."""
+        entries = tuple(from_dict(WorkspacePrefsEntry, p) if isinstance(p, Mapping) else p for p in prefs)
+        return self.send_message(make_prefs_state(bound, reply_to, entries, validate=validate), timeout)
+
+    def query(self, kind: str, query_id: str | None = None, *, timeout: float | None = None) -> str:
+        """Send ``query.request`` (workspaces / models / sessions); returns the queryId."""
+        query_id = query_id or str(uuid.uuid4())
+        self.send_message(make_query_request(query_id, kind), timeout)
+        return query_id
+
+    def interaction_decision(
+        self, request_id: str, interaction_id: str, button_id: str, *, timeout: float | None = None
+    ) -> HookMessage:
+        """Send ``interaction.decision`` (the user pressed ``button_id``)."""
+        return self.send_message(make_interaction_decision(request_id, interaction_id, button_id), timeout)
+
+
+def _payload_fields(payload: Any) -> dict[str, Any]:
+    return {f.name: getattr(payload, f.name) for f in dataclasses.fields(payload)}

@@ -1,0 +1,93 @@
+"""The wire log every simulator role keeps: one timestamped event per frame or JSON-RPC message, with direction
+and, for hook frames, the parse verdict.
+
+Roles append from their event-loop thread while steps read from the test thread, so ``WireLog`` is guarded by a
+lock; events are immutable. Reports show the log of every failing scenario.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["Direction", "WireEvent", "WireLog"]
+
+
+class Direction(StrEnum):
+    SENT = "sent"  # by the harness (the simulator role) to the subject
+    RECEIVED = "received"  # by the harness from the subject
+    NOTE = "note"  # something that happened on the connection: opened, closed (code, reason), timed out
+
+
+@dataclass(frozen=True, slots=True)
+class WireEvent:
+    #: Seconds since the log started (monotonic clock).
+    t: float
+    role: str
+    direction: Direction
+    #: "hook" (a hook frame), "jsonrpc" (an MCP message), "connection" (open/close), "control" (control API call).
+    channel: str
+    #: The frame text, the JSON-RPC message as JSON text, or a note; long texts are shortened in reports only.
+    text: str
+    #: For hook frames: "ok" or the parse issue ("/payload/reason LINKAGE: …"); None where not applicable.
+    verdict: str | None = None
+    #: A short label: the message type or JSON-RPC method, "close 1000", …
+    summary: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "t": round(self.t, 6),
+            "role": self.role,
+            "direction": self.direction.value,
+            "channel": self.channel,
+            "summary": self.summary,
+            "verdict": self.verdict,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WireEvent:
+        return cls(
+            float(data["t"]), data["role"], Direction(data["direction"]), data["channel"], data["text"],
+            data.get("verdict"), data.get("summary", ""),
+        )
+
+
+class WireLog:
+    """A thread-safe, append-only list of ``WireEvent``; ``clock`` is injectable for tests."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._t0 = clock()
+        self._events: list[WireEvent] = []
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        role: str,
+        direction: Direction,
+        channel: str,
+        text: str,
+        *,
+        verdict: str | None = None,
+        summary: str = "",
+    ) -> WireEvent:
+        event = WireEvent(round(self._clock() - self._t0, 6), role, direction, channel, text, verdict, summary)
+        with self._lock:
+            self._events.append(event)
+        return event
+
+    def events(self) -> list[WireEvent]:
+        with self._lock:
+            return list(self._events)
+
+    def __iter__(self) -> Iterator[WireEvent]:
+        return iter(self.events())
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._events)

@@ -1,0 +1,74 @@
+"""The expected-failures baseline: matching, stale entries, validation, writing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simulator.baseline import load_baseline, render_baseline
+from simulator.errors import ConfigError
+from simulator.results import ScenarioResult, Verdict
+
+
+def result(nodeid, req, verdict, name="s"):
+    return ScenarioResult(nodeid=nodeid, feature="f.feature", name=name, requirement=req, level="must",
+                          verdict=verdict)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_matching_by_requirement_and_scenario(tmp_path):
+    bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\n\n[[expected]]\nscenario = "t::x"\n'))
+    assert bl.matches(result("t::y", "A-01", Verdict.FAIL))
+    assert bl.matches(result("t::x", "B-01", Verdict.FAIL))
+    assert bl.matches(result("t::z", "B-01", Verdict.FAIL, name="t::x"))
+    assert bl.matches(result("t::z", "B-01", Verdict.FAIL)) is None
+
+
+def test_stale_when_every_scenario_of_the_requirement_passes(tmp_path):
+    bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\n[[expected]]\nrequirement = "C-01"\n'))
+    results = [result("1", "A-01", Verdict.PASS), result("2", "A-01", Verdict.PASS),
+               result("3", "C-01", Verdict.PASS), result("4", "C-01", Verdict.FAIL)]
+    assert [e.requirement for e in bl.stale(results)] == ["A-01"]
+    # a requirement that did not run, or was not applicable, is not stale
+    assert bl.stale([result("5", "A-01", Verdict.NOT_APPLICABLE)]) == []
+    assert bl.stale([]) == []
+
+
+def test_warn_counts_as_failing_only_when_strict(tmp_path):
+    bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "S-01"\n'))
+    warned = [result("1", "S-01", Verdict.WARN)]
+    assert [e.requirement for e in bl.stale(warned)] == ["S-01"]
+    assert bl.stale(warned, strict=True) == []
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("[[expected]]\nreason = 'x'\n", "exactly one of requirement or scenario"),
+        ("[[expected]]\nrequirement = 'A'\nscenario = 'b'\n", "exactly one of requirement or scenario"),
+        ("[[expected]]\nrequirement = 'A'\nwhy = 'x'\n", "unknown key 'why'"),
+        ("[other]\nx = 1\n", "unknown key 'other'"),
+        ("[[expected]\n", "not a readable TOML file"),
+    ],
+)
+def test_invalid_baselines(tmp_path, text, fragment):
+    with pytest.raises(ConfigError) as info:
+        load_baseline(write(tmp_path, text))
+    assert fragment in str(info.value)
+
+
+def test_render_round_trips(tmp_path):
+    results = [result("t::1", "A-01", Verdict.FAIL), result("t::2", "A-01", Verdict.TIMEOUT),
+               result("t::3", None, Verdict.NOT_TESTABLE), result("t::4", "B-01", Verdict.PASS),
+               result("t::5", "W-01", Verdict.WARN)]
+    text = render_baseline(results)
+    bl = load_baseline(write(tmp_path, text))
+    assert [(e.requirement, e.scenario) for e in bl.entries] == [("A-01", None), (None, "t::3")]
+    strict = load_baseline(write(tmp_path, render_baseline(results, strict=True)))
+    assert ("W-01", None) in [(e.requirement, e.scenario) for e in strict.entries]

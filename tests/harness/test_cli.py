@@ -1,0 +1,96 @@
+"""``python -m simulator``: run, list, report, serve, and the documented exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simulator.__main__ import main
+from simulator.requirements import load_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+FIVE = ("report.json", "junit.xml", "cucumber.json", "summary.md", "report.html")
+
+
+def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "simulator", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    proc = cli("run", "--report-dir", str(out), "--", "-q")
+    return proc, out
+
+
+def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_run):
+    proc, out = full_run
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for name in FIVE:
+        assert (out / name).stat().st_size > 0, name
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    registry, _ = load_registry(ROOT / "scenarios" / "requirements")
+    assert {r["id"] for r in report["requirements"]} == set(registry)
+    assert all(r["verdict"] == "pass" for r in report["requirements"])
+    assert report["exitCode"] == 0
+    assert any(s["role"] == "frame-validator" for s in report["subjects"])
+    assert "requirements:" in proc.stdout and str(out) in proc.stdout
+
+
+@pytest.mark.parametrize("fmt, name", [("html", "report.html"), ("md", "summary.md"), ("junit", "junit.xml"),
+                                       ("cucumber", "cucumber.json")])
+def test_report_re_renders_a_saved_run(full_run, tmp_path, fmt, name):
+    _, out = full_run
+    target = tmp_path / name
+    assert main(["report", str(out / "report.json"), "--format", fmt, "--output", str(target)]) == 0
+    assert target.read_text(encoding="utf-8") == (out / name).read_text(encoding="utf-8")
+
+
+def test_report_of_a_broken_file_is_a_usage_error(tmp_path, capsys):
+    bad = tmp_path / "report.json"
+    bad.write_text('{"schemaVersion": "1.0"}', encoding="utf-8")
+    assert main(["report", str(bad), "--format", "md"]) == 2
+    assert "report.json" in capsys.readouterr().err
+
+
+def test_list_prints_every_requirement_id(capsys):
+    assert main(["list"]) == 0
+    printed = {line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()}
+    registry, _ = load_registry(ROOT / "scenarios" / "requirements")
+    assert set(registry) <= printed
+
+
+def test_list_selection_and_scenarios(capsys):
+    assert main(["list", "HOOK-FRAME-REOPEN-*", "--scenarios"]) == 0
+    out = capsys.readouterr().out
+    assert "HOOK-FRAME-REOPEN-" in out and "turns.feature:" in out
+    assert "HOOK-FRAME-ACK" not in out
+    assert main(["list", "NO-SUCH-*"]) == 2
+
+
+def test_run_selection_by_requirement(tmp_path):
+    proc = cli("run", "HOOK-FRAME-ENV-VERSION-*", "--report-dir", str(tmp_path), "--", "-q")
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert {r["id"] for r in report["requirements"]} and all(
+        r["id"].startswith("HOOK-FRAME-ENV-VERSION-") for r in report["requirements"])
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["run", "--target", "hook-server=stdio:x", "--no-report"], "does not fit this role"),
+        (["run", "NO-SUCH-REQ-*", "--no-report"], "matched no scenario"),
+        (["run", "--bogus"], "unknown options --bogus"),
+        (["serve", "nothing"], "no reference implementation named 'nothing'"),
+    ],
+)
+def test_usage_errors_exit_2(args, fragment):
+    proc = cli(*args, timeout=120)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert fragment in proc.stdout + proc.stderr

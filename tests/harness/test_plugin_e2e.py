@@ -1,0 +1,279 @@
+"""The harness plugin end to end, on a small project of its own run by pytester: verdicts, timeouts that do not
+stop the run, not-applicable, not-testable, the baseline and its stale entries, and the reports."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+REGISTRY = """
+[[requirement]]
+id = "T-PASS-01"
+level = "must"
+spec = "demo.md"
+section = "§1"
+quote = "it holds"
+summary = "a requirement that holds"
+
+[[requirement]]
+id = "T-FAIL-01"
+level = "must"
+spec = "demo.md"
+section = "§2"
+quote = "it must hold"
+summary = "a MUST that does not hold"
+
+[[requirement]]
+id = "T-WARN-01"
+level = "should"
+spec = "demo.md"
+section = "§3"
+quote = "it should hold"
+summary = "a SHOULD that does not hold"
+
+[[requirement]]
+id = "T-NA-01"
+level = "must"
+spec = "demo.md"
+section = "§4"
+quote = "when the feature is declared"
+summary = "depends on an undeclared capability"
+
+[[requirement]]
+id = "T-NT-01"
+level = "must"
+spec = "demo.md"
+section = "§5"
+quote = "observable through the control API"
+summary = "needs a control API the subject lacks"
+
+[[requirement]]
+id = "T-SLOW-01"
+level = "must"
+spec = "demo.md"
+section = "§6"
+quote = "answers"
+summary = "a subject that never answers"
+
+[[requirement]]
+id = "T-AFTER-01"
+level = "must"
+spec = "demo.md"
+section = "§7"
+quote = "still runs"
+summary = "runs after the timeout"
+"""
+
+FEATURE = """
+Feature: demo
+
+  @req:T-PASS-01 @must
+  Scenario: holds
+    Then all is well
+
+  @req:T-FAIL-01 @must
+  Scenario: breaks a must
+    Then the subject answers "pong"
+
+  @req:T-WARN-01 @should
+  Scenario: breaks a should
+    Then the subject answers "pong"
+
+  @req:T-NA-01 @must
+  Scenario: needs a capability
+    Then the subject declares "turn-reopen-v1"
+
+  @req:T-NT-01 @must
+  Scenario: needs the control API
+    Then the channel shows the message
+
+  @req:T-SLOW-01 @must
+  Scenario: subject never answers
+    Then the silent subject answers
+
+  @req:T-AFTER-01 @must
+  Scenario: runs after the timeout
+    Then all is well
+"""
+
+STEPS = '''
+import os
+import socket
+
+import pytest_bdd as bdd
+from pytest_bdd import parsers
+
+from simulator.control import no_control
+from simulator.errors import NotApplicable
+from simulator.wirelog import Direction
+
+bdd.scenarios("demo.feature")
+
+
+@bdd.then("all is well")
+def all_is_well():
+    pass
+
+
+@bdd.then(parsers.parse('the subject answers "{want}"'))
+def subject_answers(wire_log, want):
+    wire_log.record("desktop-sim", Direction.SENT, "hook", '{"type":"ping","note":"</script> | <b>"}', summary="ping")
+    wire_log.record("desktop-sim", Direction.RECEIVED, "hook", "WIRE-EVIDENCE-\\u00e9", verdict="ok", summary="pang")
+    assert "pang" == want, "the subject answered pang"
+
+
+@bdd.then(parsers.parse('the subject declares "{feature}"'))
+def declares(feature):
+    raise NotApplicable(f"the server does not declare {feature} in welcome.features")
+
+
+@bdd.then("the channel shows the message")
+def channel_shows():
+    no_control("hook-server").call("read-channel-messages")
+
+
+@bdd.then("the silent subject answers")
+def silent_subject():
+    sock = socket.create_connection(("127.0.0.1", int(os.environ["SILENT_PORT"])))
+    sock.recv(1)  # the subject never answers: only the scenario time limit ends this
+'''
+
+INI = """
+[pytest]
+markers =
+    req(id): requirement id
+    must: MUST
+    should: SHOULD
+    may: MAY
+bdd_features_base_dir = features
+"""
+
+
+@pytest.fixture
+def silent_server(monkeypatch):
+    """A TCP server that accepts and never says a word."""
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def loop():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                accepted.append(conn)
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    monkeypatch.setenv("SILENT_PORT", str(server.getsockname()[1]))
+    yield
+    stop.set()
+    thread.join(2)
+    for conn in accepted:
+        conn.close()
+    server.close()
+
+
+@pytest.fixture
+def demo(pytester: pytest.Pytester, silent_server):
+    pytester.makeini(INI)
+    pytester.makeconftest('pytest_plugins = ["simulator.pytest_plugin"]\n')
+    (pytester.path / "scenarios" / "requirements").mkdir(parents=True)
+    (pytester.path / "scenarios" / "requirements" / "demo.toml").write_text(REGISTRY, encoding="utf-8")
+    (pytester.path / "features").mkdir()
+    (pytester.path / "features" / "demo.feature").write_text(FEATURE, encoding="utf-8")
+    (pytester.path / "features" / "test_demo.py").write_text(STEPS, encoding="utf-8")
+    return pytester
+
+
+def run(demo: pytest.Pytester, *args: str):
+    out = demo.path / "out"
+    started = time.monotonic()
+    result = demo.runpytest_subprocess("--report-dir", str(out), "--scenario-timeout", "2", *args, timeout=120)
+    elapsed = time.monotonic() - started
+    report = json.loads((out / "report.json").read_text(encoding="utf-8")) if (out / "report.json").exists() else None
+    return result, report, elapsed, out
+
+
+def verdicts(report) -> dict[str, str]:
+    return {r["id"]: r["verdict"] for r in report["requirements"]}
+
+
+def test_verdicts_reports_and_exit_code(demo):
+    result, report, elapsed, out = run(demo)
+    assert verdicts(report) == {
+        "T-PASS-01": "pass",
+        "T-FAIL-01": "fail",
+        "T-WARN-01": "warn",
+        "T-NA-01": "not-applicable",
+        "T-NT-01": "not-testable",
+        "T-SLOW-01": "timeout",
+        "T-AFTER-01": "pass",  # the run went on after the wedged subject
+    }
+    assert result.ret == 1
+    assert report["exitCode"] == 1
+    slow = next(s for s in report["scenarios"] if s["requirement"] == "T-SLOW-01")
+    assert slow["durationSeconds"] < 2 + 1.5, "the timeout verdict came within its limit"
+    assert elapsed < 60
+    na = next(s for s in report["scenarios"] if s["requirement"] == "T-NA-01")
+    assert "turn-reopen-v1" in na["reason"]
+    nt = next(s for s in report["scenarios"] if s["requirement"] == "T-NT-01")
+    assert nt["reason"].startswith("Not testable:") and "control API" in nt["reason"]
+    # the wire log of the failing scenario is in report.json and in the HTML report
+    failing = next(s for s in report["scenarios"] if s["requirement"] == "T-FAIL-01")
+    assert any("WIRE-EVIDENCE-" in e["text"] for e in failing["wire"])
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "WIRE-EVIDENCE-" in html
+    for name in ("report.json", "junit.xml", "cucumber.json", "summary.md", "report.html"):
+        assert (out / name).stat().st_size > 0, name
+    result.stdout.fnmatch_lines(["*conformance*", "*reports: *out*"])
+
+
+def test_strict_turns_the_warning_into_a_failure(demo):
+    _, report, _, _ = run(demo, "--strict-conformance", "--req", "T-WARN-01")
+    assert verdicts(report) == {"T-WARN-01": "fail"}
+    assert report["exitCode"] == 1
+
+
+def test_warning_alone_is_conformant(demo):
+    result, report, _, _ = run(demo, "--req", "T-WARN-01", "--req", "T-PASS-01", "--req", "T-NA-01")
+    assert result.ret == 0 and report["exitCode"] == 0
+
+
+def test_baseline_hides_known_failures_and_flags_stale_entries(demo):
+    baseline = demo.path / "baseline.toml"
+    baseline.write_text('[[expected]]\nrequirement = "T-FAIL-01"\nreason = "known"\n', encoding="utf-8")
+    result, report, _, _ = run(demo, "--baseline", str(baseline), "--req", "T-FAIL-01", "--req", "T-PASS-01")
+    assert result.ret == 0, result.stdout.str()
+    assert next(r for r in report["requirements"] if r["id"] == "T-FAIL-01")["baselined"] is True
+    result.stdout.fnmatch_lines(["*1 xfailed*"])
+
+    baseline.write_text('[[expected]]\nrequirement = "T-PASS-01"\n', encoding="utf-8")
+    result, report, _, _ = run(demo, "--baseline", str(baseline), "--req", "T-PASS-01")
+    assert result.ret == 1
+    assert report["staleBaseline"] == ["requirement T-PASS-01"]
+    result.stdout.fnmatch_lines(["*stale baseline*T-PASS-01*"])
+
+
+def test_write_baseline_then_use_it(demo):
+    written = demo.path / "written.toml"
+    run(demo, "--write-baseline", str(written), "--req", "T-FAIL-01", "--req", "T-NT-01")
+    text = written.read_text(encoding="utf-8")
+    assert 'requirement = "T-FAIL-01"' in text and 'requirement = "T-NT-01"' in text
+    result, _, _, _ = run(demo, "--baseline", str(written), "--req", "T-FAIL-01", "--req", "T-NT-01")
+    assert result.ret == 0
+
+
+def test_bad_options_are_a_usage_error(demo):
+    result = demo.runpytest_subprocess("--target", "hook-server=stdio:x", timeout=60)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*does not fit this role*"])

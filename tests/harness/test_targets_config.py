@@ -1,0 +1,122 @@
+"""Targets and configuration: every spec form, clear errors naming the bad part, file < command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from simulator.config import build_config, load_file_config
+from simulator.errors import ConfigError
+from simulator.targets import Role, TargetKind, parse_target, parse_target_assignment
+
+
+@pytest.mark.parametrize(
+    "text, role, kind, attrs",
+    [
+        ("hook-server=ref", Role.HOOK_SERVER, TargetKind.REF, {}),
+        ("hook-server=ws://127.0.0.1:9000/hook", Role.HOOK_SERVER, TargetKind.WS, {"url": "ws://127.0.0.1:9000/hook"}),
+        ("hook-server=wss://example.test/hook", Role.HOOK_SERVER, TargetKind.WS, {}),
+        ("desktop=listen:127.0.0.1:9100", Role.DESKTOP, TargetKind.LISTEN, {"host": "127.0.0.1", "port": 9100}),
+        ("desktop=listen:[::1]:0", Role.DESKTOP, TargetKind.LISTEN, {"host": "::1", "port": 0}),
+        ("ccweb=stdio:node 'my server.js' --flag", Role.CCWEB, TargetKind.STDIO,
+         {"command": ("node", "my server.js", "--flag")}),
+        ("probekit=http://127.0.0.1:3000/mcp", Role.PROBEKIT, TargetKind.HTTP, {"url": "http://127.0.0.1:3000/mcp"}),
+    ],
+)
+def test_target_forms(text, role, kind, attrs):
+    t = parse_target_assignment(text)
+    assert (t.role, t.kind) == (role, kind)
+    for key, value in attrs.items():
+        assert getattr(t, key) == value
+    assert t.raw == text.split("=", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("hook-server", "expected NAME=SPEC"),
+        ("printer=ref", "unknown target role 'printer'"),
+        ("hook-server=stdio:node x.js", "does not fit this role"),
+        ("desktop=ws://x/hook", "does not fit this role"),
+        ("ccweb=listen:1.2.3.4:80", "does not fit this role"),
+        ("desktop=listen:nohostport", "not listen:HOST:PORT"),
+        ("desktop=listen:h:99999", "not listen:HOST:PORT"),
+        ("ccweb=stdio:", "names no command"),
+        ("ccweb=stdio:node 'unclosed", "cannot split"),
+        ("hook-server=ws://", "has no host"),
+        ("hook-server=ftp://x", "is not one of"),
+        ("hook-server=", "empty spec"),
+    ],
+)
+def test_target_errors_name_the_problem(text, fragment):
+    with pytest.raises(ConfigError) as info:
+        parse_target_assignment(text)
+    assert fragment in str(info.value)
+
+
+def test_defaults_are_the_embedded_references():
+    cfg = build_config({})
+    assert all(cfg.target(role).is_reference for role in Role)
+    assert cfg.step_timeout == 5.0 and not cfg.strict and cfg.controls == {}
+
+
+def test_file_then_command_line(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.simulator]\nstrict = true\nbaseline = "bl.toml"\nreport_dir = "out"\n'
+        '[tool.simulator.targets]\nhook-server = "ws://127.0.0.1:9000/hook"\nccweb = "stdio:node s.js"\n'
+        '[tool.simulator.controls]\nhook-server = "http://127.0.0.1:9001"\n'
+        '[tool.simulator.timeouts]\nstep = 2.5\nscenario = 30\n'
+        '[tool.simulator.select]\nmarkers = "must"\nreq = ["HOOK-*"]\n',
+        encoding="utf-8",
+    )
+    table, source = load_file_config(None, search_dir=tmp_path)
+    assert source and source.endswith("[tool.simulator]")
+    cfg = build_config(table, source=source, cli_targets=["hook-server=ws://10.0.0.1:1/h"], step_timeout=1.0,
+                       base_dir=tmp_path)
+    assert cfg.target("hook-server").url == "ws://10.0.0.1:1/h"  # the command line wins
+    assert cfg.target("ccweb").command == ("node", "s.js")
+    assert cfg.control("hook-server") == "http://127.0.0.1:9001"
+    assert (cfg.step_timeout, cfg.scenario_timeout, cfg.strict) == (1.0, 30.0, True)
+    assert cfg.baseline == tmp_path / "bl.toml" and cfg.report_dir == tmp_path / "out"
+    assert cfg.markers == "must" and cfg.req == ("HOOK-*",)
+
+
+@pytest.mark.parametrize(
+    "toml, fragment",
+    [
+        ("colour = 1", "unknown key 'colour'"),
+        ("[timeouts]\nstep = 1\nstpe = 2", "unknown key 'stpe'"),
+        ("[select]\nmarker = 'must'", "unknown key 'marker'"),
+        ("[timeouts]\nstep = -1", "positive number of seconds"),
+        ("[targets]\nhook-server = 5", "targets.hook-server must be a string"),
+        ("[controls]\nhook-server = 'ftp://x'", "http(s) URL"),
+        ("strict = 'yes'", "strict must be true or false"),
+    ],
+)
+def test_config_file_errors_name_the_key(tmp_path: Path, toml, fragment):
+    path = tmp_path / "sim.toml"
+    path.write_text(toml, encoding="utf-8")
+    table, source = load_file_config(path)
+    with pytest.raises(ConfigError) as info:
+        build_config(table, source=source)
+    assert fragment in str(info.value)
+
+
+def test_missing_and_broken_config_files(tmp_path: Path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_file_config(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[unclosed", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_file_config(bad)
+
+
+def test_token_from_environment(monkeypatch):
+    monkeypatch.setenv("HOOK_CONFORMANCE_TOKEN", "from-env")
+    assert build_config({}).hook_token == "from-env"
+    assert build_config({}, hook_token="cli").hook_token == "cli"
+
+
+def test_listen_and_ws_parse_directly():
+    assert parse_target("desktop", "listen:0.0.0.0:0").port == 0

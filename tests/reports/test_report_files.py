@@ -1,0 +1,81 @@
+"""The package surface: FORMATS, FILENAMES, write_all; the renderers' independence from the rest of the
+harness; the verdict order shared with ``simulator.results``."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import reports
+from reports import FILENAMES, FORMATS, write_all
+from reports._common import SEVERITY_ORDER, visible
+from simulator.results import Verdict, worst
+
+PACKAGE = Path(reports.__file__).resolve().parent
+
+
+def test_formats_and_filenames():
+    assert list(FORMATS) == ["json", "junit", "cucumber", "md", "html"]
+    assert FILENAMES == {
+        "json": "report.json", "junit": "junit.xml", "cucumber": "cucumber.json", "md": "summary.md",
+        "html": "report.html",
+    }
+
+
+def test_write_all_writes_the_five_files(tmp_path, record):
+    out = tmp_path / "run" / "reports"
+    written = write_all(record, out)
+    assert set(written) == set(FORMATS)
+    for fmt, path in written.items():
+        assert path == out / FILENAMES[fmt]
+        assert path.read_bytes() == FORMATS[fmt](record).encode("utf-8")
+    assert json.loads((out / "report.json").read_text(encoding="utf-8")) == record.to_json()
+    assert write_all(record.to_json(), out) == written  # a report.json dict works too, and files are replaced
+
+
+def test_renderers_import_only_results_and_wirelog_of_the_harness():
+    allowed = {"simulator.results", "simulator.wirelog"}
+    for path in PACKAGE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = {node.module}
+            elif isinstance(node, ast.Import):
+                mods = {a.name for a in node.names}
+            else:
+                continue
+            harness = {m for m in mods if m.split(".")[0] in {"simulator", "steps", "features", "scenarios"}}
+            assert harness <= allowed, f"{path.name} imports {harness - allowed}"
+
+
+def test_severity_order_agrees_with_worst():
+    for i, better in enumerate(SEVERITY_ORDER):
+        for worse in SEVERITY_ORDER[:i]:
+            assert worst([better, worse]) is worse
+    assert set(SEVERITY_ORDER) == set(Verdict)
+
+
+def test_visible_escapes_exactly_what_xml_forbids_or_hides():
+    assert visible("tab\tnl\ncr\r ok é 第 😀 \u2028") == "tab\tnl\ncr\r ok é 第 😀 \u2028"
+    assert visible("\x00\x1b\x7f\x85\ud800\udfff\ufffe\uffff") == (
+        "\\u0000\\u001b\\u007f\\u0085\\ud800\\udfff\\ufffe\\uffff"
+    )
+
+
+def test_sparse_records_render_in_every_format(tmp_path, record):
+    """An empty run, and a scenario without requirement, level, reason or wire log."""
+    import xml.etree.ElementTree as ET
+
+    from reports.json_report import load_report
+    from simulator.results import RunRecord, ScenarioResult
+
+    empty = RunRecord("0.1.0", {}, [], "2026-05-09T10:00:00+00:00", "2026-05-09T10:00:00.001+00:00", False)
+    bare = RunRecord.from_json(record.to_json())
+    bare.scenarios.append(ScenarioResult("tests/x.py::test_x", "", "", None, None, Verdict.FAIL))
+    for rec in (empty, bare):
+        paths = write_all(rec, tmp_path / str(id(rec)))
+        assert load_report(paths["json"]) == rec
+        ET.parse(paths["junit"])
+        json.loads(paths["cucumber"].read_text(encoding="utf-8"))
+        assert paths["md"].read_text(encoding="utf-8").startswith("# Conformance report")
+        assert "report-data" in paths["html"].read_text(encoding="utf-8")

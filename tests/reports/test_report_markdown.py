@@ -1,0 +1,87 @@
+"""The Markdown summary: its sections, tables that keep their shape whatever the text, escaping."""
+
+from __future__ import annotations
+
+import re
+
+from reports.markdown import md_cell, md_escape, render_markdown
+
+
+def _section(text, title):
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert match, f"no section {title!r}"
+    return match.group(1)
+
+
+def _table(block):
+    """The rows of the first table of a block, as lists of cells (split on unescaped pipes)."""
+    lines = [ln for ln in block.splitlines() if ln.startswith("|")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", ln)[1:-1]] for ln in lines]
+
+
+def test_header_names_harness_date_result_and_subjects(record):
+    text = render_markdown(record)
+    assert text.startswith("# Conformance report: hook-conformance-simulator 0.1.0\n")
+    assert "**Result: non-conformant** (exit code 1) · 2026-05-09 · 10 requirements, 11 scenarios" in text
+    assert "| Started | 2026-05-09T10:00:00Z |" in text
+    assert "| Spec slack-hook-protocol.md | 2026-04-30 |" in text
+    rows = _table(_section(text, "Subjects"))
+    assert rows[0] == ["role", "target", "identity"]
+    assert rows[2][:2] == ["hook-server", "reference"] and "reference hook server" in rows[2][2]
+    assert rows[3] == ["probekit", "python -m probekit --stdio", "–"]
+
+
+def test_verdict_table_counts_every_verdict(record):
+    rows = _table(_section(render_markdown(record), "Verdicts"))
+    counts = {r[0]: (int(r[1]), int(r[2])) for r in rows[2:-1]}
+    assert counts == {
+        "pass": (2, 4), "fail": (2, 2), "warn": (1, 1), "not-applicable": (1, 1), "not-testable": (2, 1),
+        "error": (1, 1), "timeout": (1, 1),
+    }
+    assert rows[-1][:3] == ["**total**", "**10**", "**11**"]
+
+
+def test_non_passing_table_lists_every_requirement_not_passing_worst_first(record):
+    rows = _table(_section(render_markdown(record), "Requirements not passing"))
+    assert rows[0] == ["id", "level", "verdict", "spec section", "reason"]
+    body = rows[2:]
+    assert [r[0] for r in body] == [
+        "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01", "CCWEB-REPLY-MODE-01", "PROBEKIT-TOOLS-LIST-01",
+        "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-PING-02", "PROBEKIT-SAMPLING-01",
+    ]
+    assert all(len(r) == 5 for r in rows)
+    ack = next(r for r in body if r[0] == "HOOK-FRAME-TASK-ACK-01")
+    assert ack[3] == "slack-hook-protocol.md §5 阶段 2 任务"
+    assert ack[4] == (
+        "expected the frame to be rejected at /payload/reason, but the subject accepted it<br>"
+        "(it answered with task.ack \\| status=ok)"
+    )
+    assert next(r for r in body if r[0] == "HOOK-FRAME-BIND-REVOKE-03")[2] == "fail (baselined)"
+    assert next(r for r in body if r[0] == "PROBEKIT-TOOLS-LIST-01")[4] == "no scenario covers this requirement"
+
+
+def test_stale_baseline_and_all_requirements(record):
+    text = render_markdown(record)
+    assert "- HOOK-FRAME-PREFS-SET-02 (must, now pass): An empty prefs.set patch is rejected." in _section(
+        text, "Stale baseline entries"
+    )
+    rows = _table(_section(text, "All requirements"))
+    assert [r[0] for r in rows[2:]] == [r.id for r in record.requirements]
+    assert all(len(r) == 5 for r in rows)
+    ack = next(r for r in rows if r[0] == "HOOK-FRAME-TASK-ACK-01")
+    assert ack[4] == "A task.ack whose reason holds a control character is rejected (\\| and \\<b\\> in a summary)."
+    record.stale_baseline = []
+    assert _section(render_markdown(record), "Stale baseline entries").strip() == "None."
+
+
+def test_cells_survive_pipes_newlines_html_and_controls(record, hostile_text):
+    record.requirements[0].summary = hostile_text
+    rows = _table(_section(render_markdown(record), "All requirements"))
+    assert all(len(r) == 5 for r in rows)
+    cell = rows[2][4]
+    assert "\n" not in cell and "\r" not in cell
+    assert "\\<" in cell and "<script" not in cell and "\\|" in cell and "\\&" in cell
+    assert "\\udc80" in cell and "第二行" in cell and "<br>" in cell
+    assert md_cell("a\r\nb\rc\nd") == "a<br>b<br>c<br>d"
+    assert md_cell("  ") == "–"
+    assert md_escape("*x* _y_ `z` [l](u) ~s~") == "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u) \\~s\\~"

@@ -1,0 +1,477 @@
+"""The hook simulator roles joined through a real WebSocket on 127.0.0.1: DesktopRole ↔ ServerRole.
+
+Each test builds its own pair (port 0), so the tests are independent; timing assertions are bounds (the limit plus
+one second), never benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import socket
+import threading
+import time
+
+import pytest
+
+from simulator.errors import NotApplicable, SubjectTimeout, TargetError
+from simulator.hook import (
+    HOOK_FEATURE_TURN_REOPEN,
+    HOOK_MAX_FRAME_CHARS,
+    IssueCode,
+    make_turn_progress,
+)
+from simulator.roles import (
+    DesktopRole,
+    HandshakeRejected,
+    HookConnectionClosed,
+    LoopClosed,
+    LoopThread,
+    ServerRole,
+)
+from simulator.wirelog import Direction, WireLog
+
+STEP = 2.0  # per-call timeout in these tests: generous for a loaded CI box, short enough to fail fast
+
+
+@pytest.fixture
+def roles():
+    """An unconnected (server, desktop) pair; both closed (and their threads joined) after the test."""
+    server = ServerRole(step_timeout=STEP)
+    desktop = DesktopRole(step_timeout=STEP)
+    yield server, desktop
+    desktop.close()
+    server.close()
+
+
+@pytest.fixture
+def pair(roles):
+    """A connected pair after hello → welcome: (server, desktop)."""
+    server, desktop = roles
+    desktop.connect(server.listen())
+    server.accept()
+    desktop.hello(workspaces=["chat", "repo"], features=["multi-team-v1"], expect_welcome=False)
+    server.expect_hello()
+    server.welcome(features=[HOOK_FEATURE_TURN_REOPEN])
+    desktop.expect_welcome()
+    return server, desktop
+
+
+def frames(wire: WireLog, direction: Direction) -> list[tuple[str, str | None]]:
+    return [(e.summary, e.verdict) for e in wire if e.direction is direction and e.channel == "hook"]
+
+
+# -- handshake -----------------------------------------------------------------------------------------------------
+
+
+def test_handshake_features_visible_on_both_sides(roles):
+    server, desktop = roles
+    url = server.listen()
+    assert url.startswith("ws://127.0.0.1:") and url.endswith("/hook")
+    desktop.connect(url)
+    server.accept()
+    desktop.hello(
+        workspaces=["chat", "repo"], agents=["claude", "codex"], features=["multi-team-v1"],
+        lifecycle_announcement=False, default_workspace="repo", device_id="dev-1", expect_welcome=False,
+    )
+    hello = server.expect_hello()
+    assert hello.device_id == "dev-1" and hello.workspaces == ("chat", "repo")
+    assert server.desktop_features == ("multi-team-v1",)
+    assert server.identity["deviceId"] == "dev-1"
+    assert server.identity["workspaces"] == ["chat", "repo"]
+    assert server.identity["defaultWorkspace"] == "repo"
+    assert server.identity["lifecycleAnnouncement"] is False
+
+    server.welcome(features=[HOOK_FEATURE_TURN_REOPEN, "turn-delivery-v1"], server_name="ref-server")
+    welcome = desktop.expect_welcome()
+    assert welcome.server_name == "ref-server"
+    assert desktop.server_features == (HOOK_FEATURE_TURN_REOPEN, "turn-delivery-v1")
+    assert desktop.identity == {"serverName": "ref-server", "features": [HOOK_FEATURE_TURN_REOPEN, "turn-delivery-v1"]}
+    desktop.require_feature(HOOK_FEATURE_TURN_REOPEN)  # declared: no exception
+
+
+def test_hello_returns_welcome_when_asked(roles):
+    server, desktop = roles
+    desktop.connect(server.listen())
+    server.accept()
+    # the server answers from another thread while hello() waits for the welcome
+    answer = threading.Thread(target=lambda: (server.expect_hello(), server.welcome(["x-v1"])))
+    answer.start()
+    welcome = desktop.hello()
+    answer.join(STEP)
+    assert welcome is not None and welcome.features == ("x-v1",)
+
+
+def test_require_feature_raises_not_applicable(pair):
+    _server, desktop = pair
+    with pytest.raises(NotApplicable) as info:
+        desktop.require_feature("lifecycle-announcement-v1")
+    assert info.value.reason == "the server does not declare lifecycle-announcement-v1 in welcome.features"
+
+
+# -- task flow -----------------------------------------------------------------------------------------------------
+
+
+def test_dispatch_ack_progress_end_recorded_both_ways(pair):
+    server, desktop = pair
+    rid = server.dispatch(external_key="slack:T1:C1:1700.1", prompt="hello", options={"model": "opus"})
+    dispatch = desktop.expect_dispatch()
+    assert dispatch.request_id == rid and dispatch.external_key == "slack:T1:C1:1700.1"
+    assert dispatch.options.model == "opus"
+
+    desktop.ack(rid)
+    desktop.progress(rid, "thinking…")
+    desktop.end(rid, "ok", "all done", duration_ms=1234)
+
+    ack = server.expect_ack(rid)
+    assert ack.result == "accepted" and ack.session_id
+    assert server.expect_progress(rid).text == "thinking…"
+    end = server.expect_end(rid)
+    assert (end.status, end.final_text, end.external_key) == ("ok", "all done", "slack:T1:C1:1700.1")
+    assert end.session_id == ack.session_id  # same externalKey, same session
+    assert end.usage.duration_ms == 1234
+
+    assert frames(desktop.wire, Direction.SENT)[-3:] == [("task.ack", "ok"), ("turn.progress", "ok"), ("turn.end", "ok")]
+    assert frames(desktop.wire, Direction.RECEIVED)[-1] == ("task.dispatch", "ok")
+    assert frames(server.wire, Direction.SENT)[-1] == ("task.dispatch", "ok")
+    assert frames(server.wire, Direction.RECEIVED)[-3:] == [
+        ("task.ack", "ok"), ("turn.progress", "ok"), ("turn.end", "ok"),
+    ]
+    assert {e.role for e in server.wire} == {"server-sim"} and {e.role for e in desktop.wire} == {"desktop-sim"}
+
+
+def test_expect_skips_but_keeps_earlier_frames(pair):
+    server, desktop = pair
+    rid = server.dispatch()
+    desktop.expect_dispatch()
+    desktop.progress(rid, "one")
+    desktop.end(rid)
+    assert server.expect_end(rid).status == "ok"  # skips the progress ...
+    assert server.expect_progress(rid).text == "one"  # ... which stays available
+    assert server.pending() == []
+
+
+def test_other_helpers_send_valid_frames(pair):
+    server, desktop = pair
+    rid = server.dispatch()
+    desktop.expect_dispatch()
+    desktop.ack(rid, "queued", queue_position=2)
+    interaction = desktop.interaction_request(rid, buttons=[("ok", "OK"), {"id": "no", "label": "No"}])
+    desktop.lifecycle_preference(False)
+    desktop.reopen("r-2", reopen_of=rid)
+    server.interaction_decision(rid, interaction, "ok")
+    server.cancel(rid)
+    server.archive("sim:key")
+    server.delivery(rid, "retrying", 1, retry_at=1_800_000_000_000,
+                    error={"code": "rate_limited", "message": "slow down", "retryable": True})
+    qid = server.query("workspaces")
+    server.prefs_state(True, [{"workspace": "chat", "model": "opus"}], reply_to="p-1")
+
+    assert server.expect_ack(rid).queue_position == 2
+    assert server.expect_payload("interaction.request").interaction_id == interaction
+    assert server.expect_payload("lifecycle.preference").enabled is False
+    assert server.expect_payload("turn.reopen").reopen_of == rid
+    assert desktop.expect_payload("interaction.decision").button_id == "ok"
+    assert desktop.expect_payload("task.cancel").request_id == rid
+    assert desktop.expect_payload("session.archive").external_key == "sim:key"
+    assert desktop.expect_payload("turn.delivery").error.code == "rate_limited"
+    assert desktop.expect_payload("query.request").query_id == qid
+    assert desktop.expect_payload("prefs.state").prefs[0].model == "opus"
+    assert all(v == "ok" for _, v in frames(server.wire, Direction.RECEIVED) + frames(desktop.wire, Direction.RECEIVED))
+
+
+def test_dispatch_twice_and_duplicate_frame(pair):
+    server, desktop = pair
+    rid = server.dispatch()
+    server.redispatch(rid)  # same requestId, new envelope
+    server.duplicate_last()  # identical frame, same envelope id
+    first, second, third = (desktop.expect("task.dispatch") for _ in range(3))
+    assert first.message.payload.request_id == second.message.payload.request_id == rid
+    assert first.message.id != second.message.id
+    assert second.raw == third.raw
+
+
+# -- misbehaviour and garbage --------------------------------------------------------------------------------------
+
+
+def test_malformed_frames_are_recorded_not_raised(pair):
+    server, desktop = pair
+    desktop.send_raw("this is not json")
+    desktop.send_frame({"v": 1, "type": "no.such.type", "id": "x1", "ts": 1, "payload": {}})
+    desktop.send_frame({"v": 1, "type": "task.ack", "id": "x2", "ts": 1,
+                        "payload": {"requestId": "r", "result": "rejected", "reason": None,
+                                    "sessionId": None, "queuePosition": None}})
+    desktop.send_raw(b'{"v":1,"type":"ping","id":"b1","ts":1,"payload":{}}')  # a binary frame
+    desktop.ping()  # a valid frame after the garbage: the connection and the role are fine
+
+    not_json = server.expect(lambda e: e.issue is not None and e.issue.code is IssueCode.NOT_JSON)
+    assert not_json.raw == "this is not json" and not not_json.ok and not_json.issue.origin == "subject"
+    unknown = server.expect("no.such.type")  # invalid frames match by the type they claim
+    assert unknown.issue.code is IssueCode.UNKNOWN_TYPE
+    with pytest.raises(AssertionError, match="task.ack frame is invalid"):
+        server.expect_ack()  # an invalid task.ack fails the expectation instead of timing out
+    binary = server.expect(lambda e: e.binary)
+    assert binary.ok and binary.type == "ping"
+    server.expect("ping")
+
+    received = frames(server.wire, Direction.RECEIVED)
+    assert received[1][0] == "(invalid)" and "NOT_JSON" in received[1][1]
+    assert received[2][0] == "no.such.type (invalid)" and "UNKNOWN_TYPE" in received[2][1]
+    assert received[3][0] == "task.ack (invalid)" and "/payload/reason" in received[3][1]
+    assert received[4][0] == "[binary] ping"
+    assert received[-1] == ("ping", "ok")
+    assert frames(desktop.wire, Direction.SENT)[1][0] == "(invalid)"  # the harness's own garbage is marked too
+    assert server.conn.is_open and desktop.conn.is_open
+
+
+def test_oversized_frame_is_recorded_as_too_large(pair):
+    server, desktop = pair
+    head = '{"v":1,"type":"turn.progress","id":"big","ts":1,"payload":{"requestId":"r1","text":"'
+    tail = '"}}'
+    big = head + "x" * (HOOK_MAX_FRAME_CHARS + 1 - len(head) - len(tail)) + tail
+    assert len(big) == HOOK_MAX_FRAME_CHARS + 1
+    server.send_raw(big, timeout=10)
+    # a frame too large to read carries no claimed type: match it by its issue
+    entry = desktop.expect(lambda e: not e.ok, timeout=10)
+    assert entry.issue.code is IssueCode.FRAME_TOO_LARGE and len(entry.raw) == HOOK_MAX_FRAME_CHARS + 1
+    assert frames(desktop.wire, Direction.RECEIVED)[-1][1].find("FRAME_TOO_LARGE") >= 0
+    # a frame above the transport's default 1 MiB limit but within the protocol's still arrives and parses
+    medium = make_turn_progress("r2", "y" * (2 * 1024 * 1024))
+    server.send_message(medium)
+    assert desktop.expect_payload("turn.progress").request_id == "r2"
+
+
+def test_hello_with_omitted_field_is_invalid(roles):
+    server, desktop = roles
+    desktop.connect(server.listen())
+    server.accept()
+    desktop.hello(omit=["deviceId"], expect_welcome=False)
+    with pytest.raises(AssertionError, match="/payload/deviceId"):
+        server.expect_hello()
+
+
+# -- timeouts, closing, dropping -----------------------------------------------------------------------------------
+
+
+def test_expect_times_out_within_its_limit(pair):
+    server, _desktop = pair
+    started = time.monotonic()
+    with pytest.raises(SubjectTimeout) as info:
+        server.expect_ack(timeout=0.3)
+    elapsed = time.monotonic() - started
+    assert elapsed < 0.3 + 1.0
+    assert info.value.waited_s is not None and info.value.waited_s >= 0.3
+    assert "task.ack" in info.value.reason
+
+
+def test_expect_none(pair):
+    server, desktop = pair
+    desktop.expect_none("task.dispatch", within=0.2)
+    server.dispatch()
+    with pytest.raises(AssertionError, match="did not expect a task.dispatch frame"):
+        desktop.expect_none("task.dispatch", within=1.0)
+    desktop.expect_none("task.dispatch", within=0.1, include_pending=False)  # only new frames count
+    assert len(desktop.drain()) == 1
+
+
+def test_desktop_drop_seen_by_server_as_closed(pair):
+    server, desktop = pair
+    desktop.drop()
+    assert desktop.closed is not None and desktop.closed.initiated_by == "abort"
+    info = server.wait_closed()
+    assert info.code == 1006 and not info.clean
+    started = time.monotonic()
+    with pytest.raises(HookConnectionClosed):
+        server.expect_ack(timeout=STEP)  # fails at once: nothing can arrive on a closed connection
+    assert time.monotonic() - started < 1.0
+    with pytest.raises(HookConnectionClosed):
+        server.dispatch()
+
+
+def test_server_drop_seen_by_desktop_as_closed(pair):
+    server, desktop = pair
+    server.drop()
+    info = desktop.wait_closed()
+    assert info.code == 1006
+    assert any(e.direction is Direction.NOTE and e.summary == "close 1006" for e in desktop.wire)
+
+
+def test_close_handshake_code_and_reason(pair):
+    server, desktop = pair
+    desktop.close_connection(4001, "bye")
+    info = server.wait_closed()
+    assert (info.code, info.reason, info.initiated_by, info.clean) == (4001, "bye", "peer", True)
+    assert desktop.closed.initiated_by == "us"
+
+
+def test_reconnect_same_role_same_wire(pair):
+    server, desktop = pair
+    desktop.drop()
+    server.wait_closed()
+    answer = threading.Thread(target=lambda: (server.accept(), server.expect_hello(), server.welcome(["again-v1"])))
+    answer.start()
+    welcome = desktop.reconnect()
+    answer.join(STEP)
+    assert welcome.features == ("again-v1",)
+    assert len(desktop.connections) == 2 and len(server.connections) == 2
+    assert server.hello_payload.workspaces == ("chat", "repo")  # the same hello again
+    assert sum(1 for e in desktop.wire if e.summary == "hello") == 2
+
+
+# -- ping / pong ---------------------------------------------------------------------------------------------------
+
+
+def test_ping_answered_automatically_unless_disabled(pair):
+    server, desktop = pair
+    server.ping()
+    server.expect("pong")
+    desktop.auto_pong = False
+    server.ping()
+    desktop.expect("ping")  # pings stay in the inbox for steps
+    server.expect_none("pong", within=0.3)
+
+
+# -- bearer token --------------------------------------------------------------------------------------------------
+
+
+def test_bearer_token_required():
+    server = ServerRole(step_timeout=STEP, require_token="s3cret")
+    desktop = DesktopRole(step_timeout=STEP)
+    try:
+        url = server.listen()
+        with pytest.raises(HandshakeRejected) as info:
+            desktop.connect(url)
+        assert info.value.status == 401 and "missing Authorization header" in info.value.body
+        with pytest.raises(HandshakeRejected, match="wrong bearer token"):
+            desktop.connect(url, token="nope")
+        assert [r[1:] for r in server.refusals] == [(401, "missing Authorization header"), (401, "wrong bearer token")]
+        assert all("s3cret" not in e.text for e in server.wire)  # the token is never logged
+        desktop.connect(url, token="s3cret")
+        server.accept()
+        assert server.conn.is_open
+    finally:
+        desktop.close()
+        server.close()
+
+
+def test_unreachable_target_is_a_target_error(roles):
+    _server, desktop = roles
+    probe = ServerRole(step_timeout=STEP)
+    url = probe.listen()
+    probe.close()  # nothing listens there any more
+    with pytest.raises(TargetError):
+        desktop.connect(url)
+
+
+# -- lifecycle -----------------------------------------------------------------------------------------------------
+
+
+def test_close_twice_joins_threads(pair):
+    server, desktop = pair
+    for role in (desktop, server):
+        role.close()
+        role.close()
+        assert role.loop.closed and not role.loop.thread_alive
+    with pytest.raises(LoopClosed):
+        desktop.send_raw("late")
+
+
+def test_loop_thread_run_timeout_and_close():
+    lt = LoopThread("t")
+    cleaned = []
+
+    async def slow():
+        try:
+            await asyncio.sleep(10)
+        finally:
+            cleaned.append(True)
+
+    async def boom():
+        raise KeyError("k")
+
+    async def value():
+        return 42
+
+    try:
+        assert lt.run(value(), 1.0) == 42
+        with pytest.raises(KeyError):
+            lt.run(boom(), 1.0)
+        started = time.monotonic()
+        with pytest.raises(SubjectTimeout) as info:
+            lt.run(slow(), 0.2, what="something slow")
+        assert time.monotonic() - started < 0.2 + 1.0
+        assert "something slow" in info.value.reason and cleaned == [True]  # cancelled inside the loop
+        lt.loop.call_soon_threadsafe(lambda: asyncio.ensure_future(slow()))  # a task still running at close
+    finally:
+        started = time.monotonic()
+        lt.close()
+        lt.close()
+    assert time.monotonic() - started < 5.0 and not lt.thread_alive
+    with pytest.raises(LoopClosed):
+        lt.run(value(), 1.0)
+
+
+def test_send_frame_sends_any_dict_unvalidated(pair):
+    server, desktop = pair
+    server.send_frame({"hello": "world", "n": [1, 2]})
+    entry = desktop.expect(lambda e: not e.ok)
+    assert json.loads(entry.raw) == {"hello": "world", "n": [1, 2]}
+    assert entry.issue.code is IssueCode.UNSUPPORTED_VERSION
+
+
+def _silent_peer() -> tuple[str, socket.socket, threading.Event]:
+    """A TCP server that completes the WebSocket opening handshake and then never reads or writes again."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        request = b""
+        while b"\r\n\r\n" not in request:
+            request += conn.recv(4096)
+        key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
+                   if line.lower().startswith(b"sec-websocket-key:"))
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+        conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        stop.wait(10)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"ws://127.0.0.1:{listener.getsockname()[1]}/hook", listener, stop
+
+
+def test_close_is_bounded_when_the_peer_goes_silent():
+    url, listener, stop = _silent_peer()
+    desktop = DesktopRole(step_timeout=STEP, close_timeout=0.3)
+    try:
+        desktop.connect(url)
+        desktop.hello(expect_welcome=False)
+        with pytest.raises(SubjectTimeout):
+            desktop.expect_welcome(timeout=0.2)
+        started = time.monotonic()
+        desktop.close()  # the peer never answers the close frame: the role aborts and still finishes
+        assert time.monotonic() - started < 0.3 + 2.0
+        assert not desktop.loop.thread_alive
+    finally:
+        stop.set()
+        listener.close()
+        desktop.close()
+
+
+def test_wedged_loop_never_hangs_the_caller():
+    lt = LoopThread("wedged", close_timeout=0.2)
+
+    async def value():
+        return 1
+
+    lt.call_soon(time.sleep, 1.2)  # blocks the loop itself
+    started = time.monotonic()
+    with pytest.raises(SubjectTimeout, match="did not respond"):
+        lt.run(value(), 0.05)
+    assert time.monotonic() - started < 0.05 + 1.5
+    started = time.monotonic()
+    lt.close()  # the thread is still blocked: close returns after its bound anyway
+    assert time.monotonic() - started < 0.2 + 0.5
