@@ -149,6 +149,16 @@ def harness_config(harness: Harness) -> HarnessConfig:
     return harness.config
 
 
+@pytest.fixture(scope="session")
+def subjects(harness: Harness):
+    """Resolves each role's target (docs/targets.md); embedded references are started once and stopped at the end."""
+    from .subjects import Subjects
+
+    resolved = Subjects(harness.config, harness.note_subject)
+    yield resolved
+    resolved.close()
+
+
 _WIRE = pytest.StashKey[WireLog]()
 
 

@@ -63,6 +63,22 @@ quote = "answers"
 summary = "a subject that never answers"
 
 [[requirement]]
+id = "T-NA-02"
+level = "must"
+spec = "demo.md"
+section = "§4"
+quote = "only when welcome.features has turn-reopen-v1"
+summary = "a real server role that does not declare the feature"
+
+[[requirement]]
+id = "T-SLOW-02"
+level = "must"
+spec = "demo.md"
+section = "§6"
+quote = "welcome answers hello"
+summary = "a real WebSocket server that never welcomes"
+
+[[requirement]]
 id = "T-AFTER-01"
 level = "must"
 spec = "demo.md"
@@ -98,6 +114,14 @@ Feature: demo
   Scenario: subject never answers
     Then the silent subject answers
 
+  @req:T-NA-02 @must
+  Scenario: a real server without the feature
+    Then a server that declares no features makes the reopen requirement not applicable
+
+  @req:T-SLOW-02 @must
+  Scenario: a real server that never welcomes
+    Then the hello to a silent server is answered
+
   @req:T-AFTER-01 @must
   Scenario: runs after the timeout
     Then all is well
@@ -111,6 +135,7 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.control import no_control
+from simulator.roles import DesktopRole, ServerRole
 from simulator.errors import NotApplicable
 from simulator.wirelog import Direction
 
@@ -137,6 +162,29 @@ def declares(feature):
 @bdd.then("the channel shows the message")
 def channel_shows():
     no_control("hook-server").call("read-channel-messages")
+
+
+@bdd.then("a server that declares no features makes the reopen requirement not applicable")
+def server_without_feature(wire_log, harness_config):
+    with ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout) as server, \
+            DesktopRole(wire=wire_log, step_timeout=harness_config.step_timeout) as desktop:
+        url = server.listen()
+        desktop.connect(url)
+        server.accept()
+        desktop.hello(expect_welcome=False)
+        server.expect_hello()
+        server.welcome(features=[])
+        desktop.expect_welcome()
+        desktop.require_feature("turn-reopen-v1")
+
+
+@bdd.then("the hello to a silent server is answered")
+def silent_server(wire_log, harness_config):
+    with ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout) as server, \
+            DesktopRole(wire=wire_log, step_timeout=harness_config.step_timeout) as desktop:
+        url = server.listen()
+        desktop.connect(url)
+        desktop.hello()  # the server never welcomes: the step times out
 
 
 @bdd.then("the silent subject answers")
@@ -198,7 +246,8 @@ def demo(pytester: pytest.Pytester, silent_server):
 def run(demo: pytest.Pytester, *args: str):
     out = demo.path / "out"
     started = time.monotonic()
-    result = demo.runpytest_subprocess("--report-dir", str(out), "--scenario-timeout", "2", *args, timeout=120)
+    result = demo.runpytest_subprocess("--report-dir", str(out), "--scenario-timeout", "2", "--step-timeout", "1",
+                                       *args, timeout=120)
     elapsed = time.monotonic() - started
     report = json.loads((out / "report.json").read_text(encoding="utf-8")) if (out / "report.json").exists() else None
     return result, report, elapsed, out
@@ -217,13 +266,20 @@ def test_verdicts_reports_and_exit_code(demo):
         "T-NA-01": "not-applicable",
         "T-NT-01": "not-testable",
         "T-SLOW-01": "timeout",
-        "T-AFTER-01": "pass",  # the run went on after the wedged subject
+        "T-NA-02": "not-applicable",
+        "T-SLOW-02": "timeout",
+        "T-AFTER-01": "pass",  # the run went on after the wedged subjects
     }
     assert result.ret == 1
     assert report["exitCode"] == 1
     slow = next(s for s in report["scenarios"] if s["requirement"] == "T-SLOW-01")
     assert slow["durationSeconds"] < 2 + 1.5, "the timeout verdict came within its limit"
     assert elapsed < 60
+    silent = next(s for s in report["scenarios"] if s["requirement"] == "T-SLOW-02")
+    assert silent["durationSeconds"] < 1 + 1.5, "the step timeout came within its limit"
+    assert any(e["summary"] == "hello" and e["direction"] == "sent" for e in silent["wire"])
+    na2 = next(s for s in report["scenarios"] if s["requirement"] == "T-NA-02")
+    assert "turn-reopen-v1" in na2["reason"]
     na = next(s for s in report["scenarios"] if s["requirement"] == "T-NA-01")
     assert "turn-reopen-v1" in na["reason"]
     nt = next(s for s in report["scenarios"] if s["requirement"] == "T-NT-01")

@@ -1,0 +1,120 @@
+"""From a role's target to something a simulator role can talk to (docs/targets.md).
+
+One ``Subjects`` object per run (the ``subjects`` fixture) resolves each role's target:
+
+* ``hook-server``: ``hook_server_url()`` → the ``ws://`` URL to dial (an external URL, or the embedded reference
+  started once for the run);
+* ``desktop``: ``desktop_listen()`` → the ``(host, port)`` the harness's server role listens on (for ``ref``, an
+  ephemeral port that the embedded reference desktop is pointed at);
+* ``ccweb`` / ``probekit``: ``connect_mcp(role, client)`` connects an ``McpClientRole`` over stdio, Streamable HTTP
+  or, for ``ref``, the embedded server;
+* ``control(role)`` → a ``ControlClient`` for the subject's control API (``--control``, or the reference's own).
+
+Embedded references register a starter in ``REFERENCE_STARTERS``; a role whose reference does not exist yet
+raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import HarnessConfig
+from .control import ControlClient
+from .errors import TargetError
+from .targets import Role, TargetKind
+from .wirelog import WireLog
+
+__all__ = ["RunningReference", "REFERENCE_STARTERS", "Subjects"]
+
+
+@dataclass
+class RunningReference:
+    """An embedded reference implementation started for the run."""
+
+    role: Role
+    #: ws:// URL (hook-server), or None.
+    url: str | None = None
+    #: Control API base URL, or None.
+    control_url: str | None = None
+    #: For MCP subjects: a server object for in-memory connections, or a command line.
+    server: Any = None
+    command: tuple[str, ...] | None = None
+    identity: dict[str, Any] = field(default_factory=dict)
+    stop: Callable[[], None] = lambda: None
+
+
+#: Role → a function that starts the embedded reference (given the run's configuration).
+REFERENCE_STARTERS: dict[Role, Callable[[HarnessConfig], RunningReference]] = {}
+
+
+class Subjects:
+    def __init__(self, config: HarnessConfig, note: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+        self.config = config
+        self._note = note or (lambda role, target, identity: None)
+        self._running: dict[Role, RunningReference] = {}
+
+    def _reference(self, role: Role) -> RunningReference:
+        running = self._running.get(role)
+        if running is None:
+            starter = REFERENCE_STARTERS.get(role)
+            if starter is None:
+                raise TargetError(
+                    f"there is no embedded reference {role.value} yet: give --target {role.value}=… to test an "
+                    f"implementation of your own"
+                )
+            running = starter(self.config)
+            self._running[role] = running
+            self._note(role.value, "ref", running.identity)
+        return running
+
+    def hook_server_url(self) -> str:
+        target = self.config.target(Role.HOOK_SERVER)
+        if target.kind is TargetKind.WS:
+            self._note(Role.HOOK_SERVER.value, target.raw, {})
+            return target.url or ""
+        return self._reference(Role.HOOK_SERVER).url or ""
+
+    def desktop_listen(self) -> tuple[str, int]:
+        target = self.config.target(Role.DESKTOP)
+        if target.kind is TargetKind.LISTEN:
+            self._note(Role.DESKTOP.value, target.raw, {})
+            return target.host or "127.0.0.1", target.port or 0
+        return "127.0.0.1", 0
+
+    def start_reference_desktop(self, url: str) -> RunningReference:
+        """For ``desktop=ref``: start the embedded desktop dialling ``url`` (the harness's server role)."""
+        return self._reference(Role.DESKTOP)
+
+    def connect_mcp(self, role: Role | str, client: Any) -> None:
+        role = Role(role)
+        target = self.config.target(role)
+        if target.kind is TargetKind.STDIO:
+            client.connect_stdio(list(target.command or ()))
+        elif target.kind is TargetKind.HTTP:
+            client.connect_http(target.url)
+        else:
+            ref = self._reference(role)
+            if ref.server is not None:
+                client.connect_memory(ref.server)
+            elif ref.command:
+                client.connect_stdio(list(ref.command))
+            else:
+                raise TargetError(f"the embedded reference {role.value} offers no way to connect")
+        self._note(role.value, target.raw, {})
+
+    def control(self, role: Role | str, wire: WireLog | None = None) -> ControlClient:
+        role = Role(role)
+        url = self.config.control(role)
+        if url is None and self.config.target(role).is_reference and role in REFERENCE_STARTERS:
+            url = self._reference(role).control_url
+        return ControlClient(url, role=role.value, timeout=self.config.step_timeout, wire=wire)
+
+    def close(self) -> None:
+        for running in list(self._running.values()):
+            try:
+                running.stop()
+            except Exception:  # noqa: BLE001 - stopping one reference must not prevent stopping the others
+                pass
+        self._running.clear()
