@@ -20,7 +20,9 @@ from pathlib import Path
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 
 #: What ``serve`` can start, filled in as the reference implementations arrive: name → "module:function".
-SERVABLE: dict[str, str] = {}
+SERVABLE: dict[str, str] = {
+    "ccweb-mcp": "simulator.reference.ccweb.cli:main",
+}
 
 
 def project_root() -> Path | None:

@@ -16,6 +16,7 @@ raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pa
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +46,19 @@ class RunningReference:
     stop: Callable[[], None] = lambda: None
 
 
-#: Role → a function that starts the embedded reference (given the run's configuration).
-REFERENCE_STARTERS: dict[Role, Callable[[HarnessConfig], RunningReference]] = {}
+#: Role → "module:function" of the function that starts the embedded reference (given the run's configuration),
+#: imported only when a run needs it.
+REFERENCE_STARTERS: dict[Role, str] = {
+    Role.CCWEB: "simulator.reference.ccweb:start_embedded",
+}
+
+
+def _starter(role: Role) -> Callable[[HarnessConfig], RunningReference] | None:
+    spec = REFERENCE_STARTERS.get(role)
+    if spec is None:
+        return None
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 class Subjects:
@@ -58,7 +70,7 @@ class Subjects:
     def _reference(self, role: Role) -> RunningReference:
         running = self._running.get(role)
         if running is None:
-            starter = REFERENCE_STARTERS.get(role)
+            starter = _starter(role)
             if starter is None:
                 raise TargetError(
                     f"there is no embedded reference {role.value} yet: give --target {role.value}=… to test an "

@@ -36,7 +36,13 @@ def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_ru
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     registry, _ = load_registry(ROOT / "scenarios" / "requirements")
     assert {r["id"] for r in report["requirements"]} == set(registry)
-    assert all(r["verdict"] == "pass" for r in report["requirements"])
+    # Every MUST and MAY holds; a SHOULD whose wording only a reader can judge is a warning with the text quoted.
+    assert all(r["verdict"] == "pass" for r in report["requirements"] if r["level"] != "should")
+    warned = [r for r in report["requirements"] if r["verdict"] == "warn"]
+    assert all(r["level"] == "should" for r in warned)
+    for r in warned:
+        evidence = " ".join(s["reason"] for s in report["scenarios"] if s["requirement"] == r["id"])
+        assert "Reader judgement needed" in evidence, r["id"]
     assert report["exitCode"] == 0
     assert any(s["role"] == "frame-validator" for s in report["subjects"])
     assert "requirements:" in proc.stdout and str(out) in proc.stdout

@@ -1,0 +1,156 @@
+"""The MCP face of the reference cc-web: a low-level ``mcp.server.Server`` over stdio or Streamable HTTP.
+
+Why the low-level server (MCP-SDK-NOTES "What the low-level Server does and does not do"): it neither compares a
+``tools/call`` name with ``tools/list`` nor validates arguments, so this handler is the allowlist and the
+validator, and the hidden legacy alias ``ccweb_request_reply`` can be callable without being listed (PRD §2).
+``MCPServer`` would validate with pydantic before our code runs, and would reject the legacy
+``ccweb_send_message`` call that carries no ``replyMode``.
+
+* ``tools/list`` serves ``contract.CCWEB_MCP_TOOLS`` unchanged (``listed_tools``), the same definitions the
+  Codex App fallback list is filtered from (``CcwebCore.fallback_tools``).
+* ``tools/call`` hands the call to ``CcwebCore.call_tool`` (allowlist: public tools + hidden alias; arguments
+  checked against the public schema with JSON Schema Draft 2020-12, except that a ``ccweb_send_message`` without
+  ``replyMode`` is the legacy one_way call). The calling conversation is ``_meta["ccweb/sourceConversationId"]``,
+  else the server's default. Every exception becomes an ``isError`` result with text content, never a JSON-RPC
+  error.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+
+from ... import __version__
+from . import contract
+from .contract import LEGACY_REQUEST_REPLY_TOOL, PUBLIC_TOOL_NAMES, SOURCE_CONVERSATION_META_KEY
+from .core import CallPath, CcwebCore, ToolOutcome, Variant
+
+__all__ = ["SERVER_NAME", "build_server", "listed_tools", "serve_stdio", "serve_http"]
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "ccweb-reference"
+INSTRUCTIONS = (
+    "cc-web conversation tools. To message another conversation use ccweb_send_message and always choose "
+    "replyMode: return_and_continue when you need the result (analysis, implementation, testing, acceptance, "
+    "reporting back), one_way only when you do not."
+)
+
+
+def listed_tools(core: CcwebCore) -> list[dict[str, Any]]:
+    """What ``tools/list`` serves: the core's tool definitions (``CCWEB_MCP_TOOLS``), nothing added (but for the
+    ``alias-listed`` variant)."""
+    tools = core.tool_definitions()
+    if core.variant is Variant.ALIAS_LISTED:  # broken on purpose: the hidden alias is listed (PRD §1 forbids it)
+        tools.append({
+            "name": LEGACY_REQUEST_REPLY_TOOL,
+            "description": "Send a message to another conversation and get its reply back automatically.",
+            "inputSchema": contract.tool_schema(LEGACY_REQUEST_REPLY_TOOL),
+        })
+    return tools
+
+
+def _result(outcome: ToolOutcome) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=outcome.text)],
+        structured_content=dict(outcome.structured) if outcome.structured is not None else None,
+        is_error=outcome.is_error,
+    )
+
+
+def _source_of(params: types.CallToolRequestParams) -> str | None:
+    meta = params.meta
+    value = meta.get(SOURCE_CONVERSATION_META_KEY) if isinstance(meta, Mapping) else None
+    return value if isinstance(value, str) and value else None
+
+
+def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
+    """A low-level MCP server over ``core`` (for in-memory connections, stdio or Streamable HTTP)."""
+    tools = [types.Tool(name=t["name"], description=t["description"], input_schema=t["inputSchema"])
+             for t in listed_tools(core)]
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        name = params.name
+        try:
+            if core.variant is Variant.ALIAS_REJECTED and name not in PUBLIC_TOOL_NAMES:
+                # broken on purpose: an allowlist of the listed names rejects the alias before the dispatcher
+                return _result(ToolOutcome.error(f"Unknown tool {name!r}. The available tools are: "
+                                                 f"{', '.join(PUBLIC_TOOL_NAMES)}."))
+            outcome = core.call_tool(name, params.arguments, source_conversation_id=_source_of(params),
+                                     via=CallPath.MCP)
+            return _result(outcome)
+        except Exception as exc:  # noqa: BLE001 - every failure is a tool error result, never a JSON-RPC error
+            log.exception("tools/call %s failed", name)
+            return _result(ToolOutcome.error(f"{name}: internal error in the ccweb reference: "
+                                             f"{type(exc).__name__}: {exc}"))
+
+    return Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | None = None) -> None:
+    """Serve on stdin/stdout until end of input or SIGTERM/SIGINT."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        if on_ready is not None:
+            on_ready()
+        await server.run(read, write, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve_http(
+    server: Server[Any], sock: socket.socket, *, on_ready: Callable[[str], None] | None = None
+) -> None:
+    """Serve Streamable HTTP at ``/mcp`` on the bound ``sock`` under uvicorn until SIGTERM/SIGINT; ``on_ready``
+    gets the MCP URL once uvicorn listens."""
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on")
+    userver = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/mcp"
+
+    async def announce() -> None:
+        while not userver.started:
+            if userver.should_exit:
+                return
+            await anyio.sleep(0.01)
+        if on_ready is not None:
+            on_ready(url)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await userver.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
