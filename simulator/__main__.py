@@ -63,7 +63,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     # looks for its configuration file, and a report directory is such a path.
     argv = [f"--rootdir={root}", f"--config-file={root / 'pyproject.toml'}", "-p", "no:cacheprovider",
             *(paths or [str(root / "features")])]
-    for flag, values in (("--target", args.target), ("--control", args.control), ("--req", reqs)):
+    for flag, values in (("--target", args.target), ("--control", args.control), ("--req", reqs),
+                         ("--subject-env", args.subject_env)):
         for value in values:
             argv.append(f"{flag}={value}")
     for flag, value in (("--report-dir", args.report_dir), ("--baseline", args.baseline),
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("selection", nargs="*", help="requirement ids/globs or feature paths")
     run.add_argument("--target", action="append", default=[], metavar="NAME=SPEC")
     run.add_argument("--control", action="append", default=[], metavar="NAME=URL")
+    run.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE")
     run.add_argument("--hook-token", default=None)
     run.add_argument("--config", default=None, metavar="FILE")
     run.add_argument("--report-dir", default=None, metavar="DIR")

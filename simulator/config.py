@@ -14,6 +14,9 @@
     [tool.simulator.controls]
     hook-server = "http://127.0.0.1:9001"
 
+    [tool.simulator.subject_env.probekit]  # the environment an HTTP subject was started with
+    MCP_TOOLSET = "core"
+
     [tool.simulator.timeouts]
     step = 5.0                            # seconds one step may wait for the subject
     scenario = 60.0                       # seconds one scenario may take
@@ -41,7 +44,8 @@ TOKEN_ENV = "HOOK_CONFORMANCE_TOKEN"
 DEFAULT_STEP_TIMEOUT = 5.0
 DEFAULT_SCENARIO_TIMEOUT = 120.0
 
-_TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "strict", "report_dir", "select"}
+_TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "strict", "report_dir", "select",
+             "subject_env"}
 _TIMEOUT_KEYS = {"step", "scenario"}
 _SELECT_KEYS = {"markers", "req"}
 
@@ -50,6 +54,9 @@ _SELECT_KEYS = {"markers", "req"}
 class HarnessConfig:
     targets: dict[Role, TargetSpec] = field(default_factory=lambda: dict(DEFAULT_TARGETS))
     controls: dict[Role, str] = field(default_factory=dict)
+    #: The environment each role's subject runs with: applied when the harness starts it (stdio, ref), taken on
+    #: trust for a subject it only dials (http, ws); scenarios that need another environment are not applicable.
+    subject_env: dict[Role, dict[str, str]] = field(default_factory=dict)
     hook_token: str | None = None
     step_timeout: float = DEFAULT_STEP_TIMEOUT
     scenario_timeout: float = DEFAULT_SCENARIO_TIMEOUT
@@ -114,6 +121,7 @@ def build_config(
     source: str | None = None,
     cli_targets: list[str] = (),
     cli_controls: list[str] = (),
+    cli_subject_env: list[str] = (),
     hook_token: str | None = None,
     step_timeout: float | None = None,
     scenario_timeout: float | None = None,
@@ -159,6 +167,29 @@ def build_config(
             raise ConfigError(f"{ctx}: the control API is an http(s) URL")
         controls[role] = url
 
+    subject_env: dict[Role, dict[str, str]] = {}
+    file_env = file_table.get("subject_env", {})
+    if not isinstance(file_env, dict):
+        raise ConfigError(f"{where}: subject_env must be a table of tables (role → NAME = \"value\")")
+    for name, table in file_env.items():
+        try:
+            role = Role(name)
+        except ValueError:
+            raise ConfigError(f"{where}: subject_env.{name}: unknown role {name!r}") from None
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise ConfigError(f"{where}: subject_env.{name} must map variable names to strings")
+        subject_env.setdefault(role, {}).update(table)
+    for text in cli_subject_env:
+        name, sep, assignment = text.partition("=")
+        var, sep2, value = assignment.partition("=")
+        if not sep or not sep2 or not var:
+            raise ConfigError(f"--subject-env {text!r}: expected ROLE=NAME=VALUE, e.g. probekit=MCP_TOOLSET=core")
+        try:
+            role = Role(name.strip())
+        except ValueError:
+            raise ConfigError(f"--subject-env {text!r}: unknown role {name!r}") from None
+        subject_env.setdefault(role, {})[var] = value
+
     timeouts = file_table.get("timeouts", {})
     if not isinstance(timeouts, dict):
         raise ConfigError(f"{where}: timeouts must be a table")
@@ -195,6 +226,7 @@ def build_config(
     return HarnessConfig(
         targets=targets,
         controls=controls,
+        subject_env=subject_env,
         hook_token=token,
         step_timeout=step_timeout if step_timeout is not None else _number(
             timeouts.get("step", DEFAULT_STEP_TIMEOUT), f"{where}: timeouts.step"),

@@ -87,6 +87,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "listen:HOST:PORT | stdio:COMMAND | http(s)://…/mcp (repeatable; default ref)")
     group.addoption("--control", action="append", default=[], metavar="NAME=URL",
                     help="the control API of a role's subject (docs/control-api.md); repeatable")
+    group.addoption("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE",
+                    help="the environment a role's subject runs with (set when the harness starts it; assumed for "
+                         "a subject it only dials); repeatable")
     group.addoption("--hook-token", default=None, metavar="TOKEN",
                     help="bearer token for an external hook server (or env HOOK_CONFORMANCE_TOKEN)")
     group.addoption("--config", dest="simulator_config", default=None, metavar="FILE",
@@ -117,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
             source=source,
             cli_targets=config.getoption("--target"),
             cli_controls=config.getoption("--control"),
+            cli_subject_env=config.getoption("--subject-env"),
             hook_token=config.getoption("--hook-token"),
             step_timeout=config.getoption("--step-timeout"),
             scenario_timeout=config.getoption("--scenario-timeout"),

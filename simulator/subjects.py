@@ -23,7 +23,7 @@ from typing import Any
 
 from .config import HarnessConfig
 from .control import ControlClient
-from .errors import TargetError
+from .errors import NotApplicable, TargetError
 from .targets import Role, TargetKind
 from .wirelog import WireLog
 
@@ -41,6 +41,8 @@ class RunningReference:
     control_url: str | None = None
     #: For MCP subjects: a server object for in-memory connections, or a command line.
     server: Any = None
+    #: For MCP subjects configured by environment (MCP_TOOLSET, …): builds a server object for that environment.
+    server_factory: Callable[[dict[str, str]], Any] | None = None
     command: tuple[str, ...] | None = None
     identity: dict[str, Any] = field(default_factory=dict)
     stop: Callable[[], None] = lambda: None
@@ -50,7 +52,11 @@ class RunningReference:
 #: imported only when a run needs it.
 REFERENCE_STARTERS: dict[Role, str] = {
     Role.CCWEB: "simulator.reference.ccweb:start_embedded",
+    Role.PROBEKIT: "simulator.reference.probekit:start_embedded",
 }
+
+#: What an environment variable means when a subject does not say (the probe-kit design's defaults).
+_DEFAULTS: dict[str, str] = {"MCP_TOOLSET": "full"}
 
 
 def _starter(role: Role) -> Callable[[HarnessConfig], RunningReference] | None:
@@ -99,16 +105,35 @@ class Subjects:
         """For ``desktop=ref``: start the embedded desktop dialling ``url`` (the harness's server role)."""
         return self._reference(Role.DESKTOP)
 
-    def connect_mcp(self, role: Role | str, client: Any) -> None:
+    def subject_env(self, role: Role | str) -> dict[str, str]:
+        return dict(self.config.subject_env.get(Role(role), {}))
+
+    def connect_mcp(self, role: Role | str, client: Any, env: dict[str, str] | None = None) -> None:
+        """Connect ``client`` to the role's subject. ``env`` is the environment the scenario needs the subject to
+        run with (e.g. ``{"MCP_TOOLSET": "core"}``): applied when the harness starts the subject (stdio, ref); for
+        an HTTP subject, which was started by someone else, it must match ``--subject-env`` or the scenario is
+        not applicable to this run."""
         role = Role(role)
         target = self.config.target(role)
+        wanted = {**self.subject_env(role), **(env or {})}
         if target.kind is TargetKind.STDIO:
-            client.connect_stdio(list(target.command or ()))
+            client.connect_stdio(list(target.command or ()), env=wanted or None)
         elif target.kind is TargetKind.HTTP:
+            declared = self.subject_env(role)
+            differing = {k: v for k, v in (env or {}).items() if declared.get(k, _DEFAULTS.get(k)) != v}
+            if differing:
+                have = ", ".join(f"{k}={declared.get(k, _DEFAULTS.get(k, '(unset)'))}" for k in differing)
+                need = ", ".join(f"{k}={v}" for k, v in differing.items())
+                raise NotApplicable(
+                    f"the {role.value} target {target.raw} runs with {have} (an HTTP subject's environment is fixed "
+                    f"when it starts; declare it with --subject-env); this scenario needs {need}"
+                )
             client.connect_http(target.url)
         else:
             ref = self._reference(role)
-            if ref.server is not None:
+            if ref.server_factory is not None:
+                client.connect_memory(ref.server_factory(wanted))
+            elif ref.server is not None:
                 client.connect_memory(ref.server)
             elif ref.command:
                 client.connect_stdio(list(ref.command))

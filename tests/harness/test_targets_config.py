@@ -120,3 +120,41 @@ def test_token_from_environment(monkeypatch):
 
 def test_listen_and_ws_parse_directly():
     assert parse_target("desktop", "listen:0.0.0.0:0").port == 0
+
+
+def test_subject_env_from_file_and_command_line(tmp_path: Path):
+    path = tmp_path / "sim.toml"
+    path.write_text('[subject_env.probekit]\nMCP_TOOLSET = "core"\nMCP_DEBUG = "1"\n', encoding="utf-8")
+    table, source = load_file_config(path)
+    cfg = build_config(table, source=source, cli_subject_env=["probekit=MCP_TOOLSET=ui"])
+    assert cfg.subject_env[Role.PROBEKIT] == {"MCP_TOOLSET": "ui", "MCP_DEBUG": "1"}
+
+
+@pytest.mark.parametrize("text, fragment", [("probekit", "ROLE=NAME=VALUE"), ("probekit=X", "ROLE=NAME=VALUE"),
+                                             ("printer=A=B", "unknown role")])
+def test_subject_env_errors(text, fragment):
+    with pytest.raises(ConfigError) as info:
+        build_config({}, cli_subject_env=[text])
+    assert fragment in str(info.value)
+
+
+def test_http_subject_with_another_environment_is_not_applicable():
+    from simulator.errors import NotApplicable
+    from simulator.subjects import Subjects
+
+    class Client:
+        def connect_http(self, url):  # pragma: no cover - must not be reached
+            raise AssertionError("connected despite the environment mismatch")
+
+    cfg = build_config({}, cli_targets=["probekit=http://127.0.0.1:1/mcp"], cli_subject_env=["probekit=MCP_TOOLSET=ui"])
+    with pytest.raises(NotApplicable) as info:
+        Subjects(cfg).connect_mcp("probekit", Client(), env={"MCP_TOOLSET": "core"})
+    assert "MCP_TOOLSET=ui" in str(info.value) and "MCP_TOOLSET=core" in str(info.value)
+    seen = []
+
+    class Recorder:
+        def connect_http(self, url):
+            seen.append(url)
+
+    Subjects(cfg).connect_mcp("probekit", Recorder(), env={"MCP_TOOLSET": "ui"})
+    assert seen == ["http://127.0.0.1:1/mcp"]
