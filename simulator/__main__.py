@@ -22,6 +22,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 #: What ``serve`` can start, filled in as the reference implementations arrive: name → "module:function".
 SERVABLE: dict[str, str] = {
     "ccweb-mcp": "simulator.reference.ccweb.cli:main",
+    "probekit-mcp": "simulator.reference.probekit.cli:main",
 }
 
 

@@ -1,0 +1,5 @@
+"""Binds features/probekit/*.feature, the MCP Probe Kit v2 design (steps: steps/probekit.py)."""
+
+import pytest_bdd as bdd
+
+bdd.scenarios("probekit")
