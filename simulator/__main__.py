@@ -23,6 +23,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 SERVABLE: dict[str, str] = {
     "ccweb-mcp": "simulator.reference.ccweb.cli:main",
     "probekit-mcp": "simulator.reference.probekit.cli:main",
+    "desktop": "simulator.reference.desktop.cli:main",
 }
 
 

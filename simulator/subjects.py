@@ -44,6 +44,9 @@ class RunningReference:
     #: For MCP subjects configured by environment (MCP_TOOLSET, …): builds a server object for that environment.
     server_factory: Callable[[dict[str, str]], Any] | None = None
     command: tuple[str, ...] | None = None
+    #: For a desktop: start one fresh desktop instance dialling ``url`` (with a bearer token); the handle has
+    #: ``control_url`` and ``stop()``.
+    dial: Callable[[str, str | None], Any] | None = None
     identity: dict[str, Any] = field(default_factory=dict)
     stop: Callable[[], None] = lambda: None
 
@@ -53,6 +56,7 @@ class RunningReference:
 REFERENCE_STARTERS: dict[Role, str] = {
     Role.CCWEB: "simulator.reference.ccweb:start_embedded",
     Role.PROBEKIT: "simulator.reference.probekit:start_embedded",
+    Role.DESKTOP: "simulator.reference.desktop:start_embedded",
 }
 
 #: What an environment variable means when a subject does not say (the probe-kit design's defaults).
@@ -101,9 +105,13 @@ class Subjects:
             return target.host or "127.0.0.1", target.port or 0
         return "127.0.0.1", 0
 
-    def start_reference_desktop(self, url: str) -> RunningReference:
-        """For ``desktop=ref``: start the embedded desktop dialling ``url`` (the harness's server role)."""
-        return self._reference(Role.DESKTOP)
+    def dial_reference_desktop(self, url: str, token: str | None = None) -> Any:
+        """For ``desktop=ref``: start one fresh embedded desktop dialling ``url`` (the harness's server role); the
+        caller stops the returned handle at the end of its scenario."""
+        ref = self._reference(Role.DESKTOP)
+        if ref.dial is None:
+            raise TargetError("the embedded reference desktop offers no way to dial the harness")
+        return ref.dial(url, token)
 
     def subject_env(self, role: Role | str) -> dict[str, str]:
         return dict(self.config.subject_env.get(Role(role), {}))

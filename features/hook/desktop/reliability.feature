@@ -1,0 +1,29 @@
+Feature: turn.end survives a dropped connection until the server takes it over
+  After a reconnect the desktop re-sends the turn.end that was not delivered; with turn-delivery-v1 it keeps it,
+  byte for byte, until turn.delivery(state=accepted), and not after (slack-hook-protocol.md §4 断线重连, §5
+  turn.delivery 可靠性与兼容).
+
+  Background:
+    Given a desktop connected to the harness's hook server with features "turn-delivery-v1"
+
+  @req:HOOK-DESKTOP-RELIABLE-RESEND-01 @must
+  Scenario: a turn.end not yet accepted is re-sent byte for byte after each reconnect
+    Given the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Deployed."}
+    When the harness dispatches "first"
+    Then the desktop acks "first" as accepted with a session id
+    And the turn.end of "first" has status "ok"
+    When the harness drops the connection and the desktop reconnects
+    Then the desktop sends the turn.end of "first" again, byte for byte
+    When the harness drops the connection and the desktop reconnects
+    Then the desktop sends the turn.end of "first" again, byte for byte
+
+  @req:HOOK-DESKTOP-RELIABLE-ACCEPTED-01 @must
+  Scenario: once turn.delivery accepted arrives, the turn.end is no longer re-sent
+    Given the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Deployed."}
+    When the harness dispatches "first"
+    Then the turn.end of "first" has status "ok"
+    When the harness accepts the delivery of "first"
+    Then the connection stays open and the desktop answers a ping
+    And the desktop's state lists no outbox entry
+    When the harness drops the connection and the desktop reconnects
+    Then the desktop does not send the turn.end of "first" again

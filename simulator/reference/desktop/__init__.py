@@ -1,0 +1,132 @@
+"""The reference desktop of the hook protocol (spec slack-hook-protocol.md; docs/desktop-plan.md).
+
+``machine.DesktopMachine`` is the sans-I/O protocol machine; ``client.DesktopClient`` its WebSocket shell (own
+asyncio loop in a thread, SQLite outbox from ``store``); ``agent.Script`` the scripted agent; ``control`` the
+control API. ``start_instance`` wires one desktop together; ``start_embedded(config)`` gives the harness a
+``RunningReference`` whose ``dial(url, token)`` starts one fresh instance (temp db, control API on 127.0.0.1:0).
+``python -m simulator serve desktop`` runs one as a process (``cli.main``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .agent import DEFAULT_SCRIPT, InteractionScript, Script
+from .client import DesktopClient
+from .control import CAPABILITIES, DesktopControlApi
+from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, DesktopMachine, Variant
+from .store import OutboxStore
+
+if TYPE_CHECKING:
+    from ...subjects import RunningReference
+
+__all__ = [
+    "CAPABILITIES", "CONSUMED_FEATURES", "DEFAULT_SCRIPT", "DesktopClient", "DesktopControlApi", "DesktopHandle",
+    "DesktopMachine", "InteractionScript", "OutboxStore", "Script", "VARIANT_ENV", "Variant", "start_embedded",
+    "start_instance", "INTERVAL_ENV",
+]
+
+
+class DesktopHandle:
+    """One running desktop: ``control_url``, ``machine``, ``client``; ``stop()`` bounded and idempotent."""
+
+    def __init__(self, client: DesktopClient, control: DesktopControlApi | None, store: OutboxStore,
+                 temp_dir: Path | None) -> None:
+        self.client, self.control, self.store, self._temp_dir = client, control, store, temp_dir
+        self.machine = client.machine
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    @property
+    def control_url(self) -> str | None:
+        return self.control.url if self.control is not None else None
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        if self.control is not None:
+            self.control.stop()
+        self.client.stop()
+        self.store.close()
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+
+
+def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[str, str] | None = None,
+                   default_workspace: str | None = None, db: str | Path | None = None,
+                   variant: Variant | str | None = None, control: tuple[str, int] | None = ("127.0.0.1", 0),
+                   progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS, reconnect_delay: float = 0.2,
+                   device_id: str | None = None) -> DesktopHandle:
+    """Start one desktop dialling ``url``. Without ``db`` the outbox lives in a temp directory removed at stop.
+    Without ``workspaces`` a temp folder is registered as alias ``repo``."""
+    chosen = Variant.parse(variant) if isinstance(variant, str) or variant is None else variant
+    if variant is None:
+        chosen = Variant.parse(os.environ.get(VARIANT_ENV))
+    temp_dir = Path(tempfile.mkdtemp(prefix="desktop-reference-"))
+    if workspaces is None:
+        (temp_dir / "repo").mkdir()
+        workspaces = {"repo": str(temp_dir / "repo")}
+    store = OutboxStore(db if db is not None else temp_dir / "outbox.sqlite3")
+    import uuid
+
+    machine = DesktopMachine(workspaces=dict(workspaces), default_workspace=default_workspace,
+                             device_id=device_id or f"ref-desktop-{uuid.uuid4()}", variant=chosen,
+                             progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
+                             outbox=store.load())
+    client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()
+    api = DesktopControlApi(client, *control).start() if control is not None else None
+    return DesktopHandle(client, api, store, temp_dir)
+
+
+#: The progress throttle interval (ms) for embedded instances, from the environment or the subject's env.
+INTERVAL_ENV = "DESKTOP_REFERENCE_PROGRESS_INTERVAL_MS"
+
+
+def _subject_env(config: Any) -> dict[str, str]:
+    """The run's ``--subject-env desktop=NAME=VALUE`` settings, if the config carries any."""
+    try:
+        from ...targets import Role
+
+        return dict((getattr(config, "subject_env", None) or {}).get(Role.DESKTOP, {}))
+    except Exception:  # noqa: BLE001 - no config, or an older shape: no settings
+        return {}
+
+
+def start_embedded(config: Any = None, *, variant: Variant | str | None = None) -> RunningReference:
+    """The embedded reference for a run: ``dial(url, token)`` starts one fresh desktop per call; ``stop()``
+    stops every instance still running."""
+    from ... import __version__
+    from ...subjects import RunningReference
+    from ...targets import Role
+
+    handles: list[DesktopHandle] = []
+    env = _subject_env(config)
+    if variant is None and env.get(VARIANT_ENV):
+        variant = env[VARIANT_ENV]
+    interval = float(env.get(INTERVAL_ENV) or os.environ.get(INTERVAL_ENV) or DEFAULT_PROGRESS_INTERVAL_MS)
+
+    def dial(url: str, token: str | None = None) -> DesktopHandle:
+        handle = start_instance(url, token, variant=variant, progress_interval_ms=interval)
+        handles.append(handle)
+        return handle
+
+    def stop() -> None:
+        for handle in handles:
+            handle.stop()
+
+    chosen = Variant.parse(variant) if isinstance(variant, str) or variant is None else variant
+    if variant is None:
+        chosen = Variant.parse(os.environ.get(VARIANT_ENV))
+    return RunningReference(
+        role=Role.DESKTOP, dial=dial, stop=stop,
+        identity={"implementation": "simulator desktop reference", "version": __version__,
+                  "variant": chosen.value if chosen else None},
+    )

@@ -1,0 +1,203 @@
+"""The reference desktop's I/O shell: a WebSocket client driving ``DesktopMachine`` (STYLE.md: effects out).
+
+``DesktopClient`` runs its own asyncio loop in a daemon thread: it dials ``url`` (``Authorization: Bearer`` when a
+token is given), feeds the machine every event (connected, frame, timer, written, disconnected) under one lock so
+effects keep their order, carries the effects out (socket writes, SQLite outbox, timers) and reconnects after a
+short pause unless the control API said ``disconnect``. ``call(fn)`` runs a control command on the loop.
+``stop()`` is bounded and idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+
+from .machine import DesktopMachine, Effect, Forget, Persist, Schedule, Send, Unschedule
+from .store import OutboxStore
+
+__all__ = ["DesktopClient"]
+
+log = logging.getLogger(__name__)
+
+
+def _now() -> float:
+    return time.time() * 1000
+
+
+class DesktopClient:
+    def __init__(self, url: str, token: str | None, machine: DesktopMachine, store: OutboxStore, *,
+                 reconnect_delay: float = 0.2, max_size: int | None = 64 * 1024 * 1024) -> None:
+        self.url, self.token = url, token
+        self.machine, self.store = machine, store
+        self.reconnect_delay = reconnect_delay
+        self.max_size = max_size
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._ws: ClientConnection | None = None
+        self._lock: asyncio.Lock | None = None
+        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self._paused = False
+        self._resume: asyncio.Event | None = None
+        self._main: asyncio.Task[None] | None = None
+        self._stopped = False
+        self.connections = 0
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+
+    def start(self) -> DesktopClient:
+        self._thread = threading.Thread(target=self._run, name="desktop-reference", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(5):
+            raise RuntimeError("the desktop loop did not start")
+        return self
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        self.loop = loop
+        asyncio.set_event_loop(loop)
+        self._lock = asyncio.Lock()
+        self._resume = asyncio.Event()
+        self._main = loop.create_task(self._dial_forever())
+        self._ready.set()
+        try:
+            loop.run_until_complete(self._main)
+        except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the loop ends with the client
+            pass
+        finally:
+            for handle in self._timers.values():
+                handle.cancel()
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            try:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close the connection and end the loop (bounded; safe to call twice)."""
+        if self._stopped:
+            return
+        self._stopped = True
+        loop, main = self.loop, self._main
+        if loop is not None and main is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(main.cancel)
+            except RuntimeError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # -- the connection -------------------------------------------------------------------------------------
+
+    async def _dial_forever(self) -> None:
+        assert self._resume is not None
+        while True:
+            if self._paused:
+                self._resume.clear()
+                await self._resume.wait()
+                continue
+            headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+            try:
+                async with connect(self.url, additional_headers=headers, max_size=self.max_size,
+                                   open_timeout=5, close_timeout=1, ping_interval=None) as ws:
+                    self._ws = ws
+                    self.connections += 1
+                    log.info("connected to %s", self.url)
+                    await self._event(lambda now: self.machine.on_connected(now))
+                    async for raw in ws:
+                        await self._event(lambda now, raw=raw: self.machine.on_frame(raw, now))
+            except asyncio.CancelledError:
+                raise
+            except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
+                log.info("connection to %s ended: %s", self.url, exc)
+            finally:
+                if self._ws is not None:
+                    self._ws = None
+                    await self._event(lambda now: self.machine.on_disconnected(now))
+            await asyncio.sleep(self.reconnect_delay)
+
+    async def _event(self, fn: Callable[[float], list[Effect]]) -> Any:
+        assert self._lock is not None
+        async with self._lock:
+            effects = fn(_now())
+            await self._apply(effects)
+
+    async def _apply(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Send):
+                ws = self._ws
+                ok = False
+                if ws is not None:
+                    try:
+                        await ws.send(effect.text)
+                        ok = True
+                    except (OSError, WebSocketException) as exc:
+                        log.info("could not send %s: %s", effect.type, exc)
+                more = (self.machine.on_written(effect, _now()) if ok
+                        else self.machine.on_send_failed(effect, _now()))
+                await self._apply(more)
+            elif isinstance(effect, Persist):
+                self.store.put(effect.request_id, effect.text)
+            elif isinstance(effect, Forget):
+                self.store.delete(effect.request_id)
+            elif isinstance(effect, Schedule):
+                self._unschedule(effect.key)
+                delay = max(0.0, (effect.at - _now()) / 1000)
+                assert self.loop is not None
+                self._timers[effect.key] = self.loop.call_later(delay, self._fire, effect.key)
+            elif isinstance(effect, Unschedule):
+                self._unschedule(effect.key)
+
+    def _unschedule(self, key: tuple[str, str]) -> None:
+        handle = self._timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
+
+    def _fire(self, key: tuple[str, str]) -> None:
+        self._timers.pop(key, None)
+        assert self.loop is not None
+        self.loop.create_task(self._event(lambda now: self.machine.on_timer(key, now)))
+
+    # -- control (called from other threads) ------------------------------------------------------------------
+
+    def call(self, fn: Callable[[float], Any], timeout: float = 5.0) -> Any:
+        """Run ``fn(now)`` on the loop under the lock; ``fn`` returns effects, or (value, effects). Returns value."""
+        async def run() -> Any:
+            assert self._lock is not None
+            async with self._lock:
+                out = fn(_now())
+                value, effects = out if isinstance(out, tuple) else (None, out)
+                await self._apply(list(effects or []))
+                return value
+
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def disconnect(self, timeout: float = 5.0) -> None:
+        async def run() -> None:
+            self._paused = True
+            if self._ws is not None:
+                await self._ws.close()
+
+        assert self.loop is not None
+        asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def reconnect(self, timeout: float = 5.0) -> None:
+        async def run() -> None:
+            self._paused = False
+            assert self._resume is not None
+            self._resume.set()
+
+        assert self.loop is not None
+        asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)

@@ -1,0 +1,681 @@
+"""The reference desktop's protocol machine: sans-I/O (STYLE.md principles 1-2).
+
+Theory of operation. ``DesktopMachine`` holds the desktop's state (workspaces, sessions, turns, acks, outbox,
+reopen bookkeeping) and is driven by events: ``on_connected``, ``on_frame`` (raw text, parsed here with
+``parse_hook_message``), ``on_disconnected``, ``on_timer``, ``on_written`` / ``on_send_failed`` (what the driver
+reports about a ``Send``), and the control commands. Every event takes ``now`` (unix ms) and returns a list of
+effects (frozen dataclasses) that the driver (client.py) carries out in order: ``Send`` a text frame,
+``Persist`` / ``Forget`` an outbox entry, ``Schedule`` / ``Unschedule`` a timer. Ids come from the ``ids``
+callable (UUID v4 by default); whether a workspace folder exists comes from ``folder_exists``. No I/O here.
+
+Spec references (slack-hook-protocol.md): hello §5 阶段 1 + 默认工作目录; dispatch/ack §5 阶段 2, §4 requestId
+idempotency; progress throttling §4 latest-wins; turn.end linkage §5; outbox + turn.delivery §4/§5;
+task.cancel, session.archive §4 idempotent; interactions §5 阶段 10; lifecycle.preference 上下线通知偏好;
+turn.reopen 阶段 18 (desktop side).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ...hook import (
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    HOOK_PROTOCOL_VERSION,
+    Feature,
+    HookMessage,
+    InteractionButton,
+    MessageType,
+    TurnUsage,
+    make_hello,
+    make_interaction_cancel,
+    make_interaction_request,
+    make_lifecycle_preference,
+    make_pong,
+    make_task_ack,
+    make_turn_end,
+    make_turn_progress,
+    make_turn_reopen,
+    parse_hook_message,
+    serialize_hook_message,
+)
+from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
+
+__all__ = [
+    "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "Effect",
+    "DesktopMachine", "MachineError", "CONSUMED_FEATURES", "DEFAULT_PROGRESS_INTERVAL_MS", "REOPEN_TTL_MS",
+]
+
+VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
+DEFAULT_PROGRESS_INTERVAL_MS = 1500
+REOPEN_TTL_MS = 60 * 60 * 1000
+#: The features this desktop consumes, declared in hello.features.
+CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value)
+
+
+class Variant(StrEnum):
+    """Deliberately broken behaviours (docs/desktop-plan.md), each a tiny switch; kept as test fixtures."""
+
+    REOPEN_AFTER_PROGRESS = "reopen-after-progress"
+    REOPEN_REPLAYED = "reopen-replayed"
+    COUNTER_REOPEN_ID = "counter-reopen-id"
+    REDELIVERY_RUNS_TWICE = "redelivery-runs-twice"
+    LIFECYCLE_WITHOUT_FEATURE = "lifecycle-without-feature"
+
+    @classmethod
+    def parse(cls, value: str | None) -> Variant | None:
+        if value is None or value in ("", "none", "correct"):
+            return None
+        try:
+            return cls(value)
+        except ValueError:
+            raise ValueError(f"unknown desktop variant {value!r} (known: {', '.join(v.value for v in cls)})") from None
+
+
+class MachineError(Exception):
+    """Our own caller's misuse (a control command that does not apply): ``code`` for the control API."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+# -- effects -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Write ``text`` (one WebSocket text frame). ``request_id``: the turn it belongs to (None: none)."""
+
+    text: str
+    type: str
+    request_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Persist:
+    """Keep ``text`` (a turn.end) in the outbox until ``Forget``."""
+
+    request_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forget:
+    request_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """Call ``on_timer(key)`` at unix ms ``at`` (replaces a timer with the same key)."""
+
+    key: tuple[str, str]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Unschedule:
+    key: tuple[str, str]
+
+
+Effect = Send | Persist | Forget | Schedule | Unschedule
+
+
+# -- state ---------------------------------------------------------------------------------------------------------
+
+
+class TurnKind(StrEnum):
+    DISPATCH = "dispatch"  # from task.dispatch: frames go to the server, turn.end via the outbox
+    REOPEN = "reopen"      # retry-turn with turn-reopen-v1: frames sent directly, never cached
+    LOCAL = "local"        # ask-in-session, or retry without the feature: nothing on the wire
+
+
+@dataclass
+class Session:
+    session_id: str
+    external_key: str | None
+    workspace: str | None
+    archived: bool = False
+
+
+@dataclass
+class Turn:
+    request_id: str
+    external_key: str
+    session_id: str
+    kind: TurnKind
+    script: Script
+    steps: tuple[tuple[str, Any], ...] = ()
+    index: int = 0
+    started_at: float | None = None
+    status: str = "queued"  # queued / running / ok / error / cancelled
+    reopen_of: str | None = None
+    reopen_sent: bool = False
+    progress_sent_at: float | None = None
+    pending_progress: str | None = None
+    interaction_id: str | None = None
+    interaction: InteractionScript | None = None
+    decision: str | None = None
+    first_event_seen: bool = False
+    #: A reopen round whose connection dropped (or whose turn.end was lost): no more frames, not reopenable.
+    severed: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("ok", "error", "cancelled")
+
+
+@dataclass
+class ReopenEntry:
+    """In-memory bookkeeping of a finished thread that can be reopened (spec 阶段 18: in process, with a TTL)."""
+
+    request_id: str
+    external_key: str
+    session_id: str
+    expires_at: float
+
+
+# -- the machine -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DesktopMachine:
+    workspaces: dict[str, str] = field(default_factory=dict)
+    default_workspace: str | None = None
+    device_id: str = "reference-desktop"
+    device_name: str = "Reference desktop"
+    agents: tuple[str, ...] = ("claude",)
+    lifecycle_enabled: bool = True
+    enabled: bool = True
+    variant: Variant | None = None
+    progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS
+    reopen_ttl_ms: float = REOPEN_TTL_MS
+    ids: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    folder_exists: Callable[[str], bool] = field(default=lambda path: True)
+    #: The un-delivered turn.end frames (requestId → exact text), loaded from the store at start.
+    outbox: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.connected = False
+        self.welcomed = False
+        self.server_features: frozenset[str] = frozenset()
+        self.sessions: dict[str, Session] = {}
+        self.by_key: dict[str, str] = {}
+        self.turns: dict[str, Turn] = {}
+        self.runs: dict[str, int] = {}
+        self.acks: dict[str, str] = {}
+        self.active: dict[str, str] = {}            # sessionId → running requestId
+        self.queues: dict[str, deque[str]] = {}     # sessionId → queued requestIds
+        self.reopenable: dict[str, ReopenEntry] = {}
+        self.next_script: deque[Script] = deque()
+        self.interactions: dict[str, str] = {}      # interactionId → requestId
+        self.missing_folders: set[str] = set()
+        self._counter = 0
+
+    # -- helpers ----------------------------------------------------------------------------------------------
+
+    def _frame(self, msg: HookMessage, request_id: str | None = None) -> Send:
+        return Send(serialize_hook_message(msg), msg.type.value, request_id)
+
+    def _env(self, now: float) -> dict[str, Any]:
+        return {"id": self.ids(), "ts": int(now)}
+
+    def has_feature(self, feature: str) -> bool:
+        return feature in self.server_features
+
+    @property
+    def delivery_negotiated(self) -> bool:
+        return self.has_feature(Feature.TURN_DELIVERY.value)
+
+    def aliases(self) -> list[str]:
+        """hello.workspaces: ``chat`` first, then the aliases whose folder exists (only aliases cross the wire)."""
+        rest = [a for a, path in self.workspaces.items()
+                if a != HOOK_CHAT_WORKSPACE_ALIAS and a not in self.missing_folders and self.folder_exists(path)]
+        return [HOOK_CHAT_WORKSPACE_ALIAS, *rest]
+
+    def hello(self, now: float) -> Send:
+        aliases = self.aliases()
+        if self.default_workspace is not None and self.default_workspace not in aliases:
+            self.default_workspace = None  # its folder is gone (or it is unknown): cleared before the hello
+        msg = make_hello(HOOK_PROTOCOL_VERSION, self.device_id, self.device_name, tuple(aliases), self.agents,
+                         features=CONSUMED_FEATURES, lifecycle_announcement=self.lifecycle_enabled,
+                         default_workspace=self.default_workspace, **self._env(now))
+        return self._frame(msg)
+
+    # -- connection events ----------------------------------------------------------------------------------
+
+    def on_connected(self, now: float) -> list[Effect]:
+        self.connected = True
+        self.welcomed = False
+        self.server_features = frozenset()
+        return [self.hello(now)]
+
+    def on_disconnected(self, now: float) -> list[Effect]:
+        self.connected = False
+        self.welcomed = False
+        self.server_features = frozenset()  # renegotiated by the next welcome
+        effects: list[Effect] = []
+        # A reopen round that has not ended can no longer deliver its turn.end (直发不缓存): the thread is done.
+        for turn in self.turns.values():
+            if turn.kind is TurnKind.REOPEN and not turn.finished and self.variant is not Variant.REOPEN_REPLAYED:
+                self._drop_reopen_thread(turn)
+        return effects
+
+    def on_written(self, effect: Send, now: float) -> list[Effect]:
+        """The driver wrote ``effect`` to the socket. Without turn-delivery-v1 that ends a turn.end's outbox life."""
+        if effect.type == MessageType.TURN_END.value and effect.request_id in self.outbox \
+                and not self.delivery_negotiated:
+            del self.outbox[effect.request_id]
+            return [Forget(effect.request_id)]
+        return []
+
+    def on_send_failed(self, effect: Send, now: float) -> list[Effect]:
+        """The driver could not write ``effect``. A reopen round's turn.end lost: that thread is not reopenable."""
+        turn = self.turns.get(effect.request_id or "")
+        if turn is not None and turn.kind is TurnKind.REOPEN and effect.type == MessageType.TURN_END.value:
+            self._drop_reopen_thread(turn)
+        return []
+
+    def _drop_reopen_thread(self, turn: Turn) -> None:
+        self.reopenable.pop(turn.request_id, None)
+        if turn.reopen_of is not None:
+            self.reopenable.pop(turn.reopen_of, None)
+        turn.severed = True
+
+    # -- inbound frames ---------------------------------------------------------------------------------------
+
+    def on_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        result = parse_hook_message(raw)
+        if not result.ok:
+            return self._on_bad_frame(raw, now)
+        msg = result.message
+        assert msg is not None
+        handler = {
+            MessageType.WELCOME: self._on_welcome,
+            MessageType.PING: lambda m, n: [self._frame(make_pong(**self._env(n)))],
+            MessageType.TASK_DISPATCH: self._on_dispatch,
+            MessageType.TASK_CANCEL: self._on_cancel,
+            MessageType.SESSION_ARCHIVE: self._on_archive,
+            MessageType.TURN_DELIVERY: self._on_delivery,
+            MessageType.INTERACTION_DECISION: self._on_decision,
+        }.get(msg.type)
+        return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        """A task.dispatch that fails validation but names a requestId is rejected ``invalid``; else dropped."""
+        import json
+
+        try:
+            data = json.loads(raw)
+        except (ValueError, TypeError):
+            return []
+        if not isinstance(data, dict) or data.get("type") != MessageType.TASK_DISPATCH.value:
+            return []
+        payload = data.get("payload")
+        rid = payload.get("requestId") if isinstance(payload, dict) else None
+        if not isinstance(rid, str) or not rid:
+            return []
+        if rid in self.acks:
+            return [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
+        return [self._ack(rid, "rejected", now, reason="invalid")]
+
+    def _on_welcome(self, msg: HookMessage, now: float) -> list[Effect]:
+        self.welcomed = True
+        self.server_features = frozenset(msg.payload.features)
+        # §4: re-send the un-delivered turn.end frames, byte-identical.
+        return [Send(text, MessageType.TURN_REOPEN.value if rid.startswith("reopen:") else MessageType.TURN_END.value,
+                     rid.removeprefix("reopen:")) for rid, text in self.outbox.items()]
+
+    def _ack(self, rid: str, result: str, now: float, *, reason: str | None = None, session_id: str | None = None,
+             queue_position: int | None = None) -> Send:
+        send = self._frame(make_task_ack(rid, result, reason, session_id, queue_position, **self._env(now)), rid)
+        self.acks[rid] = send.text
+        return send
+
+    def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
+        p = msg.payload
+        rid = p.request_id
+        if rid in self.acks:  # §4: a redelivered requestId replays the previous ack and does not run again
+            effects: list[Effect] = [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
+            if self.variant is Variant.REDELIVERY_RUNS_TWICE and rid in self.turns:
+                old = self.turns[rid]
+                effects += self._enqueue(Turn(rid, old.external_key, old.session_id, TurnKind.DISPATCH,
+                                              self._take_script()), now, ack=False)
+            return effects
+        if not self.enabled:
+            return [self._ack(rid, "rejected", now, reason="disabled")]
+        if not p.prompt.strip() and not p.attachments:
+            return [self._ack(rid, "rejected", now, reason="invalid")]
+        if p.session_id is not None:
+            session = self.sessions.get(p.session_id)
+            if session is None or session.archived:
+                return [self._ack(rid, "rejected", now, reason="session_not_found")]
+            if session.external_key != p.external_key:  # take over: this externalKey now maps to that session
+                if session.external_key is not None:
+                    self.by_key.pop(session.external_key, None)
+                session.external_key = p.external_key
+                self.by_key[p.external_key] = session.session_id
+        else:
+            if p.workspace not in self.aliases():
+                return [self._ack(rid, "rejected", now, reason="unknown_workspace")]
+            sid = self.by_key.get(p.external_key)
+            session = self.sessions.get(sid) if sid else None
+            if session is None or session.archived:
+                session = Session(self.ids(), p.external_key, p.workspace)
+                self.sessions[session.session_id] = session
+                self.by_key[p.external_key] = session.session_id
+        turn = Turn(rid, p.external_key, session.session_id, TurnKind.DISPATCH, self._take_script())
+        return self._enqueue(turn, now, ack=True)
+
+    def _take_script(self) -> Script:
+        return self.next_script.popleft() if self.next_script else DEFAULT_SCRIPT
+
+    def _enqueue(self, turn: Turn, now: float, *, ack: bool) -> list[Effect]:
+        self.turns[turn.request_id] = turn
+        sid = turn.session_id
+        if sid in self.active:
+            queue = self.queues.setdefault(sid, deque())
+            queue.append(turn.request_id)
+            if ack:
+                return [self._ack(turn.request_id, "queued", now, session_id=sid, queue_position=len(queue))]
+            return []
+        effects: list[Effect] = []
+        if ack:
+            effects.append(self._ack(turn.request_id, "accepted", now, session_id=sid))
+        return effects + self._start(turn, now)
+
+    def _start(self, turn: Turn, now: float) -> list[Effect]:
+        self.active[turn.session_id] = turn.request_id
+        self.runs[turn.request_id] = self.runs.get(turn.request_id, 0) + 1
+        turn.status = "running"
+        turn.started_at = now
+        turn.steps = turn.script.steps()
+        turn.index = 0
+        return [Schedule(("step", turn.request_id), now + turn.script.step_ms)]
+
+    # -- running a turn --------------------------------------------------------------------------------------
+
+    def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
+        kind, rid = key
+        turn = self.turns.get(rid)
+        if turn is None or turn.finished:
+            return []
+        if kind == "step":
+            return self._step(turn, now)
+        if kind == "flush" and turn.pending_progress is not None:
+            text, turn.pending_progress = turn.pending_progress, None
+            return self._send_progress(turn, text, now)
+        if kind == "interaction" and turn.interaction_id is not None:
+            return self._resolve_interaction(turn, turn.interaction.default_decision, now, timed_out=True)  # type: ignore[union-attr]
+        return []
+
+    def _first_event(self, turn: Turn, now: float, *, final: bool) -> list[Effect]:
+        """阶段 18: the reopen frame goes out once the round's first event is observed, before its frames."""
+        if turn.first_event_seen:
+            return []
+        turn.first_event_seen = True
+        if turn.kind is not TurnKind.REOPEN or turn.reopen_sent:
+            return []
+        if self.variant is Variant.REOPEN_AFTER_PROGRESS and not final:
+            return []  # broken: sent after the first progress (see _send_progress)
+        return self._send_reopen(turn, now)
+
+    def _send_reopen(self, turn: Turn, now: float) -> list[Effect]:
+        turn.reopen_sent = True
+        assert turn.reopen_of is not None
+        send = self._frame(make_turn_reopen(turn.request_id, turn.reopen_of, turn.external_key, turn.session_id,
+                                            **self._env(now)), turn.request_id)
+        if self.variant is Variant.REOPEN_REPLAYED:  # broken: the reopen round cached for replay
+            self.outbox["reopen:" + turn.request_id] = send.text
+            return [send, Persist("reopen:" + turn.request_id, send.text)]
+        return [send]
+
+    def _wire(self, turn: Turn) -> bool:
+        """Whether this turn's frames go on the wire at all."""
+        return turn.kind is not TurnKind.LOCAL and not turn.severed
+
+    def _step(self, turn: Turn, now: float) -> list[Effect]:
+        if turn.index >= len(turn.steps):
+            return []
+        kind, arg = turn.steps[turn.index]
+        turn.index += 1
+        effects: list[Effect] = []
+        if kind == "progress":
+            effects += self._first_event(turn, now, final=False)
+            effects += self._progress(turn, arg, now)
+            effects.append(Schedule(("step", turn.request_id), now + turn.script.step_ms))
+        elif kind == "interaction":
+            effects += self._first_event(turn, now, final=False)
+            effects += self._open_interaction(turn, arg, now)
+        elif kind == "wait-cancel":
+            pass  # task.cancel ends it
+        else:
+            effects += self._end(turn, now)
+        return effects
+
+    def _progress(self, turn: Turn, text: str, now: float) -> list[Effect]:
+        """§4 latest-wins: a whole snapshot each frame, at most one per interval; a newer snapshot replaces a
+        pending one (never concatenated)."""
+        if not self._wire(turn):
+            return []
+        if turn.progress_sent_at is None or now - turn.progress_sent_at >= self.progress_interval_ms:
+            return self._send_progress(turn, text, now)
+        turn.pending_progress = text
+        return [Schedule(("flush", turn.request_id), turn.progress_sent_at + self.progress_interval_ms)]
+
+    def _send_progress(self, turn: Turn, text: str, now: float) -> list[Effect]:
+        turn.progress_sent_at = now
+        effects: list[Effect] = [self._frame(make_turn_progress(turn.request_id, text, **self._env(now)),
+                                             turn.request_id)]
+        if turn.kind is TurnKind.REOPEN and not turn.reopen_sent and self.variant is Variant.REOPEN_AFTER_PROGRESS:
+            effects += self._send_reopen(turn, now)
+        return effects
+
+    def _open_interaction(self, turn: Turn, card: InteractionScript, now: float) -> list[Effect]:
+        if not self._wire(turn) or turn.kind is TurnKind.REOPEN:
+            # Reopen rounds keep interactions on the desktop (阶段 18): the person at the desktop picks the first.
+            return self._resolve_interaction_local(turn, card.buttons[0].decision, now)
+        turn.interaction = card
+        turn.interaction_id = self.ids()
+        self.interactions[turn.interaction_id] = turn.request_id
+        buttons = tuple(InteractionButton(b.id, b.label, b.style) for b in card.buttons)
+        msg = make_interaction_request(turn.request_id, turn.interaction_id, card.kind, card.title, card.body,
+                                       buttons, **self._env(now))
+        return [self._frame(msg, turn.request_id),
+                Schedule(("interaction", turn.request_id), now + card.timeout_ms)]
+
+    def _resolve_interaction_local(self, turn: Turn, decision: str, now: float) -> list[Effect]:
+        turn.decision = decision
+        return [Schedule(("step", turn.request_id), now + turn.script.step_ms)]
+
+    def _resolve_interaction(self, turn: Turn, decision: str, now: float, *, timed_out: bool) -> list[Effect]:
+        iid = turn.interaction_id
+        assert iid is not None
+        self.interactions.pop(iid, None)
+        turn.interaction_id = None
+        turn.decision = decision
+        effects: list[Effect] = [Unschedule(("interaction", turn.request_id))]
+        if timed_out:  # the safe default applies; tell the server so the card loses its buttons
+            effects.append(self._frame(make_interaction_cancel(turn.request_id, iid, "timeout", **self._env(now)),
+                                       turn.request_id))
+        effects.append(Schedule(("step", turn.request_id), now + turn.script.step_ms))
+        return effects
+
+    def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
+        p = msg.payload
+        rid = self.interactions.get(p.interaction_id)
+        if rid is None or rid != p.request_id:
+            return []  # late / unknown: ignored (§4)
+        turn = self.turns[rid]
+        assert turn.interaction is not None
+        decision = turn.interaction.decision_for(p.button_id)
+        if decision is None:
+            return []  # a button this card never had: ignored
+        return self._resolve_interaction(turn, decision, now, timed_out=False)
+
+    def _end(self, turn: Turn, now: float, *, cancelled: bool = False) -> list[Effect]:
+        effects: list[Effect] = [Unschedule(("step", turn.request_id)), Unschedule(("flush", turn.request_id))]
+        turn.pending_progress = None
+        if turn.interaction_id is not None:
+            iid = turn.interaction_id
+            self.interactions.pop(iid, None)
+            turn.interaction_id = None
+            effects.append(Unschedule(("interaction", turn.request_id)))
+            if self._wire(turn):
+                effects.append(self._frame(make_interaction_cancel(turn.request_id, iid, "turn-ended",
+                                                                   **self._env(now)), turn.request_id))
+        if cancelled:
+            status, text, error = "cancelled", turn.script.final_text if turn.status == "running" else "", None
+        else:
+            status, text, error = turn.script.end_fields(turn.decision)
+        was_running = turn.status == "running"
+        turn.status = status
+        effects += self._first_event(turn, now, final=True) if was_running else []
+        if self._wire(turn):
+            duration = (None if not turn.script.measure_duration or turn.started_at is None
+                        else int(now - turn.started_at))
+            msg = make_turn_end(turn.request_id, turn.external_key, turn.session_id, status, text, error,
+                                usage=TurnUsage(duration),
+                                attachments=filter_attachments(turn.script.attachments), **self._env(now))
+            send = self._frame(msg, turn.request_id)
+            if turn.kind is TurnKind.DISPATCH or self.variant is Variant.REOPEN_REPLAYED:
+                self.outbox[turn.request_id] = send.text
+                effects.append(Persist(turn.request_id, send.text))
+            effects.append(send)
+            if turn.kind is TurnKind.REOPEN and not self.connected:
+                self._drop_reopen_thread(turn)
+        self._remember_reopenable(turn, now)
+        if was_running:
+            effects += self._next_in_session(turn.session_id, now)
+        return effects
+
+    def _remember_reopenable(self, turn: Turn, now: float) -> None:
+        if turn.kind is TurnKind.LOCAL:
+            return
+        if turn.kind is TurnKind.REOPEN:
+            if turn.severed or not self.connected:
+                return
+            self.reopenable.pop(turn.reopen_of or "", None)  # the chain continues from the newest link
+        self.reopenable[turn.request_id] = ReopenEntry(turn.request_id, turn.external_key, turn.session_id,
+                                                       now + self.reopen_ttl_ms)
+
+    def _next_in_session(self, sid: str, now: float) -> list[Effect]:
+        if self.active.get(sid) is not None and not self.turns[self.active[sid]].finished:
+            return []
+        self.active.pop(sid, None)
+        queue = self.queues.get(sid)
+        while queue:
+            nxt = self.turns[queue.popleft()]
+            if nxt.status == "queued":
+                return self._start(nxt, now)
+        return []
+
+    def _on_cancel(self, msg: HookMessage, now: float) -> list[Effect]:
+        turn = self.turns.get(msg.payload.request_id)
+        if turn is None or turn.finished:
+            return []  # unknown or already ended: ignored (§4)
+        if turn.status == "queued":
+            queue = self.queues.get(turn.session_id)
+            if queue and turn.request_id in queue:
+                queue.remove(turn.request_id)
+        return self._end(turn, now, cancelled=True)
+
+    def _on_archive(self, msg: HookMessage, now: float) -> list[Effect]:
+        sid = self.by_key.pop(msg.payload.external_key, None)
+        if sid is not None and sid in self.sessions:
+            self.sessions[sid].archived = True
+        return []  # no binding / already archived: ignored (§4)
+
+    def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
+        p = msg.payload
+        if p.state in ("accepted", "delivered", "failed") and p.request_id in self.outbox:
+            del self.outbox[p.request_id]
+            return [Forget(p.request_id)]
+        return []
+
+    # -- control commands -----------------------------------------------------------------------------------
+
+    def script_next_turn(self, script: Script) -> None:
+        self.next_script.append(script)
+
+    def retry_turn(self, request_id: str, now: float) -> tuple[str | None, list[Effect]]:
+        """The user presses retry on a finished turn: a new round in that session; a reopen when the server
+        declared turn-reopen-v1 and the thread is still reopenable."""
+        old = self.turns.get(request_id)
+        if old is None:
+            raise MachineError("not-found", f"no turn {request_id}")
+        if not old.finished:
+            raise MachineError("conflict", f"turn {request_id} has not finished")
+        self._expire(now)
+        entry = self.reopenable.get(request_id)
+        reopen = entry is not None and self.welcomed and self.has_feature(Feature.TURN_REOPEN.value)
+        if reopen:
+            if self.variant is Variant.COUNTER_REOPEN_ID:
+                self._counter += 1
+                new_id = f"reopen-{self._counter}"
+            else:
+                candidate = self.ids()
+                new_id = candidate if _is_uuid(candidate) else str(uuid.uuid4())  # 阶段 18: UUID v4, never a counter
+            turn = Turn(new_id, old.external_key, old.session_id, TurnKind.REOPEN, self._take_script(),
+                        reopen_of=request_id)
+        else:
+            new_id = None
+            turn = Turn(f"local:{self.ids()}", old.external_key, old.session_id, TurnKind.LOCAL, self._take_script())
+        return new_id, self._enqueue(turn, now, ack=False)
+
+    def ask_in_session(self, request_id: str, text: str, now: float) -> list[Effect]:
+        """Another question in that turn's session, asked at the desktop: never a reopen, nothing on the wire."""
+        old = self.turns.get(request_id)
+        if old is None:
+            raise MachineError("not-found", f"no turn {request_id}")
+        turn = Turn(f"local:{self.ids()}", old.external_key, old.session_id, TurnKind.LOCAL, self._take_script())
+        return self._enqueue(turn, now, ack=False)
+
+    def set_lifecycle_preference(self, enabled: bool, now: float) -> list[Effect]:
+        self.lifecycle_enabled = enabled
+        if not self.connected:
+            return []
+        if self.has_feature(Feature.LIFECYCLE_ANNOUNCEMENT.value) or self.variant is Variant.LIFECYCLE_WITHOUT_FEATURE:
+            return [self._frame(make_lifecycle_preference(enabled, **self._env(now)))]
+        return []  # the server did not declare the family: never sent (the next hello carries the value)
+
+    def set_workspaces(self, workspaces: Mapping[str, str], default: str | None, now: float) -> list[Effect]:
+        self.workspaces = dict(workspaces)
+        self.missing_folders -= set(workspaces)
+        self.default_workspace = default
+        return [self.hello(now)] if self.connected else []
+
+    def remove_workspace_folder(self, alias: str, now: float) -> list[Effect]:
+        if alias not in self.workspaces:
+            raise MachineError("not-found", f"no workspace alias {alias}")
+        self.missing_folders.add(alias)
+        return [self.hello(now)] if self.connected else []
+
+    def _expire(self, now: float) -> None:
+        for rid in [r for r, e in self.reopenable.items() if e.expires_at <= now]:
+            del self.reopenable[rid]
+
+    def state(self, now: float) -> dict[str, Any]:
+        self._expire(now)
+        return {
+            "sessions": [{"sessionId": s.session_id, "externalKey": s.external_key, "workspace": s.workspace,
+                          "archived": s.archived} for s in self.sessions.values()],
+            "runs": [{"requestId": t.request_id, "runs": self.runs.get(t.request_id, 0), "status": t.status,
+                      "kind": t.kind.value, "reopenOf": t.reopen_of, "decision": t.decision}
+                     for t in self.turns.values()],
+            "outbox": list(self.outbox),
+            "reopenable": list(self.reopenable),
+            "connected": self.connected,
+            "serverFeatures": sorted(self.server_features),
+        }
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        return uuid.UUID(value).version == 4
+    except (ValueError, AttributeError, TypeError):
+        return False

@@ -1,0 +1,602 @@
+"""Step vocabulary for ``features/hook/desktop``: the harness plays the hook server, a desktop under test dials in,
+and the steps judge the desktop's obligations of slack-hook-protocol.md (§2, §4, §5, 阶段 18 desktop side).
+
+Theory of operation. Every scenario listens with a fresh ``ServerRole`` on ``subjects.desktop_listen()``: for
+``desktop=ref`` the embedded reference starts ONE fresh desktop dialling it (``subjects.dial_reference_desktop``,
+stopped at the end of the scenario, with its own control API); for ``desktop=listen:HOST:PORT`` an external desktop
+dials in (it reconnects with backoff, so one desktop serves every scenario) and its control API comes from
+``--control desktop=URL``. The harness accepts the connection, reads ``hello`` and answers ``welcome`` with the
+features the scenario names. Requests are named in the feature files ("first", "second", …); the steps give each a
+fresh UUID v4 requestId and a fresh ``sim:<uuid>`` externalKey per external-key name, so scenarios never see each
+other's work even when an external desktop keeps its state between them. The turns the desktop's agent runs are
+scripted through the control API (docs/desktop-plan.md, ``script-next-turn``): expectations come from the feature.
+
+Vocabulary:
+
+* ``Given a desktop connected to the harness's hook server with features "<a, b>|none"``
+* ``Given|When the desktop's next turn is scripted as <JSON>`` (the ``script-next-turn`` body)
+* ``When the harness dispatches "<name>" [to workspace "<alias>"] [with external key "<key>"]``;
+  ``When the harness dispatches "<name>" to an unknown session``; ``When the harness redelivers "<name>"``
+* ``When the harness cancels "<name>"`` (also a name never dispatched); ``When the harness archives the session
+  of external key "<key>"`` / ``archives an unknown external key``
+* ``When the harness drops the connection and the desktop reconnects``; ``When the harness accepts the delivery of
+  "<name>"`` (turn.delivery accepted, attempt 0); ``When the harness answers that interaction with its first button``
+  / ``… answers that interaction again`` (a late decision)
+* ``When the desktop user retries "<name>"`` / ``asks "<text>" in the session of "<name>"`` / ``turns the
+  lifecycle announcement <on|off>``; ``When the desktop's workspaces are set to "<alias>" as default`` /
+  ``When the folder of workspace "<alias>" is removed``
+* Then: acks, turn.progress snapshots, turn.end linkage, attachments, turn.reopen order and ids, hello fields,
+  interactions, lifecycle.preference, the control ``state`` (run count, outbox). Steps that judge "nothing was
+  sent" watch the desktop for ``min(1.5 s, step limit)``; ``retries`` / ``asks`` / ``answers that interaction
+  again`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_bdd as bdd
+from pytest_bdd import parsers
+
+from simulator.control import ControlClient
+from simulator.errors import SubjectTimeout
+from simulator.hook import ABSENT
+from simulator.roles.hook_conn import Inbound
+from simulator.roles.hook_server import ServerRole
+from simulator.targets import Role
+from simulator.wirelog import WireLog
+
+__all__ = ["DesktopScenario"]
+
+ROLE = Role.DESKTOP.value
+#: The spec's names (slack-hook-protocol.md §5, §7), written here once rather than read from the simulator.
+CHAT = "chat"
+FEATURE_TURN_DELIVERY = "turn-delivery-v1"
+FEATURE_TURN_REOPEN = "turn-reopen-v1"
+FEATURE_LIFECYCLE = "lifecycle-announcement-v1"
+SUPPORTED_IMAGE_MIME = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+MAX_BUTTONS = 24
+UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.I)
+#: A desktop reconnects with backoff: accepting its next connection may take longer than one step.
+RECONNECT_MIN_S = 15.0
+#: How long a negative check watches the desktop (bounded by the step limit).
+QUIET_S = 1.5
+POLL_S = 0.05
+
+
+@dataclass
+class DesktopScenario:
+    server: ServerRole
+    control: ControlClient
+    features: tuple[str, ...]
+    step_timeout: float
+    wire: WireLog
+    tmp: Path
+    request_ids: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    #: request name → the external-key name it was dispatched with
+    key_names: dict[str, str] = field(default_factory=dict)
+    acks: dict[str, list[Any]] = field(default_factory=dict)
+    ends: dict[str, list[Inbound]] = field(default_factory=dict)
+    hellos: list[Any] = field(default_factory=list)
+    reopens: list[Inbound] = field(default_factory=list)
+    last_reopen_answer: Any = None
+
+    # -- helpers -------------------------------------------------------------------------------------------------
+
+    def rid(self, name: str) -> str:
+        return self.request_ids.setdefault(name, str(uuid.uuid4()))
+
+    def key(self, name: str) -> str:
+        return self.keys.setdefault(name, f"sim:{uuid.uuid4()}")
+
+    def key_for(self, name: str) -> str:
+        """The externalKey request ``name`` was dispatched with."""
+        return self.key(self.key_names.get(name, name))
+
+    def ctl(self, capability: str, body: dict[str, Any] | None = None) -> Any:
+        return self.control.call(capability, body or {})
+
+    @property
+    def quiet(self) -> float:
+        return min(QUIET_S, self.step_timeout)
+
+    def handshake(self, timeout: float | None = None) -> Any:
+        self.server.accept(timeout)
+        hello = self.server.expect_hello()
+        self.hellos.append(hello)
+        self.server.welcome(self.features)
+        return hello
+
+    def reconnect(self) -> Any:
+        return self.handshake(max(self.step_timeout, RECONNECT_MIN_S))
+
+    def end_entry(self, name: str) -> Inbound:
+        rid = self.rid(name)
+        entry = self.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid)
+        if not entry.ok:
+            raise AssertionError(f"the desktop's turn.end for {name!r} is invalid: {entry.issue}")
+        self.ends.setdefault(name, []).append(entry)
+        return entry
+
+    def last_end(self, name: str) -> Inbound:
+        if not self.ends.get(name):
+            self.end_entry(name)
+        return self.ends[name][-1]
+
+
+def _rid_of(entry: Inbound) -> str | None:
+    if entry.ok:
+        return getattr(entry.message.payload, "request_id", None)  # type: ignore[union-attr]
+    try:
+        data = json.loads(entry.text)
+        return data.get("payload", {}).get("requestId")
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _given(value: Any) -> bool:
+    return value is not ABSENT and value is not None
+
+
+def _features(text: str) -> tuple[str, ...]:
+    text = text.strip()
+    if text in ("", "none"):
+        return ()
+    return tuple(f.strip() for f in text.split(",") if f.strip())
+
+
+# -- Given: the connection -----------------------------------------------------------------------------------------
+
+
+@bdd.given(parsers.parse('a desktop connected to the harness\'s hook server with features "{features}"'),
+           target_fixture="desk")
+def given_desktop(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness,
+                  tmp_path: Path, features: str) -> DesktopScenario:
+    server = ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout)
+    request.addfinalizer(server.close)
+    host, port = subjects.desktop_listen()
+    url = server.listen(host, port)
+    target = harness_config.target(Role.DESKTOP)
+    if target.is_reference:
+        handle = subjects.dial_reference_desktop(url)
+        request.addfinalizer(handle.stop)
+        control = ControlClient(handle.control_url, role=ROLE, timeout=harness_config.step_timeout, wire=wire_log)
+    else:
+        control = subjects.control(ROLE, wire_log)
+    desk = DesktopScenario(server=server, control=control, features=_features(features),
+                           step_timeout=harness_config.step_timeout, wire=wire_log, tmp=tmp_path)
+    desk.reconnect()
+    harness.note_subject(ROLE, target.raw, dict(server.identity))
+    return desk
+
+
+# -- When: scripting and dispatching -------------------------------------------------------------------------------
+
+
+_SCRIPT = parsers.re(r"the desktop's next turn is scripted as (?P<body>\{.*\})$")
+
+
+@bdd.given(_SCRIPT)
+@bdd.when(_SCRIPT)
+def script_next_turn(desk: DesktopScenario, body: str) -> None:
+    desk.ctl("script-next-turn", json.loads(body))
+
+
+_DISPATCH = parsers.re(r'the harness dispatches "(?P<name>[^"]+)"(?: to workspace "(?P<ws>[^"]+)")?'
+                       r'(?: with external key "(?P<key>[^"]+)")?$')
+
+
+@bdd.given(_DISPATCH)
+@bdd.when(_DISPATCH)
+def dispatch(desk: DesktopScenario, name: str, ws: str | None, key: str | None) -> None:
+    desk.key_names[name] = key or name
+    desk.server.dispatch(desk.rid(name), desk.key_for(name), ws or CHAT, prompt=f"Conformance task {name}.")
+
+
+@bdd.when(parsers.parse('the harness dispatches "{name}" to an unknown session'))
+def dispatch_unknown_session(desk: DesktopScenario, name: str) -> None:
+    desk.server.dispatch(desk.rid(name), desk.key(name), None, session_id=f"no-such-session-{uuid.uuid4()}")
+
+
+@bdd.when(parsers.parse('the harness redelivers "{name}"'))
+def redeliver(desk: DesktopScenario, name: str) -> None:
+    desk.server.redispatch(desk.rid(name))
+
+
+@bdd.when(parsers.parse('the harness cancels "{name}"'))
+def cancel(desk: DesktopScenario, name: str) -> None:
+    desk.server.cancel(desk.rid(name))
+
+
+@bdd.when(parsers.parse('the harness archives the session of external key "{key}"'))
+def archive(desk: DesktopScenario, key: str) -> None:
+    desk.server.archive(desk.key(key))
+
+
+@bdd.when("the harness archives an unknown external key")
+def archive_unknown(desk: DesktopScenario) -> None:
+    desk.server.archive(f"sim:{uuid.uuid4()}")
+
+
+@bdd.when("the harness drops the connection and the desktop reconnects")
+def drop_and_reconnect(desk: DesktopScenario) -> None:
+    desk.server.drop()
+    desk.reconnect()
+
+
+@bdd.when(parsers.parse('the harness accepts the delivery of "{name}"'))
+def delivery_accepted(desk: DesktopScenario, name: str) -> None:
+    desk.server.delivery(desk.rid(name), "accepted", 0)
+
+
+@bdd.when(parsers.parse('the desktop user retries "{name}"'))
+def user_retries(desk: DesktopScenario, name: str) -> None:
+    desk.server.drain()  # what follows is judged on the frames sent after the retry
+    desk.reopens.clear()
+    desk.last_reopen_answer = desk.ctl("retry-turn", {"requestId": desk.rid(name)})
+
+
+@bdd.when(parsers.parse('the desktop user asks "{text}" in the session of "{name}"'))
+def user_asks(desk: DesktopScenario, text: str, name: str) -> None:
+    desk.server.drain()  # what follows is judged on the frames sent after the question
+    desk.ctl("ask-in-session", {"requestId": desk.rid(name), "text": text})
+
+
+@bdd.when(parsers.re(r"the desktop user turns the lifecycle announcement (?P<state>on|off)$"))
+def lifecycle_pref(desk: DesktopScenario, state: str) -> None:
+    desk.ctl("set-lifecycle-preference", {"enabled": state == "on"})
+
+
+@bdd.when(parsers.parse('the desktop\'s workspaces are set to "{alias}" as default'))
+def set_workspaces(desk: DesktopScenario, alias: str) -> None:
+    folder = desk.tmp / alias
+    folder.mkdir(parents=True, exist_ok=True)
+    desk.ctl("set-workspaces", {"workspaces": {alias: str(folder)}, "defaultWorkspace": alias})
+
+
+@bdd.when(parsers.parse('the folder of workspace "{alias}" is removed'))
+def remove_folder(desk: DesktopScenario, alias: str) -> None:
+    desk.ctl("remove-workspace-folder", {"alias": alias})
+
+
+# -- Then: hello ---------------------------------------------------------------------------------------------------
+
+
+@bdd.then(parsers.parse('the hello lists "{alias}" as its first workspace'))
+def hello_first(desk: DesktopScenario, alias: str) -> None:
+    ws = desk.hellos[-1].workspaces
+    assert ws and ws[0] == alias, f"hello.workspaces starts with {ws[:1]!r}, not {alias!r}"
+
+
+@bdd.then("the hello states lifecycleAnnouncement explicitly")
+def hello_lifecycle(desk: DesktopScenario) -> None:
+    value = desk.hellos[-1].lifecycle_announcement
+    assert isinstance(value, bool), "hello.lifecycleAnnouncement is left out (an old server would default it)"
+
+
+@bdd.then("the hello's defaultWorkspace, when given, is one of its workspaces")
+def hello_default_member(desk: DesktopScenario) -> None:
+    hello = desk.hellos[-1]
+    if _given(hello.default_workspace):
+        assert hello.default_workspace in hello.workspaces, (
+            f"defaultWorkspace {hello.default_workspace!r} is not in workspaces {list(hello.workspaces)!r}")
+
+
+def _next_hello(desk: DesktopScenario) -> Any:
+    """The hello the desktop sends on its own after a change, else the one it sends after a reconnect."""
+    try:
+        hello = desk.server.expect_payload("hello", desk.step_timeout)
+    except (SubjectTimeout, AssertionError) as exc:
+        if isinstance(exc, AssertionError) and "invalid" in str(exc):
+            raise
+        desk.server.drop()
+        return desk.reconnect()
+    desk.hellos.append(hello)
+    return hello
+
+
+@bdd.then(parsers.parse('the desktop sends a new hello with "{alias}" as defaultWorkspace'))
+def new_hello_default(desk: DesktopScenario, alias: str) -> None:
+    hello = _next_hello(desk)
+    assert alias in hello.workspaces, f"the new hello's workspaces {list(hello.workspaces)!r} lack {alias!r}"
+    assert hello.default_workspace == alias, f"the new hello's defaultWorkspace is {hello.default_workspace!r}"
+
+
+@bdd.then(parsers.parse('the next hello has no defaultWorkspace "{alias}"'))
+def next_hello_cleared(desk: DesktopScenario, alias: str) -> None:
+    hello = _next_hello(desk)
+    assert not _given(hello.default_workspace) or (
+        hello.default_workspace != alias and hello.default_workspace in hello.workspaces), (
+        f"the hello after the folder was removed still names defaultWorkspace {hello.default_workspace!r}")
+
+
+# -- Then: acks ----------------------------------------------------------------------------------------------------
+
+
+def _ack(desk: DesktopScenario, name: str) -> Any:
+    ack = desk.server.expect_ack(desk.rid(name))
+    desk.acks.setdefault(name, []).append(ack)
+    return ack
+
+
+def _first_ack(desk: DesktopScenario, name: str) -> Any:
+    return desk.acks[name][0] if desk.acks.get(name) else _ack(desk, name)
+
+
+@bdd.then(parsers.parse('the desktop acks "{name}" as accepted with a session id'))
+def ack_accepted(desk: DesktopScenario, name: str) -> None:
+    ack = _ack(desk, name)
+    assert ack.result == "accepted", f"task.ack result {ack.result!r} (reason {ack.reason!r}), expected accepted"
+    assert isinstance(ack.session_id, str) and ack.session_id, "an accepted ack carries no sessionId"
+
+
+@bdd.then(parsers.parse('the desktop acks "{name}" as queued with a queue position and a session id'))
+def ack_queued(desk: DesktopScenario, name: str) -> None:
+    ack = _ack(desk, name)
+    assert ack.result == "queued", f"task.ack result {ack.result!r}, expected queued (the session is busy)"
+    assert isinstance(ack.queue_position, int) and ack.queue_position >= 1, f"queuePosition {ack.queue_position!r}"
+    assert isinstance(ack.session_id, str) and ack.session_id, "a queued ack carries no sessionId"
+
+
+@bdd.then(parsers.parse('the desktop acks "{name}" as rejected with reason "{reason}"'))
+def ack_rejected(desk: DesktopScenario, name: str, reason: str) -> None:
+    ack = _ack(desk, name)
+    assert ack.result == "rejected", f"task.ack result {ack.result!r}, expected rejected"
+    assert ack.reason == reason, f"task.ack reason {ack.reason!r}, expected {reason!r}"
+
+
+@bdd.then(parsers.parse('"{a}" and "{b}" were acked with the same session id'))
+def same_session(desk: DesktopScenario, a: str, b: str) -> None:
+    sa, sb = _first_ack(desk, a).session_id, _first_ack(desk, b).session_id
+    assert sa == sb, f"the same externalKey went to two sessions: {sa!r} and {sb!r}"
+
+
+@bdd.then(parsers.parse('"{a}" and "{b}" were acked with different session ids'))
+def different_session(desk: DesktopScenario, a: str, b: str) -> None:
+    sa, sb = _first_ack(desk, a).session_id, _first_ack(desk, b).session_id
+    assert sa != sb, f"two externalKeys share the session {sa!r}"
+
+
+@bdd.then(parsers.parse('the desktop replays the same ack for "{name}"'))
+def replayed_ack(desk: DesktopScenario, name: str) -> None:
+    first = _first_ack(desk, name)
+    again = _ack(desk, name)
+    assert again.to_wire() == first.to_wire(), f"the replayed ack {again.to_wire()!r} differs from {first.to_wire()!r}"
+
+
+@bdd.then(parsers.parse('the desktop ran "{name}" exactly once'))
+def ran_once(desk: DesktopScenario, name: str) -> None:
+    rid = desk.rid(name)
+    time.sleep(desk.quiet)  # a second run, if any, has started by now
+    runs = [r for r in desk.ctl("state").get("runs", []) if r.get("requestId") == rid]
+    count = sum(int(r.get("runs", 0)) for r in runs)
+    assert count == 1, f"the desktop's state reports {count} runs of {rid}: {runs!r}"
+
+
+# -- Then: turns ---------------------------------------------------------------------------------------------------
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" has status "{status}"'))
+def end_status(desk: DesktopScenario, name: str, status: str) -> None:
+    end = desk.last_end(name).payload
+    assert end.status == status, f"turn.end status {end.status!r} (errorMessage {end.error_message!r}), " \
+                                 f"expected {status!r}"
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" has the final text "{text}"'))
+def end_text(desk: DesktopScenario, name: str, text: str) -> None:
+    end = desk.last_end(name).payload
+    assert end.final_text == text, f"turn.end finalText {end.final_text!r}, expected {text!r}"
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" echoes its externalKey and the acked session id'))
+def end_linkage(desk: DesktopScenario, name: str) -> None:
+    end = desk.last_end(name).payload
+    assert end.external_key == desk.key_for(name), \
+        f"turn.end externalKey {end.external_key!r}, dispatched {desk.key_for(name)!r}"
+    ack = _first_ack(desk, name)
+    assert end.session_id == ack.session_id, f"turn.end sessionId {end.session_id!r}, acked {ack.session_id!r}"
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" reports durationMs as null or a non-negative integer'))
+def end_duration(desk: DesktopScenario, name: str) -> None:
+    usage = desk.last_end(name).payload.usage
+    d = usage.duration_ms if _given(usage) else None
+    assert d is None or d is ABSENT or (isinstance(d, int) and not isinstance(d, bool) and d >= 0), \
+        f"usage.durationMs is {d!r}"
+
+
+@bdd.then(parsers.re(r'the turn.progress frames of "(?P<name>[^"]+)" are whole snapshots among (?P<snaps>\[.*\])$'))
+def progress_snapshots(desk: DesktopScenario, name: str, snaps: str) -> None:
+    expected: list[str] = json.loads(snaps)
+    desk.last_end(name)
+    rid = desk.rid(name)
+    got = [e.payload.text for e in desk.server.pending() if e.type == "turn.progress" and e.ok and _rid_of(e) == rid]
+    assert got, "the desktop sent no turn.progress for a turn scripted with progress"
+    last = -1
+    for text in got:
+        assert text in expected, f"turn.progress text {text!r} is not one whole snapshot (concatenated or cut?)"
+        index = expected.index(text)
+        assert index >= last, f"turn.progress went back from snapshot {last} to {index}"
+        last = index
+
+
+@bdd.then(parsers.parse('every attachment of the turn.end of "{name}" has a supported image type'))
+def end_attachments_allowed(desk: DesktopScenario, name: str) -> None:
+    end = desk.last_end(name).payload
+    types = [a.mime_type for a in (end.attachments if _given(end.attachments) else ())]
+    bad = [t for t in types if t not in SUPPORTED_IMAGE_MIME]
+    assert not bad, f"turn.end carries attachments of unsupported types {bad!r}"
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" carries attachments of the types "{types}"'))
+def end_attachments_types(desk: DesktopScenario, name: str, types: str) -> None:
+    end = desk.last_end(name).payload
+    got = sorted(a.mime_type for a in (end.attachments if _given(end.attachments) else ()))
+    want = sorted(t.strip() for t in types.split(","))
+    assert got == want, f"turn.end attachment types {got!r}, expected {want!r}"
+
+
+@bdd.then(parsers.parse('the desktop sends the turn.end of "{name}" again, byte for byte'))
+def end_resent_identical(desk: DesktopScenario, name: str) -> None:
+    first = desk.last_end(name)
+    again = desk.end_entry(name)
+    assert again.text == first.text, f"the re-sent turn.end differs:\n{first.text[:400]}\n{again.text[:400]}"
+
+
+@bdd.then(parsers.parse('the desktop does not send the turn.end of "{name}" again'))
+def end_not_resent(desk: DesktopScenario, name: str) -> None:
+    rid = desk.rid(name)
+    desk.server.expect_none(lambda e: e.type == "turn.end" and _rid_of(e) == rid, desk.quiet)
+
+
+@bdd.then("the connection stays open and the desktop answers a ping")
+def still_alive(desk: DesktopScenario) -> None:
+    desk.server.ping()
+    desk.server.expect("pong")
+    bad = [e for e in desk.server.pending() if not e.ok]
+    assert not bad, f"the desktop sent an invalid frame: {bad[0].issue}"
+
+
+# -- Then: interactions --------------------------------------------------------------------------------------------
+
+
+@bdd.then(parsers.parse('the desktop sends an interaction.request for "{name}" with at most 24 unique buttons '
+                        'whose ids contain no "|"'))
+def interaction_request(desk: DesktopScenario, name: str) -> None:
+    req = desk.server.expect_payload("interaction.request", where=lambda p: p.request_id == desk.rid(name),
+                                     timeout=None)
+    ids = [b.id for b in req.buttons]
+    assert 0 < len(ids) <= MAX_BUTTONS, f"{len(ids)} buttons"
+    assert len(set(ids)) == len(ids), f"duplicate button ids {ids!r}"
+    assert not any("|" in i for i in ids), f"a button id contains '|': {ids!r}"
+    assert req.interaction_id, "empty interactionId"
+    desk.acks.setdefault(f"interaction:{name}", []).append(req)
+
+
+@bdd.when(parsers.parse('the harness answers that interaction with its first button'))
+def answer_kept_interaction(desk: DesktopScenario) -> None:
+    reqs = [v[-1] for k, v in desk.acks.items() if k.startswith("interaction:")]
+    assert reqs, "no interaction.request was received"
+    req = reqs[-1]
+    desk.server.interaction_decision(req.request_id, req.interaction_id, req.buttons[0].id)
+
+
+@bdd.when("the harness answers that interaction again")
+def answer_again(desk: DesktopScenario) -> None:
+    desk.server.drain()  # what follows is judged on the frames sent after the late decision
+    answer_kept_interaction(desk)
+
+
+# -- Then: turn.reopen ---------------------------------------------------------------------------------------------
+
+
+def _reopen(desk: DesktopScenario) -> Any:
+    if not desk.reopens:
+        entry = desk.server.expect("turn.reopen", consume=False)
+        if not entry.ok:
+            raise AssertionError(f"the desktop's turn.reopen is invalid: {entry.issue}")
+        desk.reopens.append(entry)
+    return desk.reopens[-1].payload
+
+
+@bdd.then("the desktop sends no turn.reopen")
+def no_reopen(desk: DesktopScenario) -> None:
+    desk.server.expect_none("turn.reopen", desk.quiet)
+
+
+@bdd.then(parsers.parse('the desktop sends a turn.reopen of "{name}"'))
+def reopen_of(desk: DesktopScenario, name: str) -> None:
+    reopen = _reopen(desk)
+    assert reopen.reopen_of == desk.rid(name), f"reopenOf {reopen.reopen_of!r}, expected {desk.rid(name)!r}"
+    assert reopen.external_key == desk.key_for(name), f"turn.reopen externalKey {reopen.external_key!r}"
+
+
+@bdd.then("the reopen requestId is a UUID v4 other than reopenOf")
+def reopen_uuid(desk: DesktopScenario) -> None:
+    reopen = _reopen(desk)
+    assert reopen.request_id != reopen.reopen_of, "turn.reopen requestId equals reopenOf"
+    assert UUID4.fullmatch(reopen.request_id), f"turn.reopen requestId {reopen.request_id!r} is not a UUID v4"
+    assert reopen.request_id not in desk.request_ids.values(), "turn.reopen reuses a server-generated requestId"
+
+
+@bdd.then("the turn.reopen comes before every turn.progress and the turn.end of the reopened round")
+def reopen_first(desk: DesktopScenario) -> None:
+    reopen = _reopen(desk)
+    rid = reopen.request_id
+    desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid, consume=False)
+    entries = desk.server.pending()
+    round_frames = [e for e in entries if e.type in ("turn.progress", "turn.end") and _rid_of(e) == rid]
+    reopen_seq = desk.reopens[-1].seq
+    early = [e for e in round_frames if e.seq < reopen_seq]
+    assert not early, f"{early[0].type} of the reopened round came before its turn.reopen"
+
+
+@bdd.then(parsers.parse('the turn.end of the reopened round has status "{status}"'))
+def reopened_end_status(desk: DesktopScenario, status: str) -> None:
+    rid = _reopen(desk).request_id
+    entry = desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid, consume=False)
+    assert entry.payload.status == status, f"the reopened round ended {entry.payload.status!r}, expected {status!r}"
+
+
+@bdd.then("the desktop sends nothing more for the reopened round")
+def reopened_not_replayed(desk: DesktopScenario) -> None:
+    rid = _reopen(desk).request_id
+    desk.server.expect_none(
+        lambda e: e.type in ("turn.reopen", "turn.progress", "turn.end") and _rid_of(e) == rid,
+        desk.quiet)
+
+
+@bdd.then(parsers.parse('the desktop sends no turn.progress, turn.end or turn.reopen for "{name}"'))
+def nothing_for(desk: DesktopScenario, name: str) -> None:
+    rid = desk.rid(name)
+    desk.server.expect_none(
+        lambda e: (e.type in ("turn.progress", "turn.end") and _rid_of(e) == rid)
+        or (e.type == "turn.reopen" and e.ok and e.payload.reopen_of == rid),
+        desk.quiet)
+
+
+# -- Then: lifecycle and gating ------------------------------------------------------------------------------------
+
+
+@bdd.then(parsers.re(r"the desktop sends lifecycle.preference with enabled (?P<value>true|false)$"))
+def lifecycle_sent(desk: DesktopScenario, value: str) -> None:
+    pref = desk.server.expect_payload("lifecycle.preference")
+    assert pref.enabled is (value == "true"), f"lifecycle.preference enabled {pref.enabled!r}"
+
+
+@bdd.then("the desktop sends no lifecycle.preference")
+def lifecycle_not_sent(desk: DesktopScenario) -> None:
+    desk.server.expect_none("lifecycle.preference", desk.quiet)
+
+
+@bdd.then(parsers.parse('the desktop sent no frame of the types "{types}"'))
+def no_types(desk: DesktopScenario, types: str) -> None:
+    names = {t.strip() for t in types.split(",")}
+    desk.server.expect_none(lambda e: e.type in names, desk.quiet)
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" arrives'))
+def end_arrives(desk: DesktopScenario, name: str) -> None:
+    desk.end_entry(name)
+
+
+@bdd.then(parsers.parse('the ack of "{name}" arrives'))
+def ack_arrives(desk: DesktopScenario, name: str) -> None:
+    _ack(desk, name)
+
+
+@bdd.then("the desktop's state lists no outbox entry")
+def outbox_empty(desk: DesktopScenario) -> None:
+    outbox = desk.ctl("state").get("outbox", [])
+    mine = [r for r in outbox if r in desk.request_ids.values()]
+    assert not mine, f"the desktop keeps {mine!r} in its outbox"
+
