@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ..control_http import JsonControlServer
+from ..control_http import error_body as _error
 from typing import Any, Final
 
 from .contract import DEFAULT_FALLBACK_NAMESPACE
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 CONTROL_VERSION: Final = "1"
 CONTROL_ROLE: Final = "ccweb"
-MAX_BODY_BYTES: Final = 1 << 20
 #: Every capability, in the order ``GET /v1`` lists them (docs/control-api.md, ccweb).
 CAPABILITIES: Final = (
     "list-conversations", "create-conversation", "list-runs", "get-run", "complete-run", "pending-replies",
@@ -52,8 +51,7 @@ class ControlApi:
         self.core = core
         self.host = host
         self.port = port
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = JsonControlServer(self.handle, host=host, port=port, name="ccweb-control", log=log)
         self._routes: dict[str, Callable[[dict[str, Any]], Any]] = {
             "list-conversations": lambda b: {"conversations": core.conversations()},
             "create-conversation": lambda b: {"id": core.create_conversation(b.get("title"), b.get("id"))},
@@ -117,65 +115,14 @@ class ControlApi:
 
     @property
     def url(self) -> str | None:
-        if self._httpd is None:
-            return None
-        host, port = self._httpd.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
-        return f"http://{shown}:{port}"
+        return self._server.url
 
     def start(self) -> ControlApi:
         """Listen on ``host:port`` (0: any free port) in a daemon thread; ``url`` is then the base URL."""
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version = "ccweb-reference-control/1"
-
-            def _answer(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_BODY_BYTES:
-                    status, answer = 413, _error("too-large", f"request bodies are limited to {MAX_BODY_BYTES} bytes")
-                    self.close_connection = True
-                else:
-                    status, answer = api.handle(method, self.path, self.rfile.read(length) if length else b"")
-                data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._answer("GET")
-
-            def do_POST(self) -> None:  # noqa: N802
-                self._answer("POST")
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
-                log.debug("control %s: " + format, self.address_string(), *args)
-
-        server_class = ThreadingHTTPServer
-        if ":" in self.host:
-            import socket
-
-            class V6Server(ThreadingHTTPServer):
-                address_family = socket.AF_INET6
-
-            server_class = V6Server
-        self._httpd = server_class((self.host, self.port), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="ccweb-control", daemon=True)
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = self._thread = None
+        self._server.stop()
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}

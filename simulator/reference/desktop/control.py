@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ..control_http import JsonControlServer
+from ..control_http import error_body as _error
 from typing import Any, Final
 
 from .agent import Script
@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 
 CONTROL_VERSION: Final = "1"
 CONTROL_ROLE: Final = "desktop"
-MAX_BODY_BYTES: Final = 1 << 20
 CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect",
@@ -49,8 +48,7 @@ class DesktopControlApi:
         self.client = client
         self.machine = client.machine
         self.host, self.port = host, port
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = JsonControlServer(self.handle, host=host, port=port, name="desktop-control", log=log)
         self._routes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "script-next-turn": self._script,
             "retry-turn": self._retry,
@@ -147,64 +145,14 @@ class DesktopControlApi:
 
     @property
     def url(self) -> str | None:
-        if self._httpd is None:
-            return None
-        host, port = self._httpd.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
-        return f"http://{shown}:{port}"
+        return self._server.url
 
     def start(self) -> DesktopControlApi:
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version = "desktop-reference-control/1"
-
-            def _answer(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_BODY_BYTES:
-                    status, answer = 413, _error("too-large", f"request bodies are limited to {MAX_BODY_BYTES} bytes")
-                    self.close_connection = True
-                else:
-                    status, answer = api.handle(method, self.path, self.rfile.read(length) if length else b"")
-                data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._answer("GET")
-
-            def do_POST(self) -> None:  # noqa: N802
-                self._answer("POST")
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                log.debug("control %s: " + format, self.address_string(), *args)
-
-        server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer
-        if ":" in self.host:
-            import socket
-
-            class V6Server(ThreadingHTTPServer):
-                address_family = socket.AF_INET6
-
-            server_class = V6Server
-        self._httpd = server_class((self.host, self.port), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="desktop-control", daemon=True)
-        self._thread.start()
+        """Listen on ``host:port`` (0: any free port) in a daemon thread; ``url`` is then the base URL."""
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = self._thread = None
+        self._server.stop()
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
