@@ -24,6 +24,7 @@ SERVABLE: dict[str, str] = {
     "ccweb-mcp": "simulator.reference.ccweb.cli:main",
     "probekit-mcp": "simulator.reference.probekit.cli:main",
     "desktop": "simulator.reference.desktop.cli:main",
+    "hook-server": "simulator.reference.hookserver.cli:main",
 }
 
 

@@ -49,6 +49,8 @@ class RunningReference:
     dial: Callable[[str, str | None], Any] | None = None
     identity: dict[str, Any] = field(default_factory=dict)
     stop: Callable[[], None] = lambda: None
+    #: For a hook server: the bearer token a desktop must present (None: no token required).
+    token: str | None = None
 
 
 #: Role → "module:function" of the function that starts the embedded reference (given the run's configuration),
@@ -57,6 +59,7 @@ REFERENCE_STARTERS: dict[Role, str] = {
     Role.CCWEB: "simulator.reference.ccweb:start_embedded",
     Role.PROBEKIT: "simulator.reference.probekit:start_embedded",
     Role.DESKTOP: "simulator.reference.desktop:start_embedded",
+    Role.HOOK_SERVER: "simulator.reference.hookserver:start_embedded",
 }
 
 #: What an environment variable means when a subject does not say (the probe-kit design's defaults).
@@ -97,6 +100,15 @@ class Subjects:
             self._note(Role.HOOK_SERVER.value, target.raw, {})
             return target.url or ""
         return self._reference(Role.HOOK_SERVER).url or ""
+
+    def hook_server_token(self) -> str | None:
+        """The bearer token to dial the hook server with: ``--hook-token`` (or its config/env forms), else, for the
+        embedded reference, the token it was started with."""
+        if self.config.hook_token is not None:
+            return self.config.hook_token
+        if self.config.target(Role.HOOK_SERVER).is_reference:
+            return self._reference(Role.HOOK_SERVER).token
+        return None
 
     def desktop_listen(self) -> tuple[str, int]:
         target = self.config.target(Role.DESKTOP)
