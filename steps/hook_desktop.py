@@ -25,8 +25,17 @@ Vocabulary:
 * ``When the desktop user retries "<name>"`` / ``asks "<text>" in the session of "<name>"`` / ``turns the
   lifecycle announcement <on|off>``; ``When the desktop's workspaces are set to "<alias>" as default`` /
   ``When the folder of workspace "<alias>" is removed``
+* ``Given a desktop connected to the harness's hook server, which requires a bearer token, with features "…"``
+  (a fresh token for the embedded reference; ``--hook-token`` for an external desktop)
+* ``When the harness dispatches "<name>" into the session of "<other>" with external key "<key>"`` (a takeover) /
+  ``… asking for the agent kind "<kind>"`` / ``… asking for the first agent kind of the hello``; ``When the
+  desktop is disabled`` / ``enabled again``; ``When the desktop goes offline`` / ``comes back online`` (control
+  ``disconnect`` / ``reconnect``); ``When the desktop's clock advances by <n> days`` (control ``advance-clock``);
+  ``When the harness pings the desktop <n> times while "<name>" runs``; ``When the harness answers that
+  interaction too late``; ``When the desktop user retries the reopened round``
 * Then: acks, turn.progress snapshots, turn.end linkage, attachments, turn.reopen order and ids, hello fields,
-  interactions, lifecycle.preference, the control ``state`` (run count, outbox). Steps that judge "nothing was
+  interactions (also the timeout's interaction.cancel), lifecycle.preference, pongs, the handshake's Authorization
+  header, the control ``state`` (run count and session, finished, outbox, reopenable). Steps that judge "nothing was
   sent" watch the desktop for ``min(1.5 s, step limit)``; ``retries`` / ``asks`` / ``answers that interaction
   again`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
 """
@@ -46,7 +55,7 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.control import ControlClient
-from simulator.errors import SubjectTimeout
+from simulator.errors import NotTestable, SubjectTimeout
 from simulator.hook import ABSENT
 from simulator.roles.hook_conn import Inbound
 from simulator.roles.hook_server import ServerRole
@@ -88,6 +97,14 @@ class DesktopScenario:
     hellos: list[Any] = field(default_factory=list)
     reopens: list[Inbound] = field(default_factory=list)
     last_reopen_answer: Any = None
+    #: the bearer token the harness's server requires (None: none)
+    token: str | None = None
+    #: the requestIds of every turn.reopen seen, in order (kept across retries)
+    reopen_ids: list[str] = field(default_factory=list)
+    #: interaction.request payloads by request name
+    interactions: dict[str, list[Any]] = field(default_factory=dict)
+    pongs: int = 0
+    pings: int = 0
 
     # -- helpers -------------------------------------------------------------------------------------------------
 
@@ -156,26 +173,47 @@ def _features(text: str) -> tuple[str, ...]:
 # -- Given: the connection -----------------------------------------------------------------------------------------
 
 
-@bdd.given(parsers.parse('a desktop connected to the harness\'s hook server with features "{features}"'),
-           target_fixture="desk")
-def given_desktop(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness,
-                  tmp_path: Path, features: str) -> DesktopScenario:
-    server = ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout)
+def _connect_desktop(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness, tmp_path: Path,
+                     features: str, token: str | None = None) -> DesktopScenario:
+    server = ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout, require_token=token)
     request.addfinalizer(server.close)
     host, port = subjects.desktop_listen()
     url = server.listen(host, port)
     target = harness_config.target(Role.DESKTOP)
     if target.is_reference:
-        handle = subjects.dial_reference_desktop(url)
+        handle = subjects.dial_reference_desktop(url, token)
         request.addfinalizer(handle.stop)
         control = ControlClient(handle.control_url, role=ROLE, timeout=harness_config.step_timeout, wire=wire_log)
     else:
         control = subjects.control(ROLE, wire_log)
     desk = DesktopScenario(server=server, control=control, features=_features(features),
-                           step_timeout=harness_config.step_timeout, wire=wire_log, tmp=tmp_path)
+                           step_timeout=harness_config.step_timeout, wire=wire_log, tmp=tmp_path, token=token)
     desk.reconnect()
     harness.note_subject(ROLE, target.raw, dict(server.identity))
     return desk
+
+
+@bdd.given(parsers.parse('a desktop connected to the harness\'s hook server with features "{features}"'),
+           target_fixture="desk")
+def given_desktop(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness,
+                  tmp_path: Path, features: str) -> DesktopScenario:
+    return _connect_desktop(request, harness_config, subjects, wire_log, harness, tmp_path, features)
+
+
+@bdd.given(parsers.parse('a desktop connected to the harness\'s hook server, which requires a bearer token, with '
+                         'features "{features}"'), target_fixture="desk")
+def given_desktop_token(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness,
+                        tmp_path: Path, features: str) -> DesktopScenario:
+    """The embedded reference dials with a fresh token; an external desktop was started with the token the run
+    names with ``--hook-token`` (docs/targets.md, "Authentication")."""
+    if harness_config.target(Role.DESKTOP).is_reference:
+        token = f"conformance-{uuid.uuid4()}"
+    else:
+        token = harness_config.hook_token
+        if not token:
+            raise NotTestable("the desktop under test dials with a bearer token the harness does not know: give the "
+                              "run --hook-token TOKEN, the token the desktop was started with")
+    return _connect_desktop(request, harness_config, subjects, wire_log, harness, tmp_path, features, token)
 
 
 # -- When: scripting and dispatching -------------------------------------------------------------------------------
@@ -505,6 +543,7 @@ def _reopen(desk: DesktopScenario) -> Any:
         if not entry.ok:
             raise AssertionError(f"the desktop's turn.reopen is invalid: {entry.issue}")
         desk.reopens.append(entry)
+        desk.reopen_ids.append(entry.payload.request_id)
     return desk.reopens[-1].payload
 
 
@@ -600,3 +639,241 @@ def outbox_empty(desk: DesktopScenario) -> None:
     mine = [r for r in outbox if r in desk.request_ids.values()]
     assert not mine, f"the desktop keeps {mine!r} in its outbox"
 
+
+
+# -- dispatch variants: takeover, agents, an enabled switch --------------------------------------------------------
+
+
+@bdd.when(parsers.parse('the harness dispatches "{name}" into the session of "{other}" with external key "{key}"'))
+def dispatch_takeover(desk: DesktopScenario, name: str, other: str, key: str) -> None:
+    """A takeover (§2: sessionId non-null): the session the desktop acked for ``other``, no workspace."""
+    session_id = _first_ack(desk, other).session_id
+    assert isinstance(session_id, str) and session_id, f"{other!r} was not acked with a session id"
+    desk.key_names[name] = key
+    desk.server.dispatch(desk.rid(name), desk.key(key), None, session_id=session_id,
+                         prompt=f"Conformance task {name}.")
+
+
+@bdd.when(parsers.parse('the harness dispatches "{name}" asking for the agent kind "{kind}"'))
+def dispatch_agent_kind(desk: DesktopScenario, name: str, kind: str) -> None:
+    desk.key_names[name] = name
+    desk.server.dispatch(desk.rid(name), desk.key(name), CHAT, prompt=f"Conformance task {name}.",
+                         options={"agentKind": kind})
+
+
+@bdd.when(parsers.parse('the harness dispatches "{name}" asking for the first agent kind of the hello'))
+def dispatch_hello_agent(desk: DesktopScenario, name: str) -> None:
+    agents = list(desk.hellos[-1].agents)
+    assert agents, "hello.agents lists no agent kind"
+    dispatch_agent_kind(desk, name, agents[0])
+
+
+@bdd.when("the desktop is disabled")
+def desktop_disabled(request: pytest.FixtureRequest, desk: DesktopScenario) -> None:
+    desk.ctl("set-enabled", {"enabled": False})
+
+    def enable_again() -> None:  # an external desktop keeps its state for the next scenario
+        try:
+            desk.ctl("set-enabled", {"enabled": True})
+        except Exception:  # noqa: BLE001 - best effort at teardown
+            pass
+    request.addfinalizer(enable_again)
+
+
+@bdd.when("the desktop is enabled again")
+def desktop_enabled(desk: DesktopScenario) -> None:
+    desk.ctl("set-enabled", {"enabled": True})
+
+
+@bdd.then(parsers.parse('the desktop acks "{name}" as accepted with the session id of "{other}"'))
+def ack_accepted_in(desk: DesktopScenario, name: str, other: str) -> None:
+    ack = _ack(desk, name)
+    want = _first_ack(desk, other).session_id
+    assert ack.result == "accepted", f"task.ack result {ack.result!r} (reason {ack.reason!r}), expected accepted"
+    assert ack.session_id == want, f"the takeover was acked in session {ack.session_id!r}, not {want!r}"
+
+
+@bdd.then(parsers.parse('the turn.end of "{name}" carries the session id of "{other}"'))
+def end_in_session(desk: DesktopScenario, name: str, other: str) -> None:
+    end = desk.last_end(name).payload
+    want = _first_ack(desk, other).session_id
+    assert end.session_id == want, f"turn.end sessionId {end.session_id!r}, expected the taken-over {want!r}"
+
+
+# -- the desktop's control state -----------------------------------------------------------------------------------
+
+
+def _run_of(desk: DesktopScenario, rid: str) -> dict[str, Any] | None:
+    runs = [r for r in desk.ctl("state").get("runs", []) if r.get("requestId") == rid]
+    return runs[-1] if runs else None
+
+
+def _poll(desk: DesktopScenario, check: Any, what: str) -> Any:
+    """Poll the control ``state`` until ``check(state)`` is truthy (bounded by the step limit)."""
+    deadline = time.monotonic() + desk.step_timeout
+    while True:
+        state = desk.ctl("state")
+        value = check(state)
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"the desktop's state never showed {what} within {desk.step_timeout:g} s: "
+                                 f"{json.dumps(state)[:600]}")
+        time.sleep(POLL_S * 4)
+
+
+@bdd.then(parsers.parse('the desktop\'s state shows "{name}" run in the session of "{other}"'))
+def state_run_session(desk: DesktopScenario, name: str, other: str) -> None:
+    want = _first_ack(desk, other).session_id
+    run = _run_of(desk, desk.rid(name))
+    assert run is not None, f"the desktop's state lists no run of {name!r}"
+    assert run.get("sessionId") == want, f"the state shows {name!r} in session {run.get('sessionId')!r}, not {want!r}"
+
+
+_FINISHED = ("ok", "error", "cancelled")
+
+
+def _finished(rid: str) -> Any:
+    return lambda state: any(r.get("requestId") == rid and r.get("status") in _FINISHED
+                             for r in state.get("runs", []))
+
+
+@bdd.then(parsers.parse('the desktop\'s state shows "{name}" finished'))
+def state_finished(desk: DesktopScenario, name: str) -> None:
+    _poll(desk, _finished(desk.rid(name)), f"{name!r} finished")
+
+
+@bdd.then("the desktop's state shows the reopened round finished")
+def state_reopened_finished(desk: DesktopScenario) -> None:
+    assert desk.reopen_ids, "no turn.reopen was received"
+    _poll(desk, _finished(desk.reopen_ids[-1]), "the reopened round finished")
+
+
+@bdd.then(parsers.parse('the desktop\'s state offers "{name}" for reopen'))
+def state_reopenable(desk: DesktopScenario, name: str) -> None:
+    offered = desk.ctl("state").get("reopenable", [])
+    assert desk.rid(name) in offered, f"the desktop's state does not offer {name!r} for reopen: {offered!r}"
+
+
+@bdd.then(parsers.parse('the desktop\'s state does not offer "{name}" for reopen'))
+def state_not_reopenable(desk: DesktopScenario, name: str) -> None:
+    offered = desk.ctl("state").get("reopenable", [])
+    assert desk.rid(name) not in offered, f"the desktop's state still offers {name!r} for reopen"
+
+
+@bdd.then("the desktop's state does not offer the reopened round for reopen")
+def state_reopened_not_reopenable(desk: DesktopScenario) -> None:
+    assert desk.reopen_ids, "no turn.reopen was received"
+    offered = desk.ctl("state").get("reopenable", [])
+    assert desk.reopen_ids[-1] not in offered, "the desktop's state still offers the reopened round for reopen"
+
+
+@bdd.then("the retry is a desktop-only round")
+def retry_local(desk: DesktopScenario) -> None:
+    answer = desk.last_reopen_answer or {}
+    assert answer.get("reopenRequestId") is None, (
+        f"retry-turn answered reopenRequestId {answer.get('reopenRequestId')!r}: the round was offered for reopen")
+
+
+@bdd.when("the desktop user retries the reopened round")
+def user_retries_reopened(desk: DesktopScenario) -> None:
+    assert desk.reopen_ids, "no turn.reopen was received"
+    rid = desk.reopen_ids[-1]
+    desk.server.drain()
+    desk.reopens.clear()
+    desk.last_reopen_answer = desk.ctl("retry-turn", {"requestId": rid})
+
+
+@bdd.when(parsers.parse("the desktop's clock advances by {days:d} days"))
+def advance_clock(desk: DesktopScenario, days: int) -> None:
+    desk.control.require("advance-clock")
+    desk.ctl("advance-clock", {"ms": days * 24 * 60 * 60 * 1000})
+
+
+# -- going offline -------------------------------------------------------------------------------------------------
+
+
+@bdd.when("the desktop goes offline")
+def desktop_offline(desk: DesktopScenario) -> None:
+    """The control ``disconnect``: the desktop closes its connection and stays offline."""
+    desk.ctl("disconnect")
+    desk.server.wait_closed()
+
+
+@bdd.when("the desktop comes back online")
+def desktop_online(desk: DesktopScenario) -> None:
+    desk.ctl("reconnect")
+    desk.reconnect()
+
+
+# -- interactions: timeouts ----------------------------------------------------------------------------------------
+
+
+def _last_interaction(desk: DesktopScenario) -> Any:
+    reqs = [v[-1] for k, v in desk.acks.items() if k.startswith("interaction:")]
+    assert reqs, "no interaction.request was received"
+    return reqs[-1]
+
+
+@bdd.then("the desktop sends an interaction.cancel for that interaction before the turn ends")
+def interaction_cancelled(desk: DesktopScenario) -> None:
+    req = _last_interaction(desk)
+    cancel = desk.server.expect(lambda e: e.type == "interaction.cancel" and e.ok
+                                and e.payload.interaction_id == req.interaction_id, consume=False)
+    assert cancel.payload.request_id == req.request_id, (
+        f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
+    end = desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == req.request_id, consume=False)
+    assert cancel.seq < end.seq, "the turn ended before the timed-out interaction was cancelled"
+
+
+# -- ping ------------------------------------------------------------------------------------------------------------
+
+
+@bdd.when(parsers.parse('the harness pings the desktop {count:d} times while "{name}" runs'))
+def ping_mid_turn(desk: DesktopScenario, count: int, name: str) -> None:
+    rid = desk.rid(name)
+    for _ in range(count):
+        desk.server.ping()
+        desk.pings += 1
+        entry = desk.server.expect("pong")
+        assert entry.ok, f"the desktop's pong is invalid: {entry.issue}"
+        desk.pongs += 1
+        time.sleep(POLL_S * 2)
+    ended = [e for e in desk.server.pending() if e.type == "turn.end" and _rid_of(e) == rid]
+    assert not ended, f"{name!r} ended before the pings were answered: script a longer turn"
+
+
+@bdd.then("the desktop answered every ping with a pong")
+def every_ping_answered(desk: DesktopScenario) -> None:
+    assert desk.pings and desk.pongs == desk.pings, f"{desk.pongs} pongs for {desk.pings} pings"
+
+
+# -- the bearer token ------------------------------------------------------------------------------------------------
+
+
+@bdd.then("the desktop's handshake carried the bearer token in its Authorization header")
+def handshake_token(desk: DesktopScenario) -> None:
+    assert desk.token, "this scenario's server requires no token"
+    assert desk.server.handshakes, "no handshake was recorded"
+    _path, headers = desk.server.handshakes[-1]
+    got = headers.get("authorization")
+    assert got is not None, "the desktop's upgrade request has no Authorization header"
+    assert got == f"Bearer {desk.token}", (
+        "the desktop's Authorization header is not 'Bearer <the token>' "
+        f"(scheme {got.split(' ', 1)[0]!r}, {len(got)} characters)")
+
+
+@bdd.when("the harness answers that interaction too late")
+def answer_late(desk: DesktopScenario) -> None:
+    """A decision for an interaction the desktop already closed (timed out): judged on what follows."""
+    desk.server.drain()
+    req = _last_interaction(desk)
+    desk.server.interaction_decision(req.request_id, req.interaction_id, req.buttons[0].id)
+
+
+@bdd.then(parsers.re(r'the desktop rejects "(?P<name>[^"]+)" with one of the reasons (?P<reasons>"[^"]+"(?:, "[^"]+")*)$'))
+def ack_rejected_one_of(desk: DesktopScenario, name: str, reasons: str) -> None:
+    allowed = re.findall(r'"([^"]+)"', reasons)
+    ack = _ack(desk, name)
+    assert ack.result == "rejected", f"task.ack result {ack.result!r}, expected rejected"
+    assert ack.reason in allowed, f"task.ack reason {ack.reason!r}, expected one of {allowed!r}"

@@ -8,6 +8,8 @@ reads the answers (``expect_ack``, ``expect_progress``, ``expect_end`` or any ``
 
 An optional bearer-token check (``require_token``) refuses a connection without ``Authorization: Bearer <token>``
 with HTTP 401 and a body that says why; the refusal is a NOTE in the wire log (the token itself is never logged).
+``handshakes`` keeps the path and the request headers of every WebSocket upgrade request (accepted or refused), in
+memory only, so a check can read what the desktop sent (e.g. its ``Authorization`` header).
 Several desktops may connect: each accepted connection becomes the current ``conn`` in turn.
 """
 
@@ -98,6 +100,8 @@ class ServerRole(HookRoleBase):
         self.dispatched: dict[str, HookMessage] = {}
         #: (path, HTTP status, reason) of every refused handshake.
         self.refusals: list[tuple[str, int, str]] = []
+        #: (path, request headers with lower-case names) of every upgrade request, in arrival order (never logged).
+        self.handshakes: list[tuple[str, dict[str, str]]] = []
         self._server: Server | None = None
         self._incoming: asyncio.Queue[HookConnection] | None = None
 
@@ -131,6 +135,7 @@ class ServerRole(HookRoleBase):
         return int(self._server.sockets[0].getsockname()[1])
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        self.handshakes.append((request.path, {k.lower(): v for k, v in request.headers.raw_items()}))
         if self.require_token is None:
             return None
         got = request.headers.get("Authorization")

@@ -475,3 +475,21 @@ def test_wedged_loop_never_hangs_the_caller():
     started = time.monotonic()
     lt.close()  # the thread is still blocked: close returns after its bound anyway
     assert time.monotonic() - started < 0.2 + 0.5
+
+
+def test_server_role_records_the_handshake_headers():
+    server = ServerRole(step_timeout=STEP, require_token="s3cret")
+    desktop = DesktopRole(step_timeout=STEP)
+    try:
+        url = server.listen()
+        with pytest.raises(HandshakeRejected):
+            desktop.connect(url, token="nope")
+        desktop.connect(url, token="s3cret")
+        server.accept()
+        assert [path for path, _ in server.handshakes] == ["/hook", "/hook"]
+        assert server.handshakes[0][1]["authorization"] == "Bearer nope"
+        assert server.handshakes[-1][1]["authorization"] == "Bearer s3cret"
+        assert all("s3cret" not in e.text for e in server.wire)  # recorded in memory, never logged
+    finally:
+        desktop.close()
+        server.close()

@@ -31,3 +31,12 @@ Feature: The desktop's hello
     When the folder of workspace "repo" is removed
     Then the next hello has no defaultWorkspace "repo"
     And the hello's defaultWorkspace, when given, is one of its workspaces
+
+  @req:HOOK-DESKTOP-PING-01 @must
+  Scenario: the desktop answers every ping with a pong, also while a turn runs
+    Given the desktop's next turn is scripted as {"progress": ["one", "two", "three", "four", "five", "six"], "finalText": "done", "stepMs": 400}
+    When the harness dispatches "first"
+    Then the desktop acks "first" as accepted with a session id
+    When the harness pings the desktop 5 times while "first" runs
+    Then the desktop answered every ping with a pong
+    And the turn.end of "first" has status "ok"

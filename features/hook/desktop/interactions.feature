@@ -23,3 +23,14 @@ Feature: interaction cards from the desktop
     When the harness answers that interaction again
     Then the connection stays open and the desktop answers a ping
     And the desktop sends no turn.progress, turn.end or turn.reopen for "first"
+
+  @req:HOOK-DESKTOP-INTERACTION-TIMEOUT-01 @must
+  Scenario: an unanswered interaction times out: the desktop applies its safe default and cancels the card
+    Given the desktop's next turn is scripted as {"progress": ["asking"], "finalText": "Decision: {decision}.", "interaction": {"kind": "permission", "title": "Run the migration?", "body": "It alters a table.", "buttons": [{"id": "allow", "label": "Allow", "decision": "allow"}, {"id": "deny", "label": "Deny", "decision": "deny"}], "timeoutMs": 800, "defaultDecision": "deny"}}
+    When the harness dispatches "first"
+    Then the desktop sends an interaction.request for "first" with at most 24 unique buttons whose ids contain no "|"
+    And the desktop sends an interaction.cancel for that interaction before the turn ends
+    And the turn.end of "first" has the final text "Decision: deny."
+    When the harness answers that interaction too late
+    Then the connection stays open and the desktop answers a ping
+    And the desktop sends no turn.progress, turn.end or turn.reopen for "first"

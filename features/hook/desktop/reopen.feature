@@ -96,3 +96,53 @@ Feature: turn.reopen from the desktop (阶段 18, desktop side)
     And the turn.end of the reopened round has status "ok"
     When the harness drops the connection and the desktop reconnects
     Then the desktop sends nothing more for the reopened round
+
+  @req:HOOK-DESKTOP-REOPEN-NOINTERACTION-01 @must
+  Scenario: a reopened round keeps its interactions at the desktop: no interaction frame reaches the server
+    Given a desktop connected to the harness's hook server with features "turn-reopen-v1, turn-delivery-v1"
+    And the desktop's next turn is scripted as {"finalText": "", "status": "error", "errorMessage": "rate limited"}
+    When the harness dispatches "first"
+    Then the turn.end of "first" has status "error"
+    When the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "interaction": {"kind": "permission", "title": "Allow the retry?", "body": "It re-runs the tool.", "buttons": [{"id": "allow", "label": "Allow", "decision": "allow"}, {"id": "deny", "label": "Deny", "decision": "deny"}], "timeoutMs": 60000}}
+    And the desktop user retries "first"
+    Then the desktop sends a turn.reopen of "first"
+    And the turn.end of the reopened round has status "ok"
+    And the desktop sent no frame of the types "interaction.request, interaction.cancel"
+
+  @req:HOOK-DESKTOP-REOPEN-LOST-01 @must
+  Scenario: a reopened round whose turn.end could not be sent is no longer offered for reopen
+    Given a desktop connected to the harness's hook server with features "turn-reopen-v1, turn-delivery-v1"
+    And the desktop's next turn is scripted as {"finalText": "", "status": "error", "errorMessage": "rate limited"}
+    When the harness dispatches "first"
+    Then the turn.end of "first" has status "error"
+    When the harness accepts the delivery of "first"
+    And the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "stepMs": 1500}
+    And the desktop user retries "first"
+    Then the desktop sends a turn.reopen of "first"
+    When the desktop goes offline
+    Then the desktop's state shows the reopened round finished
+    When the desktop comes back online
+    Then the desktop sends nothing more for the reopened round
+    And the desktop's state does not offer "first" for reopen
+    And the desktop's state does not offer the reopened round for reopen
+    When the desktop user retries "first"
+    Then the retry is a desktop-only round
+    And the desktop sends no turn.reopen
+    When the desktop user retries the reopened round
+    Then the retry is a desktop-only round
+    And the desktop sends no turn.reopen
+
+  @req:HOOK-DESKTOP-REOPEN-TTL-01 @must
+  Scenario: the reopen bookkeeping has a TTL: once it expired a retry is a desktop-only round
+    Given a desktop connected to the harness's hook server with features "turn-reopen-v1, turn-delivery-v1"
+    And the desktop's next turn is scripted as {"finalText": "", "status": "error", "errorMessage": "rate limited"}
+    When the harness dispatches "first"
+    Then the turn.end of "first" has status "error"
+    And the desktop's state offers "first" for reopen
+    When the desktop's clock advances by 30 days
+    Then the desktop's state does not offer "first" for reopen
+    When the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered."}
+    And the desktop user retries "first"
+    Then the retry is a desktop-only round
+    And the desktop sends no turn.reopen
+    And the desktop sends no turn.progress, turn.end or turn.reopen for "first"

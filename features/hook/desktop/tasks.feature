@@ -60,3 +60,38 @@ Feature: task.dispatch and task.ack on the desktop
     When the harness redelivers "first"
     Then the desktop replays the same ack for "first"
     And the desktop ran "first" exactly once
+
+  @req:HOOK-DESKTOP-ACK-REJECT-03 @should
+  Scenario: a desktop that is switched off rejects dispatches as disabled, and accepts them once switched on
+    When the desktop is disabled
+    And the harness dispatches "first"
+    Then the desktop acks "first" as rejected with reason "disabled"
+    When the desktop is enabled again
+    And the harness dispatches "second"
+    Then the desktop acks "second" as accepted with a session id
+
+  @req:HOOK-DESKTOP-ACK-REJECT-04 @should
+  Scenario: a dispatch asking for an agent kind hello never listed is rejected as invalid
+    When the harness dispatches "first" asking for the agent kind "no-such-agent-kind"
+    Then the desktop acks "first" as rejected with reason "invalid"
+    When the harness dispatches "second" asking for the first agent kind of the hello
+    Then the desktop acks "second" as accepted with a session id
+
+  @req:HOOK-DESKTOP-ACK-REJECT-05 @must
+  Scenario: a dispatch to an alias whose folder was removed is rejected, not run
+    When the desktop's workspaces are set to "repo" as default
+    Then the desktop sends a new hello with "repo" as defaultWorkspace
+    When the folder of workspace "repo" is removed
+    Then the next hello has no defaultWorkspace "repo"
+    When the harness dispatches "first" to workspace "repo"
+    Then the desktop rejects "first" with one of the reasons "unknown_workspace", "workspace_not_allowed"
+
+  @req:HOOK-DESKTOP-TAKEOVER-01 @must
+  Scenario: a dispatch with the sessionId of a session the desktop acked takes that session over
+    When the harness dispatches "first" with external key "thread"
+    Then the desktop acks "first" as accepted with a session id
+    And the turn.end of "first" arrives
+    When the harness dispatches "second" into the session of "first" with external key "takeover-thread"
+    Then the desktop acks "second" as accepted with the session id of "first"
+    And the turn.end of "second" carries the session id of "first"
+    And the desktop's state shows "second" run in the session of "first"

@@ -80,7 +80,8 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
     machine = DesktopMachine(workspaces=dict(workspaces), default_workspace=default_workspace,
                              device_id=device_id or f"ref-desktop-{uuid.uuid4()}", variant=chosen,
                              progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
-                             outbox=store.load())
+                             outbox=store.load(), saved_sessions=store.load_sessions(),
+                             saved_acks=store.load_acks())
     client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()
     api = DesktopControlApi(client, *control).start() if control is not None else None
     return DesktopHandle(client, api, store, temp_dir)

@@ -11,22 +11,13 @@ Runs until SIGINT/SIGTERM. Exit 2 on a usage error, 1 when it cannot start.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import signal
 import sys
-import threading
 
+from ..cli_common import parse_address, serve_until_signalled
 from .machine import DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
 
 __all__ = ["main", "parse_address", "parse_workspaces"]
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ValueError(f"{text!r}: expected HOST:PORT")
-    return host.strip("[]") or "127.0.0.1", int(port)
 
 
 def parse_workspaces(text: str) -> dict[str, str]:
@@ -80,14 +71,4 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"desktop: cannot start: {exc}", file=sys.stderr)
         return 1
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    print(json.dumps({"ready": True, "connect": args.connect, "control": handle.control_url}), flush=True)
-    try:
-        while not done.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        handle.stop()
-    return 0
+    return serve_until_signalled({"ready": True, "connect": args.connect, "control": handle.control_url}, handle.stop)

@@ -4,7 +4,9 @@
 token is given), feeds the machine every event (connected, frame, timer, written, disconnected) under one lock so
 effects keep their order, carries the effects out (socket writes, SQLite outbox, timers) and reconnects after a
 short pause unless the control API said ``disconnect``. ``call(fn)`` runs a control command on the loop.
-``stop()`` is bounded and idempotent.
+The machine's clock is the wall clock plus ``clock_offset_ms``, which only grows (control ``advance-clock``: the
+reopen bookkeeping's TTL can be judged without waiting); timers are computed on the same clock, so they keep their
+real delays. ``stop()`` is bounded and idempotent.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from .machine import DesktopMachine, Effect, Forget, Persist, Schedule, Send, Unschedule
+from .machine import DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule
 from .store import OutboxStore
 
 __all__ = ["DesktopClient"]
@@ -49,6 +51,11 @@ class DesktopClient:
         self._main: asyncio.Task[None] | None = None
         self._stopped = False
         self.connections = 0
+        self.clock_offset_ms = 0.0
+
+    def now(self) -> float:
+        """The machine's clock (unix ms): the wall clock plus the offset ``advance_clock`` added."""
+        return _now() + self.clock_offset_ms
 
     # -- lifecycle ------------------------------------------------------------------------------------------
 
@@ -130,7 +137,7 @@ class DesktopClient:
     async def _event(self, fn: Callable[[float], list[Effect]]) -> Any:
         assert self._lock is not None
         async with self._lock:
-            effects = fn(_now())
+            effects = fn(self.now())
             await self._apply(effects)
 
     async def _apply(self, effects: list[Effect]) -> None:
@@ -144,16 +151,20 @@ class DesktopClient:
                         ok = True
                     except (OSError, WebSocketException) as exc:
                         log.info("could not send %s: %s", effect.type, exc)
-                more = (self.machine.on_written(effect, _now()) if ok
-                        else self.machine.on_send_failed(effect, _now()))
+                more = (self.machine.on_written(effect, self.now()) if ok
+                        else self.machine.on_send_failed(effect, self.now()))
                 await self._apply(more)
             elif isinstance(effect, Persist):
                 self.store.put(effect.request_id, effect.text)
             elif isinstance(effect, Forget):
                 self.store.delete(effect.request_id)
+            elif isinstance(effect, SaveSession):
+                self.store.put_session(effect.session_id, effect.external_key, effect.workspace, effect.archived)
+            elif isinstance(effect, SaveAck):
+                self.store.put_ack(effect.request_id, effect.text)
             elif isinstance(effect, Schedule):
                 self._unschedule(effect.key)
-                delay = max(0.0, (effect.at - _now()) / 1000)
+                delay = max(0.0, (effect.at - self.now()) / 1000)
                 assert self.loop is not None
                 self._timers[effect.key] = self.loop.call_later(delay, self._fire, effect.key)
             elif isinstance(effect, Unschedule):
@@ -176,13 +187,23 @@ class DesktopClient:
         async def run() -> Any:
             assert self._lock is not None
             async with self._lock:
-                out = fn(_now())
+                out = fn(self.now())
                 value, effects = out if isinstance(out, tuple) else (None, out)
                 await self._apply(list(effects or []))
                 return value
 
         assert self.loop is not None
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def advance_clock(self, ms: float, timeout: float = 5.0) -> None:
+        """Move the machine's clock ``ms`` forward (never back), under the lock."""
+        if ms < 0:
+            raise ValueError("the clock only moves forward")
+
+        def run(now: float) -> list[Effect]:
+            self.clock_offset_ms += ms
+            return []
+        self.call(run, timeout)
 
     def disconnect(self, timeout: float = 5.0) -> None:
         async def run() -> None:

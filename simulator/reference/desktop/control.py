@@ -8,13 +8,12 @@ only for an unknown capability, 400 for a bad request or unknown id, 409 for a c
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from ..control_http import JsonControlServer
-from ..control_http import error_body as _error
 from typing import Any, Final
 
+from ..control_http import BadRequest as _BadRequest
+from ..control_http import JsonControlServer, route_control
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
@@ -27,13 +26,15 @@ CONTROL_VERSION: Final = "1"
 CONTROL_ROLE: Final = "desktop"
 CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
-    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect",
+    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
 )
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409}
 
 
-class _BadRequest(Exception):
-    pass
+def _known_error(exc: Exception) -> tuple[int, str, str] | None:
+    if isinstance(exc, MachineError):
+        return _STATUS.get(exc.code, 400), exc.code, exc.message
+    return None
 
 
 def _string(body: dict[str, Any], key: str) -> str:
@@ -61,6 +62,7 @@ class DesktopControlApi:
             "state": lambda b: self.client.call(lambda now: (self.machine.state(now), [])),
             "disconnect": lambda b: (self.client.disconnect(), {"ok": True})[1],
             "reconnect": lambda b: (self.client.reconnect(), {"ok": True})[1],
+            "advance-clock": self._advance_clock,
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -111,35 +113,18 @@ class DesktopControlApi:
             return []
         return self._ok(run)
 
+    def _advance_clock(self, body: dict[str, Any]) -> dict[str, Any]:
+        ms = body.get("ms")
+        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+            raise _BadRequest("ms: a non-negative integer is required")
+        self.client.advance_clock(ms)
+        return {"ok": True}
+
     # -- routing (no I/O) -----------------------------------------------------------------------------------
 
     def handle(self, method: str, path: str, raw_body: bytes = b"") -> tuple[int, dict[str, Any]]:
-        path = path.split("?", 1)[0].rstrip("/") or "/"
-        if path == "/v1":
-            if method != "GET":
-                return 405, _error("method-not-allowed", "GET /v1 describes the control API")
-            return 200, {"version": CONTROL_VERSION, "role": CONTROL_ROLE, "capabilities": list(CAPABILITIES)}
-        capability = path[len("/v1/"):] if path.startswith("/v1/") else ""
-        route = self._routes.get(capability)
-        if route is None:
-            return 404, _error("unknown-capability", f"no control capability at {path}; GET /v1 lists them")
-        if method != "POST":
-            return 405, _error("method-not-allowed", f"use POST {path}")
-        try:
-            body = json.loads(raw_body.decode("utf-8")) if raw_body.strip() else {}
-        except (UnicodeDecodeError, ValueError) as exc:
-            return 400, _error("invalid-json", f"the request body is not JSON: {exc}")
-        if not isinstance(body, dict):
-            return 400, _error("invalid-request", "the request body must be a JSON object")
-        try:
-            return 200, route(body)
-        except _BadRequest as exc:
-            return 400, _error("invalid-request", str(exc))
-        except MachineError as exc:
-            return _STATUS.get(exc.code, 400), _error(exc.code, exc.message)
-        except Exception as exc:  # noqa: BLE001 - our own failure as a JSON error; keep serving
-            log.exception("control %s failed", capability)
-            return 500, _error("internal-error", f"{type(exc).__name__}: {exc}")
+        return route_control(method, path, raw_body, version=CONTROL_VERSION, role=CONTROL_ROLE,
+                             capabilities=list(CAPABILITIES), routes=self._routes, errors=_known_error, log=log)
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 

@@ -5,7 +5,10 @@ reopen bookkeeping) and is driven by events: ``on_connected``, ``on_frame`` (raw
 ``parse_hook_message``), ``on_disconnected``, ``on_timer``, ``on_written`` / ``on_send_failed`` (what the driver
 reports about a ``Send``), and the control commands. Every event takes ``now`` (unix ms) and returns a list of
 effects (frozen dataclasses) that the driver (client.py) carries out in order: ``Send`` a text frame,
-``Persist`` / ``Forget`` an outbox entry, ``Schedule`` / ``Unschedule`` a timer. Ids come from the ``ids``
+``Persist`` / ``Forget`` an outbox entry, ``SaveSession`` / ``SaveAck`` (the externalKey → session mapping and the
+exact acks survive a restart; emitted ahead of the frame they belong to), ``Schedule`` / ``Unschedule`` a timer.
+Frames of a turn go out only once welcomed: a dispatch's turn.end ending offline waits in the outbox for the next
+welcome; a reopen round cut off by a disconnect is severed (阶段 18: 直发不缓存, no longer reopenable). Ids come from the ``ids``
 callable (UUID v4 by default); whether a workspace folder exists comes from ``folder_exists``. No I/O here.
 
 Spec references (slack-hook-protocol.md): hello §5 阶段 1 + 默认工作目录; dispatch/ack §5 阶段 2, §4 requestId
@@ -46,7 +49,8 @@ from ...hook import (
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
 
 __all__ = [
-    "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "Effect",
+    "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck",
+    "Effect",
     "DesktopMachine", "MachineError", "CONSUMED_FEATURES", "DEFAULT_PROGRESS_INTERVAL_MS", "REOPEN_TTL_MS",
 ]
 
@@ -122,7 +126,25 @@ class Unschedule:
     key: tuple[str, str]
 
 
-Effect = Send | Persist | Forget | Schedule | Unschedule
+@dataclass(frozen=True, slots=True)
+class SaveSession:
+    """Keep a session (its externalKey mapping) across a restart: 同 externalKey 同 session (§1)."""
+
+    session_id: str
+    external_key: str | None
+    workspace: str | None
+    archived: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SaveAck:
+    """Keep the exact task.ack of ``request_id`` across a restart: a redelivery replays it (§4 requestId 幂等)."""
+
+    request_id: str
+    text: str
+
+
+Effect = Send | Persist | Forget | Schedule | Unschedule | SaveSession | SaveAck
 
 
 # -- state ---------------------------------------------------------------------------------------------------------
@@ -198,6 +220,10 @@ class DesktopMachine:
     folder_exists: Callable[[str], bool] = field(default=lambda path: True)
     #: The un-delivered turn.end frames (requestId → exact text), loaded from the store at start.
     outbox: dict[str, str] = field(default_factory=dict)
+    #: The sessions (sessionId, externalKey, workspace, archived) and acks (requestId → exact task.ack text) saved
+    #: by an earlier run, loaded from the store at start.
+    saved_sessions: list[tuple[str, str | None, str | None, bool]] = field(default_factory=list)
+    saved_acks: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.connected = False
@@ -215,6 +241,12 @@ class DesktopMachine:
         self.interactions: dict[str, str] = {}      # interactionId → requestId
         self.missing_folders: set[str] = set()
         self._counter = 0
+        self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
+        for sid, key, workspace, archived in self.saved_sessions:
+            self.sessions[sid] = Session(sid, key, workspace, archived)
+            if key is not None and not archived:
+                self.by_key[key] = sid
+        self.acks.update(self.saved_acks)
 
     # -- helpers ----------------------------------------------------------------------------------------------
 
@@ -294,6 +326,15 @@ class DesktopMachine:
             return self._on_bad_frame(raw, now)
         msg = result.message
         assert msg is not None
+        effects = self._dispatch_frame(msg, now)
+        saves, self._saves = self._saves, []
+        return saves + effects  # saved before the ack goes out: a crash in between cannot run a requestId twice
+
+    def _save_session(self, session: Session) -> None:
+        self._saves.append(SaveSession(session.session_id, session.external_key, session.workspace,
+                                       session.archived))
+
+    def _dispatch_frame(self, msg: HookMessage, now: float) -> list[Effect]:
         handler = {
             MessageType.WELCOME: self._on_welcome,
             MessageType.PING: lambda m, n: [self._frame(make_pong(**self._env(n)))],
@@ -321,7 +362,9 @@ class DesktopMachine:
             return []
         if rid in self.acks:
             return [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
-        return [self._ack(rid, "rejected", now, reason="invalid")]
+        effects: list[Effect] = [self._ack(rid, "rejected", now, reason="invalid")]
+        saves, self._saves = self._saves, []
+        return saves + effects
 
     def _on_welcome(self, msg: HookMessage, now: float) -> list[Effect]:
         self.welcomed = True
@@ -334,6 +377,7 @@ class DesktopMachine:
              queue_position: int | None = None) -> Send:
         send = self._frame(make_task_ack(rid, result, reason, session_id, queue_position, **self._env(now)), rid)
         self.acks[rid] = send.text
+        self._saves.append(SaveAck(rid, send.text))
         return send
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
@@ -350,6 +394,11 @@ class DesktopMachine:
             return [self._ack(rid, "rejected", now, reason="disabled")]
         if not p.prompt.strip() and not p.attachments:
             return [self._ack(rid, "rejected", now, reason="invalid")]
+        agent_kind = getattr(p.options, "agent_kind", None)
+        if isinstance(agent_kind, str) and agent_kind not in self.agents:
+            # A valid frame this desktop cannot act on: it asks for an agent hello.agents never offered
+            # (docs/desktop-plan.md, "Rejection reasons").
+            return [self._ack(rid, "rejected", now, reason="invalid")]
         if p.session_id is not None:
             session = self.sessions.get(p.session_id)
             if session is None or session.archived:
@@ -359,6 +408,7 @@ class DesktopMachine:
                     self.by_key.pop(session.external_key, None)
                 session.external_key = p.external_key
                 self.by_key[p.external_key] = session.session_id
+                self._save_session(session)
         else:
             if p.workspace not in self.aliases():
                 return [self._ack(rid, "rejected", now, reason="unknown_workspace")]
@@ -368,6 +418,7 @@ class DesktopMachine:
                 session = Session(self.ids(), p.external_key, p.workspace)
                 self.sessions[session.session_id] = session
                 self.by_key[p.external_key] = session.session_id
+                self._save_session(session)
         turn = Turn(rid, p.external_key, session.session_id, TurnKind.DISPATCH, self._take_script())
         return self._enqueue(turn, now, ack=True)
 
@@ -459,8 +510,8 @@ class DesktopMachine:
 
     def _progress(self, turn: Turn, text: str, now: float) -> list[Effect]:
         """§4 latest-wins: a whole snapshot each frame, at most one per interval; a newer snapshot replaces a
-        pending one (never concatenated)."""
-        if not self._wire(turn):
+        pending one (never concatenated). Offline (or before welcome) a snapshot is simply dropped."""
+        if not self._wire(turn) or not self.welcomed:
             return []
         if turn.progress_sent_at is None or now - turn.progress_sent_at >= self.progress_interval_ms:
             return self._send_progress(turn, text, now)
@@ -525,7 +576,7 @@ class DesktopMachine:
             self.interactions.pop(iid, None)
             turn.interaction_id = None
             effects.append(Unschedule(("interaction", turn.request_id)))
-            if self._wire(turn):
+            if self._wire(turn) and self.welcomed:
                 effects.append(self._frame(make_interaction_cancel(turn.request_id, iid, "turn-ended",
                                                                    **self._env(now)), turn.request_id))
         if cancelled:
@@ -545,8 +596,9 @@ class DesktopMachine:
             if turn.kind is TurnKind.DISPATCH or self.variant is Variant.REOPEN_REPLAYED:
                 self.outbox[turn.request_id] = send.text
                 effects.append(Persist(turn.request_id, send.text))
-            effects.append(send)
-            if turn.kind is TurnKind.REOPEN and not self.connected:
+            if self.welcomed or turn.kind is not TurnKind.DISPATCH:
+                effects.append(send)  # offline or before welcome a dispatch's turn.end waits in the outbox
+            if turn.kind is TurnKind.REOPEN and not self.welcomed:
                 self._drop_reopen_thread(turn)
         self._remember_reopenable(turn, now)
         if was_running:
@@ -586,8 +638,9 @@ class DesktopMachine:
 
     def _on_archive(self, msg: HookMessage, now: float) -> list[Effect]:
         sid = self.by_key.pop(msg.payload.external_key, None)
-        if sid is not None and sid in self.sessions:
+        if sid is not None and sid in self.sessions and not self.sessions[sid].archived:
             self.sessions[sid].archived = True
+            self._save_session(self.sessions[sid])
         return []  # no binding / already archived: ignored (§4)
 
     def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
@@ -665,7 +718,8 @@ class DesktopMachine:
             "sessions": [{"sessionId": s.session_id, "externalKey": s.external_key, "workspace": s.workspace,
                           "archived": s.archived} for s in self.sessions.values()],
             "runs": [{"requestId": t.request_id, "runs": self.runs.get(t.request_id, 0), "status": t.status,
-                      "kind": t.kind.value, "reopenOf": t.reopen_of, "decision": t.decision}
+                      "sessionId": t.session_id, "kind": t.kind.value, "reopenOf": t.reopen_of,
+                      "decision": t.decision}
                      for t in self.turns.values()],
             "outbox": list(self.outbox),
             "reopenable": list(self.reopenable),

@@ -1,7 +1,10 @@
-"""The reference desktop's SQLite outbox (spec §4: un-delivered turn.end frames survive a reconnect or restart).
+"""The reference desktop's SQLite store (spec §4: un-delivered turn.end frames survive a reconnect or restart;
+§1/§2: 同 externalKey 同 session and requestId idempotency survive a restart too).
 
-One table, ``outbox(request_id PRIMARY KEY, text, created_ms)``; the text is the exact frame, re-sent
-byte-identically. Used from the client's event-loop thread only.
+Three tables: ``outbox(request_id PRIMARY KEY, text, created_ms)``, the exact turn.end frame re-sent
+byte-identically; ``sessions(session_id PRIMARY KEY, external_key, workspace, archived)``, the externalKey →
+session mapping; ``acks(request_id PRIMARY KEY, text)``, the exact task.ack replayed for a redelivered requestId.
+Used from the client's event-loop thread only.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ class OutboxStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS outbox (request_id TEXT PRIMARY KEY, text TEXT NOT NULL, "
                          "created_ms INTEGER NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, external_key TEXT, "
+                         "workspace TEXT, archived INTEGER NOT NULL DEFAULT 0, saved_seq INTEGER NOT NULL DEFAULT 0)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS acks (request_id TEXT PRIMARY KEY, text TEXT NOT NULL)")
 
     def load(self) -> dict[str, str]:
         rows = self._db.execute("SELECT request_id, text FROM outbox ORDER BY created_ms, rowid").fetchall()
@@ -31,6 +37,27 @@ class OutboxStore:
 
     def delete(self, request_id: str) -> None:
         self._db.execute("DELETE FROM outbox WHERE request_id = ?", (request_id,))
+
+    def load_sessions(self) -> list[tuple[str, str | None, str | None, bool]]:
+        """(sessionId, externalKey, workspace, archived) of every session, the last saved last (so a key taken over
+        by another session maps to the newest one when the machine loads them in order)."""
+        rows = self._db.execute("SELECT session_id, external_key, workspace, archived FROM sessions "
+                                "ORDER BY saved_seq, rowid")
+        return [(sid, key, ws, bool(archived)) for sid, key, ws, archived in rows.fetchall()]
+
+    def put_session(self, session_id: str, external_key: str | None, workspace: str | None, archived: bool) -> None:
+        self._db.execute("INSERT INTO sessions (session_id, external_key, workspace, archived, saved_seq) "
+                         "VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(saved_seq), 0) + 1 FROM sessions)) "
+                         "ON CONFLICT(session_id) DO UPDATE SET external_key = excluded.external_key, "
+                         "workspace = excluded.workspace, archived = excluded.archived, "
+                         "saved_seq = excluded.saved_seq",
+                         (session_id, external_key, workspace, int(archived)))
+
+    def load_acks(self) -> dict[str, str]:
+        return {rid: text for rid, text in self._db.execute("SELECT request_id, text FROM acks").fetchall()}
+
+    def put_ack(self, request_id: str, text: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO acks (request_id, text) VALUES (?, ?)", (request_id, text))
 
     def close(self) -> None:
         try:

@@ -20,7 +20,7 @@ from simulator.hook import (
     serialize_hook_message,
 )
 from simulator.reference.desktop.agent import InteractionScript, Script, ScriptButton, filter_attachments
-from simulator.hook import Attachment
+from simulator.hook import Attachment, DispatchOptions
 from simulator.reference.desktop.machine import (
     DesktopMachine,
     Forget,
@@ -488,3 +488,67 @@ def test_no_reopen_while_offline_and_features_renegotiated():
     assert h.m.server_features == frozenset()
     new_id, _ = h.m.retry_turn("r1", h.now)
     assert new_id is None
+
+
+# -- additions: agent kinds, takeover state, sending only once welcomed, persistence effects -------------------------
+
+
+def test_dispatch_for_an_agent_kind_hello_never_listed_is_rejected_invalid():
+    h = Harness()
+    h.connect()
+    h.frame(make_task_dispatch("r1", "k1", "chat", None, "hi", options=DispatchOptions(agent_kind="gpt-unknown")))
+    h.frame(make_task_dispatch("r2", "k2", "chat", None, "hi", options=DispatchOptions(agent_kind="claude")))
+    acks = {p["requestId"]: p for p in h.of("task.ack")}
+    assert acks["r1"]["result"] == "rejected" and acks["r1"]["reason"] == "invalid"
+    assert acks["r1"]["sessionId"] is None
+    assert acks["r2"]["result"] == "accepted"
+
+
+def test_takeover_runs_in_that_session_and_state_names_it():
+    h = Harness()
+    h.connect()
+    h.dispatch("r1", key="k1")
+    h.run()
+    sid = h.of("task.ack")[0]["sessionId"]
+    h.dispatch("r2", key="k2", workspace=None, session_id=sid)
+    h.run()
+    assert h.of("task.ack")[1]["sessionId"] == sid
+    assert [p["sessionId"] for p in h.of("turn.end")] == [sid, sid]
+    runs = {r["requestId"]: r for r in h.m.state(h.now)["runs"]}
+    assert runs["r2"]["sessionId"] == sid
+
+
+def test_turn_end_waits_for_welcome_and_progress_is_dropped_offline():
+    h = Harness()
+    h.connect(features=[])
+    h.m.script_next_turn(Script(progress=("a", "b"), step_ms=100))
+    h.dispatch("r1")
+    h.disconnect()
+    h.online = True
+    h.apply(h.m.on_connected(h.now))  # connected again, but no welcome yet
+    h.run()
+    assert h.types("r1") == ["task.ack"]  # nothing of the turn before welcome
+    assert list(h.store) == ["r1"]
+    h.frame(make_welcome("srv", ()))
+    assert h.types("r1") == ["task.ack", "turn.end"] and h.store == {}
+
+
+def test_saves_come_before_the_ack_and_a_new_machine_loads_them():
+    h = Harness()
+    h.connect()
+    effects = h.m.on_frame(serialize_hook_message(make_task_dispatch("r1", "k1", "chat", None, "hi")), h.now)
+    kinds = [type(e).__name__ for e in effects]
+    assert kinds[:3] == ["SaveSession", "SaveAck", "Send"]
+    session, ack = effects[0], effects[1]
+    h.apply(effects)
+    h.frame(make_session_archive("k1"))
+    h.frame(make_session_archive("k1"))  # already archived: nothing more saved
+    again = DesktopMachine(saved_sessions=[(session.session_id, "k1", "chat", False)],
+                           saved_acks={"r1": ack.text})
+    again.on_connected(h.now)
+    again.on_frame(serialize_hook_message(make_welcome("srv", ())), h.now)
+    replay = again.on_frame(serialize_hook_message(make_task_dispatch("r1", "k1", "chat", None, "hi")), h.now)
+    assert [e.text for e in replay if isinstance(e, Send)] == [ack.text] and again.runs == {}
+    second = again.on_frame(serialize_hook_message(make_task_dispatch("r2", "k1", "chat", None, "hi")), h.now)
+    acked = [json.loads(e.text)["payload"] for e in second if isinstance(e, Send)][0]
+    assert acked["sessionId"] == session.session_id

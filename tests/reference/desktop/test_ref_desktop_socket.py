@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -161,4 +162,21 @@ def test_control_errors(setup):
     assert info.value.code == 404
     with pytest.raises(urllib.error.HTTPError) as info:
         control(handle, "script-next-turn", {"status": "weird"})
+    assert info.value.code == 400
+
+
+def test_advance_clock_expires_the_reopen_bookkeeping_and_timers_keep_their_delays(setup):
+    server, handle, _ = setup
+    server.welcome(ALL)
+    control(handle, "script-next-turn", {"status": "error", "errorMessage": "boom", "progress": []})
+    rid = server.dispatch()
+    assert server.expect_end(rid).status == "error"
+    assert control(handle, "state")["reopenable"] == [rid]
+    assert control(handle, "advance-clock", {"ms": 2 * 60 * 60 * 1000}) == {"ok": True}
+    assert control(handle, "state")["reopenable"] == []
+    assert control(handle, "retry-turn", {"requestId": rid})["reopenRequestId"] is None
+    other = server.dispatch()  # a turn after the jump still runs on its real step delays
+    assert server.expect_end(other).status == "ok"
+    with pytest.raises(urllib.error.HTTPError) as info:
+        control(handle, "advance-clock", {"ms": -1})
     assert info.value.code == 400

@@ -57,3 +57,49 @@ def test_outbox_survives_a_restart(tmp_path):
     finally:
         second.stop()
         server.close()
+
+
+def test_sessions_and_acks_roundtrip_newest_mapping_last(tmp_path):
+    store = OutboxStore(tmp_path / "s.sqlite3")
+    store.put_session("A", "k1", "chat", False)
+    store.put_session("B", "k2", "chat", False)
+    store.put_session("A", "k2", "chat", False)  # a takeover: A now answers k2 and is saved last
+    store.put_ack("r1", '{"ack": 1}')
+    store.put_ack("r1", '{"ack": 1}')
+    store.close()
+    again = OutboxStore(tmp_path / "s.sqlite3")
+    assert again.load_sessions() == [("B", "k2", "chat", False), ("A", "k2", "chat", False)]
+    assert again.load_acks() == {"r1": '{"ack": 1}'}
+    again.close()
+
+
+def test_sessions_and_acks_survive_a_restart(tmp_path):
+    """同 externalKey 同 session and requestId idempotency hold across a restart of the desktop process."""
+    db = tmp_path / "desktop.sqlite3"
+    server = ServerRole(step_timeout=5.0)
+    url = server.listen()
+    first = start_instance(url, db=db)
+    try:
+        server.accept()
+        server.expect_hello()
+        server.welcome([])
+        rid = server.dispatch(external_key="slack:C1/T1")
+        ack_text = server.expect(lambda e: e.type == "task.ack").text
+        session_id = json.loads(ack_text)["payload"]["sessionId"]
+        server.expect(lambda e: e.type == "turn.end")
+    finally:
+        first.stop()
+    second = start_instance(url, db=db)
+    try:
+        server.accept()
+        server.expect_hello()
+        server.welcome([])
+        server.redispatch(rid)
+        assert server.expect(lambda e: e.type == "task.ack").text == ack_text  # replayed byte for byte
+        again = server.dispatch(external_key="slack:C1/T1")
+        assert server.expect_ack(again).session_id == session_id
+        runs = {r["requestId"]: r["runs"] for r in _ctl(second, "state")["runs"]}
+        assert rid not in runs and runs[again] == 1  # the redelivery did not run again
+    finally:
+        second.stop()
+        server.close()
