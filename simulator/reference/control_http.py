@@ -2,7 +2,9 @@
 
 A reference's control API is a ``handle(method, path, raw_body) -> (status, json_body)`` function; this module
 serves it over HTTP/1.1 on a daemon thread (``ThreadingHTTPServer``, IPv4 or IPv6), with a request-body limit,
-JSON answers and bounded shutdown. Routing and the capabilities stay with each reference.
+JSON answers and bounded shutdown. ``route_control`` is the common routing of such a function (``GET /v1``
+describes the API, ``POST /v1/<capability>`` takes a JSON object, 404 for an unknown capability, JSON errors); the
+capabilities and their errors stay with each reference.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
-__all__ = ["MAX_BODY_BYTES", "JsonControlServer", "error_body"]
+__all__ = ["MAX_BODY_BYTES", "BadRequest", "JsonControlServer", "error_body", "route_control"]
 
 MAX_BODY_BYTES: Final = 1 << 20
 
@@ -25,6 +27,48 @@ Handle = Callable[[str, str, bytes], tuple[int, dict[str, Any]]]
 def error_body(code: str, message: str) -> dict[str, Any]:
     """The control API's error shape: ``{"error": {"code", "message"}}``."""
     return {"error": {"code": code, "message": message}}
+
+
+class BadRequest(Exception):
+    """A control request whose body does not say what the capability needs: HTTP 400 ``invalid-request``."""
+
+
+#: A reference's own errors → (HTTP status, code, message); None for an exception it does not know (→ 500).
+ErrorMap = Callable[[Exception], "tuple[int, str, str] | None"]
+
+
+def route_control(method: str, path: str, raw_body: bytes, *, version: str, role: str,
+                  capabilities: list[str], routes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]],
+                  errors: ErrorMap = lambda exc: None, log: logging.Logger) -> tuple[int, dict[str, Any]]:
+    """One control request → (HTTP status, JSON answer), as docs/control-api.md "Common shape" says."""
+    path = path.split("?", 1)[0].rstrip("/") or "/"
+    if path == "/v1":
+        if method != "GET":
+            return 405, error_body("method-not-allowed", "GET /v1 describes the control API")
+        return 200, {"version": version, "role": role, "capabilities": list(capabilities)}
+    capability = path[len("/v1/"):] if path.startswith("/v1/") else ""
+    route = routes.get(capability)
+    if route is None:
+        return 404, error_body("unknown-capability", f"no control capability at {path}; GET /v1 lists them")
+    if method != "POST":
+        return 405, error_body("method-not-allowed", f"use POST {path}")
+    try:
+        body = json.loads(raw_body.decode("utf-8")) if raw_body.strip() else {}
+    except (UnicodeDecodeError, ValueError) as exc:
+        return 400, error_body("invalid-json", f"the request body is not JSON: {exc}")
+    if not isinstance(body, dict):
+        return 400, error_body("invalid-request", "the request body must be a JSON object")
+    try:
+        return 200, route(body)
+    except BadRequest as exc:
+        return 400, error_body("invalid-request", str(exc))
+    except Exception as exc:  # noqa: BLE001 - a reference's failure becomes a JSON error; it keeps serving
+        known = errors(exc)
+        if known is not None:
+            status, code, message = known
+            return status, error_body(code, message)
+        log.exception("control %s failed", capability)
+        return 500, error_body("internal-error", f"{type(exc).__name__}: {exc}")
 
 
 class JsonControlServer:

@@ -17,25 +17,16 @@ them, and each case waits for its own.
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
-import socket
 import subprocess
-import sys
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conformance_runs import (
+    FAILING, PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_caught, child_env, free_port, run_features, serving,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
 SERVE = [PYTHON, "-m", "simulator", "serve", "ccweb-mcp"]
-RUN_TIMEOUT_S = 600
-READY_TIMEOUT_S = 60
 
 #: Broken variant → (the requirement ids that must catch it with a fail verdict, the ids that may fail with them
 #: because the one broken switch shows there too). Nothing else may fail: a variant is caught precisely.
@@ -62,101 +53,30 @@ READER_JUDGED = {
     "CCWEB-SOURCE-PROMPT-COMPLETENESS-01",
 }
 
-FAILING = {"fail", "not-testable", "error", "timeout"}
-
 
 # -- running the features ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Run:
-    name: str
-    returncode: int
-    report: dict[str, Any] | None
-    output: str
-
-    def verdicts(self) -> dict[str, str]:
-        return {r["id"]: r["verdict"] for r in (self.report or {}).get("requirements", [])}
-
-    def explain(self) -> str:
-        lines = [f"run {self.name!r}: exit code {self.returncode}"]
-        for scenario in (self.report or {}).get("scenarios", []):
-            if scenario["verdict"] != "pass":
-                lines.append(f"  {scenario['verdict']:<14} {scenario['requirement']}  {scenario['name']}: "
-                             f"{scenario['reason'][:300]}")
-        if self.report is None:
-            lines.append(self.output[-4000:])
-        return "\n".join(lines)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _run_features(name: str, workdir: Path, target: str, control: str) -> Run:
-    report_dir = workdir / "report"
-    cmd = [PYTHON, "-m", "pytest", "features/ccweb", "-q", "-p", "no:cacheprovider",
-           f"--target=ccweb={target}", f"--control=ccweb={control}", f"--report-dir={report_dir}"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    path = report_dir / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    return Run(name, proc.returncode, report, proc.stdout + proc.stderr)
+    return run_features(name, workdir, "features/ccweb", [f"--target=ccweb={target}", f"--control=ccweb={control}"],
+                        child_env())
 
 
 def _run_stdio(name: str, workdir: Path, variant: str | None) -> Run:
-    port = _free_port()
+    port = free_port()
     command = [*SERVE, *(["--variant", variant] if variant else []), "--control", f"127.0.0.1:{port}",
                "--state", str(workdir / "state.sqlite3")]
     return _run_features(name, workdir, "stdio:" + shlex.join(command), f"http://127.0.0.1:{port}")
 
 
 def _run_http(name: str, workdir: Path, variant: str | None = None) -> Run:
-    mcp_port, control_port = _free_port(), _free_port()
-    server = subprocess.Popen([*SERVE, *(["--variant", variant] if variant else []), "--http",
-                               f"127.0.0.1:{mcp_port}", "--control", f"127.0.0.1:{control_port}"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        ready = _await_ready(server)
+    mcp_port, control_port = free_port(), free_port()
+    cmd = [*SERVE, *(["--variant", variant] if variant else []), "--http", f"127.0.0.1:{mcp_port}",
+           "--control", f"127.0.0.1:{control_port}"]
+    with serving(cmd) as ready:
         mcp_url = ready.get("mcp") or f"http://127.0.0.1:{mcp_port}/mcp"
         control_url = ready.get("control") or f"http://127.0.0.1:{control_port}"
         return _run_features(name, workdir, mcp_url, control_url)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
-
-
-def _await_ready(server: subprocess.Popen[str]) -> dict[str, Any]:
-    """The server's readiness line (``{"ready": true, "mcp": URL, "control": URL}``) on its stdout."""
-    found: list[dict[str, Any]] = []
-    seen: list[str] = []
-    event = threading.Event()
-
-    def read() -> None:
-        assert server.stdout is not None
-        for line in server.stdout:
-            seen.append(line)
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and data.get("ready") is True and not found:
-                found.append(data)
-                event.set()
-        event.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    event.wait(READY_TIMEOUT_S)
-    if not found:
-        raise AssertionError(f"serve ccweb-mcp --http printed no readiness line within {READY_TIMEOUT_S} s "
-                             f"(exit code {server.poll()}): {''.join(seen)[-2000:]}")
-    return found[0]
 
 
 # -- the runs, started together ------------------------------------------------------------------------------------
@@ -172,22 +92,15 @@ def reference_servable() -> None:
 
 @pytest.fixture(scope="module")
 def runs(reference_servable: None, tmp_path_factory: pytest.TempPathFactory):
-    jobs: dict[str, Any] = {
+    jobs = {
         "stdio": lambda d: _run_stdio("stdio", d, None),
         "http": lambda d: _run_http("http", d),
     }
     for variant in VARIANTS:  # over HTTP: one server process per run instead of one per scenario
         jobs[variant] = lambda d, v=variant: _run_http(v, d, v)
-    pool = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2)))
-    futures: dict[str, Future[Run]] = {
-        name: pool.submit(job, tmp_path_factory.mktemp(name.replace("-", "_"))) for name, job in jobs.items()
-    }
-    yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _result(runs: dict[str, Future[Run]], name: str) -> Run:
-    return runs[name].result(timeout=RUN_TIMEOUT_S + 60)
+    pool = RunPool(tmp_path_factory.mktemp("ccweb-runs"), jobs)
+    yield pool
+    pool.close()
 
 
 # -- the cases -----------------------------------------------------------------------------------------------------
@@ -216,12 +129,12 @@ def _assert_conformant(run: Run) -> None:
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 def test_reference_over_stdio_passes_every_must(runs):
-    _assert_conformant(_result(runs, "stdio"))
+    _assert_conformant(runs["stdio"])
 
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 def test_reference_over_http_passes_every_must(runs):
-    run = _result(runs, "http")
+    run = runs["http"]
     _assert_conformant(run)
     targets = [s["target"] for s in run.report["subjects"] if s["role"] == "ccweb"]
     assert targets and all(t.startswith("http://") for t in targets), run.report["subjects"]
@@ -230,13 +143,4 @@ def test_reference_over_http_passes_every_must(runs):
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_broken_variant_is_caught(runs, variant: str):
-    run = _result(runs, variant)
-    assert run.report is not None, run.explain()
-    verdicts = run.verdicts()
-    caught_by, may_also_fail = VARIANTS[variant]
-    not_caught = {rid: verdicts.get(rid) for rid in caught_by if verdicts.get(rid) != "fail"}
-    assert not not_caught, f"{variant}: expected a fail verdict for {sorted(caught_by)}, got {not_caught}\n" \
-                           f"{run.explain()}"
-    unexpected = {rid: v for rid, v in verdicts.items() if v in FAILING and rid not in caught_by | may_also_fail}
-    assert not unexpected, f"{variant}: requirements failing beyond the broken one: {unexpected}\n{run.explain()}"
-    assert run.returncode == 1 and run.report["exitCode"] == 1, run.explain()
+    assert_caught(runs[variant], *VARIANTS[variant])

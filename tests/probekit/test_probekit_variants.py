@@ -15,26 +15,17 @@ The runs are independent processes, started together (a few at a time) when the 
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
-import socket
 import subprocess
-import sys
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conformance_runs import (
+    FAILING, PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_caught, child_env, free_port, run_features, serving,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
 SERVE = [PYTHON, "-m", "simulator", "serve", "probekit-mcp"]
-RUN_TIMEOUT_S = 600
-READY_TIMEOUT_S = 60
-FAILING = {"fail", "not-testable", "error", "timeout"}
 
 #: The toolset scenarios that need a subject environment other than the default full one.
 NEEDS_OTHER_ENV = {
@@ -88,94 +79,16 @@ CASES: dict[str, Case] = {
 # -- running the features ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Run:
-    name: str
-    returncode: int
-    report: dict[str, Any] | None
-    output: str
-
-    def verdicts(self) -> dict[str, str]:
-        return {r["id"]: r["verdict"] for r in (self.report or {}).get("requirements", [])}
-
-    def levels(self) -> dict[str, str]:
-        return {r["id"]: r["level"] for r in (self.report or {}).get("requirements", [])}
-
-    def explain(self) -> str:
-        lines = [f"run {self.name!r}: exit code {self.returncode}"]
-        for scenario in (self.report or {}).get("scenarios", []):
-            if scenario["verdict"] != "pass":
-                lines.append(f"  {scenario['verdict']:<14} {scenario['requirement']}  {scenario['name']}: "
-                             f"{(scenario.get('reason') or '')[:300]}")
-        if self.report is None:
-            lines.append(self.output[-4000:])
-        return "\n".join(lines)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _run_features(name: str, workdir: Path, target: str, extra: list[str]) -> Run:
-    report_dir = workdir / "report"
-    cmd = [PYTHON, "-m", "pytest", "features/probekit", "-q", "-p", "no:cacheprovider",
-           f"--target=probekit={target}", f"--report-dir={report_dir}", *extra]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    path = report_dir / "report.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    return Run(name, proc.returncode, report, proc.stdout + proc.stderr)
-
-
 def _run_case(name: str, case: Case, workdir: Path) -> Run:
     variant = ["--variant", case.variant] if case.variant else []
     if case.transport == "stdio":
-        return _run_features(name, workdir, "stdio:" + shlex.join([*SERVE, *variant]), [])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MCP_") and k != "PROBEKIT_REFERENCE_VARIANT"}
-    env.update(dict(case.env))
-    server = subprocess.Popen([*SERVE, *variant, "--http", f"127.0.0.1:{_free_port()}"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        ready = _await_ready(server)
+        target = "stdio:" + shlex.join([*SERVE, *variant])
+        return run_features(name, workdir, "features/probekit", [f"--target=probekit={target}"])
+    env = child_env(lambda k: k.startswith("MCP_") or k == "PROBEKIT_REFERENCE_VARIANT", **dict(case.env))
+    cmd = [*SERVE, *variant, "--http", f"127.0.0.1:{free_port()}"]
+    with serving(cmd, env=env, ready=lambda line: isinstance(line.get("mcp"), str)) as ready:
         declared = [f"--subject-env=probekit={k}={v}" for k, v in case.env]
-        return _run_features(name, workdir, str(ready["mcp"]), declared)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
-
-
-def _await_ready(server: subprocess.Popen[str]) -> dict[str, Any]:
-    """The readiness line ``{"ready": true, "mcp": URL, "toolset": NAME}`` on the server's stdout."""
-    found: list[dict[str, Any]] = []
-    seen: list[str] = []
-    event = threading.Event()
-
-    def read() -> None:
-        assert server.stdout is not None
-        for line in server.stdout:
-            seen.append(line)
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict) and data.get("ready") is True and isinstance(data.get("mcp"), str) \
-                    and not found:
-                found.append(data)
-                event.set()
-        event.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    event.wait(READY_TIMEOUT_S)
-    if not found:
-        raise AssertionError(f"serve probekit-mcp --http printed no readiness line within {READY_TIMEOUT_S} s "
-                             f"(exit code {server.poll()}): {''.join(seen)[-2000:]}")
-    return found[0]
+        return run_features(name, workdir, "features/probekit", [f"--target=probekit={ready['mcp']}", *declared])
 
 
 @pytest.fixture(scope="module")
@@ -188,17 +101,10 @@ def reference_servable() -> None:
 
 @pytest.fixture(scope="module")
 def runs(reference_servable: None, tmp_path_factory: pytest.TempPathFactory):
-    pool = ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2)))
-    futures: dict[str, Future[Run]] = {
-        name: pool.submit(_run_case, name, case, tmp_path_factory.mktemp(name.replace("-", "_")))
-        for name, case in CASES.items()
-    }
-    yield futures
-    pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _result(runs: dict[str, Future[Run]], name: str) -> Run:
-    return runs[name].result(timeout=RUN_TIMEOUT_S + 60)
+    jobs = {name: (lambda d, n=name, c=case: _run_case(n, c, d)) for name, case in CASES.items()}
+    pool = RunPool(tmp_path_factory.mktemp("probekit-runs"), jobs)
+    yield pool
+    pool.close()
 
 
 # -- the cases -----------------------------------------------------------------------------------------------------
@@ -219,12 +125,12 @@ def _assert_conformant(run: Run, not_applicable_ok: set[str]) -> None:
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 def test_reference_over_stdio_passes_everything(runs):
-    _assert_conformant(_result(runs, "stdio"), set())
+    _assert_conformant(runs["stdio"], set())
 
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 def test_reference_over_http_passes_what_applies(runs):
-    run = _result(runs, "http")
+    run = runs["http"]
     _assert_conformant(run, NEEDS_OTHER_ENV)
     verdicts = run.verdicts()
     # An HTTP subject started with the default environment: the other toolsets are not applicable, never passed.
@@ -236,14 +142,4 @@ def test_reference_over_http_passes_what_applies(runs):
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.variant))
 def test_broken_variant_is_caught(runs, name: str):
-    case = CASES[name]
-    run = _result(runs, name)
-    assert run.report is not None, run.explain()
-    verdicts = run.verdicts()
-    not_caught = {rid: verdicts.get(rid) for rid in case.caught_by if verdicts.get(rid) != "fail"}
-    assert not not_caught, f"{name}: expected a fail verdict for {sorted(case.caught_by)}, got {not_caught}\n" \
-                           f"{run.explain()}"
-    unexpected = {rid: v for rid, v in verdicts.items()
-                  if v in FAILING and rid not in case.caught_by | case.may_also_fail}
-    assert not unexpected, f"{name}: requirements failing beyond the broken one: {unexpected}\n{run.explain()}"
-    assert run.returncode == 1 and run.report["exitCode"] == 1, run.explain()
+    assert_caught(runs[name], CASES[name].caught_by, CASES[name].may_also_fail)

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from ..cli_common import parse_address
 from .contract import REPLY_MODES
 from .control import ControlApi
 from .core import DEFAULT_SOURCE_CONVERSATION, VARIANT_ENV, CcwebCore, Variant
@@ -31,14 +32,6 @@ from .store import Store
 __all__ = ["main", "parse_address"]
 
 log = logging.getLogger("simulator.reference.ccweb")
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:PORT`` for IPv6; port 0 = any free port) → (host, port); ``ValueError`` otherwise."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"{text!r}: expected HOST:PORT, e.g. 127.0.0.1:0")
-    return host.strip("[]"), int(port)
 
 
 def _parser() -> argparse.ArgumentParser:

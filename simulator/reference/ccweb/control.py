@@ -11,13 +11,11 @@ library's threading HTTP server in a daemon thread, next to the MCP transport (s
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from ..control_http import JsonControlServer
-from ..control_http import error_body as _error
 from typing import Any, Final
 
+from ..control_http import JsonControlServer, route_control
 from .contract import DEFAULT_FALLBACK_NAMESPACE
 from .core import CcwebCore, CoreError
 
@@ -33,6 +31,12 @@ CAPABILITIES: Final = (
     "seed-pending-reply", "restart", "fallback-tools", "dynamic-call",
 )
 _STATUS: Final = {"invalid-request": 400, "invalid-json": 400, "not-found": 400, "conflict": 409}
+
+
+def _known_error(exc: Exception) -> tuple[int, str, str] | None:
+    if isinstance(exc, CoreError):
+        return _STATUS.get(exc.code, 400), exc.code, exc.message
+    return None
 
 
 def _string(body: dict[str, Any], key: str, *, optional: bool = False) -> str | None:
@@ -86,30 +90,8 @@ class ControlApi:
 
     def handle(self, method: str, path: str, raw_body: bytes = b"") -> tuple[int, dict[str, Any]]:
         """One request → (HTTP status, JSON answer)."""
-        path = path.split("?", 1)[0].rstrip("/") or "/"
-        if path == "/v1":
-            if method != "GET":
-                return 405, _error("method-not-allowed", "GET /v1 describes the control API")
-            return 200, {"version": CONTROL_VERSION, "role": CONTROL_ROLE, "capabilities": self.capabilities}
-        capability = path[len("/v1/"):] if path.startswith("/v1/") else None
-        route = self._routes.get(capability or "")
-        if route is None:
-            return 404, _error("unknown-capability", f"no control capability at {path}; GET /v1 lists them")
-        if method != "POST":
-            return 405, _error("method-not-allowed", f"use POST {path}")
-        try:
-            body = json.loads(raw_body.decode("utf-8")) if raw_body.strip() else {}
-        except (UnicodeDecodeError, ValueError) as exc:
-            return 400, _error("invalid-json", f"the request body is not JSON: {exc}")
-        if not isinstance(body, dict):
-            return 400, _error("invalid-request", "the request body must be a JSON object")
-        try:
-            return 200, route(body)
-        except CoreError as exc:
-            return _STATUS.get(exc.code, 400), _error(exc.code, exc.message)
-        except Exception as exc:  # noqa: BLE001 - report our own failure as a JSON error, keep serving
-            log.exception("control %s failed", capability)
-            return 500, _error("internal-error", f"{type(exc).__name__}: {exc}")
+        return route_control(method, path, raw_body, version=CONTROL_VERSION, role=CONTROL_ROLE,
+                             capabilities=self.capabilities, routes=self._routes, errors=_known_error, log=log)
 
     # -- HTTP -------------------------------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import signal
 import sys
 from typing import TextIO
 
-from ..ccweb.cli import parse_address
+from ..cli_common import parse_address
 from ..ccweb.server import bind_socket, serve_http, serve_stdio
 from .server import build_server
 from .variants import VARIANT_ENV, Variant

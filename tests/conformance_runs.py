@@ -1,0 +1,181 @@
+"""Running the conformance features in a subprocess, the way an implementer runs the harness in CI, and reading
+the verdicts from the run's ``report.json`` (docs/report-schema.json).
+
+Shared by the modules that judge the features against real subjects (tests/ccweb, tests/probekit, tests/hook_desktop,
+tests/hook_server): the correct reference must pass, and each deliberately broken variant must be caught by the
+requirement it breaks and by nothing else.
+
+* ``serving(cmd)`` starts a subject (``python -m simulator serve …``) and yields its readiness line
+  (``{"ready": true, …}`` on stdout), stopping it afterwards; a subject that prints none in time is a failure
+  with what it printed, never a hang.
+* ``run_features(name, workdir, features, args)`` runs ``pytest <features> <args> --report-dir=…``.
+* ``RunPool`` starts independent runs together (a few at a time) and hands each case its own.
+* ``assert_caught`` / ``assert_all_pass`` are the two judgements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ROOT", "PYTHON", "FAILING", "RUN_TIMEOUT_S", "READY_TIMEOUT_S", "Run", "RunPool", "free_port", "child_env",
+    "serving", "run_features", "assert_caught", "assert_all_pass",
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+#: Verdicts that count as a finding (report-schema: not-testable is a failure, never a pass).
+FAILING = frozenset({"fail", "not-testable", "error", "timeout"})
+RUN_TIMEOUT_S = 600
+READY_TIMEOUT_S = 60
+
+
+@dataclass
+class Run:
+    """One finished run of the features: its exit code, its report (None if it wrote none) and its output."""
+
+    name: str
+    returncode: int
+    report: dict[str, Any] | None
+    output: str
+
+    def verdicts(self) -> dict[str, str]:
+        return {r["id"]: r["verdict"] for r in (self.report or {}).get("requirements", [])}
+
+    def levels(self) -> dict[str, str]:
+        return {r["id"]: r["level"] for r in (self.report or {}).get("requirements", [])}
+
+    def explain(self) -> str:
+        lines = [f"run {self.name!r}: exit code {self.returncode}"]
+        for scenario in (self.report or {}).get("scenarios", []):
+            if scenario["verdict"] != "pass":
+                lines.append(f"  {scenario['verdict']:<14} {scenario['requirement']}  {scenario['name']}: "
+                             f"{(scenario.get('reason') or '')[:300]}")
+        if self.report is None:
+            lines.append(self.output[-4000:])
+        return "\n".join(lines)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def child_env(drop: Callable[[str], bool] = lambda name: False, **extra: str) -> dict[str, str]:
+    """The children's environment: the parent's, without the variables ``drop`` names (a stray variant or
+    toolset), with ``extra`` added."""
+    env = {k: v for k, v in os.environ.items() if not drop(k)}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@contextmanager
+def serving(cmd: list[str], *, env: Mapping[str, str] | None = None, timeout: float = READY_TIMEOUT_S,
+            ready: Callable[[dict[str, Any]], bool] = lambda line: True) -> Iterator[dict[str, Any]]:
+    """Start ``cmd`` (stdout and stderr read together), wait for its readiness line — a JSON object with
+    ``"ready": true`` for which ``ready(line)`` holds — yield it, and stop the process at the end."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(env) if env is not None else child_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    found: list[dict[str, Any]] = []
+    seen: list[str] = []
+    event = threading.Event()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # read to the end, so a chatty subject never blocks on a full pipe
+            seen.append(line)
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data.get("ready") is True and ready(data) and not found:
+                found.append(data)
+                event.set()
+        event.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        event.wait(timeout)
+        if not found:
+            raise AssertionError(f"{' '.join(cmd[1:4])}… printed no readiness line within {timeout} s "
+                                 f"(exit code {proc.poll()}): {''.join(seen)[-2000:]}")
+        yield found[0]
+    finally:
+        _stop(proc)
+
+
+def run_features(name: str, workdir: Path, features: str, args: Iterable[str],
+                 env: Mapping[str, str] | None = None) -> Run:
+    """``pytest <features> <args>`` in a subprocess, with its report written under ``workdir/report``."""
+    report_dir = workdir / "report"
+    cmd = [PYTHON, "-m", "pytest", features, "-q", "-p", "no:cacheprovider", *args, f"--report-dir={report_dir}"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S,
+                          env=dict(env) if env is not None else child_env())
+    path = report_dir / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return Run(name, proc.returncode, report, proc.stdout + proc.stderr)
+
+
+class RunPool:
+    """Independent runs started together when the first case needs them; each case waits for its own."""
+
+    def __init__(self, tmp_root: Path, jobs: Mapping[str, Callable[[Path], Run]], workers: int | None = None) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers or max(2, min(4, os.cpu_count() or 2)))
+        self._futures: dict[str, Future[Run]] = {}
+        for name, job in jobs.items():
+            workdir = tmp_root / name
+            workdir.mkdir(parents=True, exist_ok=True)
+            self._futures[name] = self._pool.submit(job, workdir)
+
+    def __getitem__(self, name: str) -> Run:
+        return self._futures[name].result(timeout=RUN_TIMEOUT_S + 60)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def assert_caught(run: Run, caught_by: Iterable[str], may_also_fail: Iterable[str] = ()) -> None:
+    """A broken variant is caught precisely: each id of ``caught_by`` ends *fail*; nothing else fails except the ids
+    of ``may_also_fail`` (where the one broken switch shows too); the run exits 1 (findings)."""
+    caught_by, may_also_fail = set(caught_by), set(may_also_fail)
+    assert run.report is not None, run.explain()
+    verdicts = run.verdicts()
+    not_caught = {rid: verdicts.get(rid) for rid in caught_by if verdicts.get(rid) != "fail"}
+    assert not not_caught, f"{run.name}: expected a fail verdict for {sorted(caught_by)}, got {not_caught}\n" \
+                           f"{run.explain()}"
+    unexpected = {rid: v for rid, v in verdicts.items() if v in FAILING and rid not in caught_by | may_also_fail}
+    assert not unexpected, f"{run.name}: requirements failing beyond the broken one: {unexpected}\n{run.explain()}"
+    assert run.returncode == 1 and run.report["exitCode"] == 1, run.explain()
+
+
+def assert_all_pass(run: Run, not_applicable_ok: Iterable[str] = ()) -> None:
+    """Every requirement passes, except those of ``not_applicable_ok``, which may be not applicable; exit code 0."""
+    allowed = set(not_applicable_ok)
+    assert run.report is not None, run.explain()
+    verdicts = run.verdicts()
+    assert verdicts, run.explain()
+    bad = {rid: v for rid, v in verdicts.items() if v != "pass" and not (v == "not-applicable" and rid in allowed)}
+    assert not bad, f"requirements not passing: {bad}\n{run.explain()}"
+    assert run.returncode == 0 and run.report["exitCode"] == 0, run.explain()
