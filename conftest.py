@@ -14,7 +14,10 @@ import os
 
 import pytest
 
-pytest_plugins = ["simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop"]
+pytest_plugins = [
+    "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop",
+    "steps.hook_server",
+]
 
 try:  # Hypothesis is a test dependency; the conformance run does not need it.
     from hypothesis import HealthCheck, settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import subprocess
 import sys
@@ -21,10 +22,16 @@ def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
+#: A selection from every feature area (the whole suite runs in-process in this same test run: features/ is a
+#: test path), with a reader-judged SHOULD (a warning) and a requirement not applicable to the embedded reference.
+SELECTION = ("HOOK-FRAME-ACK-*", "CCWEB-SCHEMA-*", "CCWEB-DESC-*", "PROBE-TOOLSET-CORE-*", "HOOK-DESKTOP-HELLO-*",
+             "HOOK-SERVER-DELIVERY-*")
+
+
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    proc = cli("run", "--report-dir", str(out), "--", "-q")
+    proc = cli("run", "--report-dir", str(out), *SELECTION, "--", "-q")
     return proc, out
 
 
@@ -35,9 +42,16 @@ def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_ru
         assert (out / name).stat().st_size > 0, name
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     registry, _ = load_registry(ROOT / "scenarios" / "requirements")
-    assert {r["id"] for r in report["requirements"]} == set(registry)
-    # Every MUST and MAY holds; a SHOULD whose wording only a reader can judge is a warning with the text quoted.
-    assert all(r["verdict"] == "pass" for r in report["requirements"] if r["level"] != "should")
+    selected = {rid for rid in registry if any(fnmatch.fnmatchcase(rid, glob) for glob in SELECTION)}
+    assert {r["id"] for r in report["requirements"]} == selected
+    assert {r["verdict"] for r in report["requirements"]} >= {"pass", "warn", "not-applicable"}
+    # Every MUST and MAY holds, except the few about a hook server configured without an optional welcome feature:
+    # the embedded reference declares them all, so those are not applicable here (tests/hook_server runs a server
+    # configured without them). A SHOULD whose wording only a reader can judge is a warning with the text quoted.
+    for r in report["requirements"]:
+        if r["level"] != "should" and r["verdict"] != "pass":
+            evidence = " ".join(s["reason"] for s in report["scenarios"] if s["requirement"] == r["id"])
+            assert r["verdict"] == "not-applicable" and "configured without it" in evidence, (r, evidence)
     warned = [r for r in report["requirements"] if r["verdict"] == "warn"]
     assert all(r["level"] == "should" for r in warned)
     for r in warned:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
 
+from ..broken_variants import BrokenVariant
 from . import contract, prompts
 from .contract import (
     LEGACY_REQUEST_REPLY_TOOL,
@@ -82,7 +83,7 @@ SEEDED_CONVERSATIONS: Final = (
 )
 
 
-class Variant(StrEnum):
+class Variant(BrokenVariant):
     """Deliberately broken behaviours, one per requirement family (``--variant`` / ``CCWEB_REFERENCE_VARIANT``)."""
 
     #: The tool definitions give ``replyMode`` a ``"default": "one_way"`` (core.py, ``tool_definitions``).
@@ -97,15 +98,8 @@ class Variant(StrEnum):
     CONTINUATION_WITHOUT_REQUEST_ID = "continuation-without-request-id"
 
     @classmethod
-    def parse(cls, text: str | None) -> Variant | None:
-        """``None``/empty → the correct reference; an unknown name raises ``ValueError`` naming the known ones."""
-        if not text:
-            return None
-        try:
-            return cls(text.strip())
-        except ValueError:
-            known = ", ".join(v.value for v in cls)
-            raise ValueError(f"unknown ccweb reference variant {text!r} (known: {known})") from None
+    def subject(cls) -> str:
+        return "ccweb reference"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Variant | None:

@@ -46,6 +46,7 @@ from ...hook import (
     parse_hook_message,
     serialize_hook_message,
 )
+from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
 
 __all__ = [
@@ -61,7 +62,7 @@ REOPEN_TTL_MS = 60 * 60 * 1000
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value)
 
 
-class Variant(StrEnum):
+class Variant(BrokenVariant):
     """Deliberately broken behaviours (docs/desktop-plan.md), each a tiny switch; kept as test fixtures."""
 
     REOPEN_AFTER_PROGRESS = "reopen-after-progress"
@@ -71,13 +72,8 @@ class Variant(StrEnum):
     LIFECYCLE_WITHOUT_FEATURE = "lifecycle-without-feature"
 
     @classmethod
-    def parse(cls, value: str | None) -> Variant | None:
-        if value is None or value in ("", "none", "correct"):
-            return None
-        try:
-            return cls(value)
-        except ValueError:
-            raise ValueError(f"unknown desktop variant {value!r} (known: {', '.join(v.value for v in cls)})") from None
+    def subject(cls) -> str:
+        return "desktop"
 
 
 class MachineError(Exception):

@@ -3,16 +3,17 @@ fixture for the conformance features: ``--variant NAME`` or env ``PROBEKIT_REFER
 
 from __future__ import annotations
 
-import enum
 import os
 from collections.abc import Mapping
+
+from ..broken_variants import BrokenVariant
 
 __all__ = ["Variant", "VARIANT_ENV"]
 
 VARIANT_ENV = "PROBEKIT_REFERENCE_VARIANT"
 
 
-class Variant(enum.Enum):
+class Variant(BrokenVariant):
     CORE_MISSING_TOOL = "core-missing-tool"          # gencommit missing from core
     ERROR_WITHOUT_ISERROR = "error-without-iserror"  # a failing call returns error text without isError
     INVALID_STRUCTURED = "invalid-structured"        # gencommit's structuredContent violates its outputSchema
@@ -20,14 +21,8 @@ class Variant(enum.Enum):
     SECRET_IN_FORM = "secret-in-form"                # a token/password is asked for in a form
 
     @classmethod
-    def parse(cls, text: str | None) -> Variant | None:
-        """``None`` for an empty value or ``none``; ``ValueError`` naming the known variants otherwise."""
-        if not text or text.strip().lower() in ("none", "correct"):
-            return None
-        try:
-            return cls(text.strip())
-        except ValueError:
-            raise ValueError(f"unknown variant {text!r} (known: {', '.join(v.value for v in cls)})") from None
+    def subject(cls) -> str:
+        return "probekit"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Variant | None:

@@ -52,7 +52,7 @@ def test_stdio_smoke_core(tmp_path):
 
 def test_usage_errors(capsys):
     assert main(["--variant", "nope"]) == 2
-    assert "unknown variant" in capsys.readouterr().err
+    assert "unknown probekit variant" in capsys.readouterr().err
     assert main(["--http", "nowhere"]) == 2
     assert main(["--help"]) == 0 and "--variant" in capsys.readouterr().out
 

@@ -1,0 +1,6 @@
+"""Binds features/hook/server/*.feature, the hook server's obligations of slack-hook-protocol.md (steps:
+steps/hook_server.py)."""
+
+import pytest_bdd as bdd
+
+bdd.scenarios("hook/server")

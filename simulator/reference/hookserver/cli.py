@@ -1,0 +1,71 @@
+"""``python -m simulator serve hook-server``: the reference hook server as a process (docs/hook-server-plan.md).
+
+    python -m simulator serve hook-server --listen HOST:PORT --control HOST:PORT [--db PATH] [--token T]
+        [--features a,b,c] [--server-name NAME] [--variant NAME]
+
+Prints one readiness line on stdout, ``{"ready": true, "url": "ws://HOST:PORT/", "control": "http://HOST:PORT"}``
+(port 0 → the bound port); logs go to stderr. Without ``--token`` any connection is accepted (said on stderr);
+without ``--db`` a temporary file is used. Runs until SIGINT/SIGTERM, then closes cleanly. Exit 2 on a usage
+error, 1 when it cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from ..cli_common import parse_address, serve_until_signalled
+from .machine import DEFAULT_FEATURES, DEFAULT_SERVER_NAME
+from .variants import VARIANT_ENV, Variant
+
+__all__ = ["main", "parse_address"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m simulator serve hook-server",
+                                description="The reference hook server of the hook protocol.")
+    p.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT", help="WebSocket address (port 0: any)")
+    p.add_argument("--control", default=None, metavar="HOST:PORT", help="serve the control API there (port 0: any)")
+    p.add_argument("--db", default=None, metavar="PATH", help="SQLite database (default: a temporary file)")
+    p.add_argument("--token", default=None, help="bearer token desktops must present (default: none required)")
+    p.add_argument("--features", default=None, metavar="a,b,c",
+                   help=f"welcome features (default: {','.join(DEFAULT_FEATURES)}; '' for none)")
+    p.add_argument("--server-name", default=DEFAULT_SERVER_NAME)
+    p.add_argument("--variant", default=None, help=f"a broken variant ({', '.join(v.value for v in Variant)}); "
+                                                  f"default: ${VARIANT_ENV}")
+    p.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL", "EXTRA"],
+                   help="SQLite synchronous mode (store.py explains the choice)")
+    p.add_argument("--log-level", default="INFO")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        variant = Variant.parse(args.variant) if args.variant else None
+        listen = parse_address(args.listen)
+        control = parse_address(args.control) if args.control else None
+        features = None if args.features is None else [f for f in (x.strip() for x in args.features.split(",")) if f]
+    except ValueError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"hook-server: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(stream=sys.stderr, level=args.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.token is None:
+        print("hook-server: no --token given: any connection is accepted", file=sys.stderr)
+    from . import start_server
+
+    try:
+        handle = start_server(host=listen[0], port=listen[1], token=args.token, db=args.db, features=features,
+                              server_name=args.server_name, variant=variant, control=control,
+                              synchronous=args.synchronous)
+    except (OSError, ValueError, RuntimeError) as exc:
+        print(f"hook-server: cannot start: {exc}", file=sys.stderr)
+        return 1
+    return serve_until_signalled({"ready": True, "url": handle.url, "control": handle.control_url}, handle.stop)

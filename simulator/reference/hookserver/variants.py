@@ -1,0 +1,37 @@
+"""Deliberately broken behaviours of the reference hook server (docs/hook-server-plan.md "Broken variants").
+
+Each variant flips exactly one rule of the correct server; the conformance features must catch every one of them
+(``tests/hook_server/test_server_variants.py``). Selected with ``--variant NAME`` or the environment variable
+``HOOK_SERVER_REFERENCE_VARIANT``; ``None`` (or "", "none", "correct") is the correct server.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..broken_variants import BrokenVariant
+
+__all__ = ["Variant", "VARIANT_ENV"]
+
+VARIANT_ENV: Final = "HOOK_SERVER_REFERENCE_VARIANT"
+
+
+class Variant(BrokenVariant):
+    #: the disconnect clean-up writes without the ownership check (spec 阶段 18 "收口必须在真正落笔时校验所有权").
+    CLEANUP_IGNORES_OWNER = "cleanup-ignores-owner"
+    #: a reopen with an already-bound requestId re-routes it (spec 阶段 18 "不得覆盖已有路由").
+    REOPEN_OVERWRITES_ROUTE = "reopen-overwrites-route"
+    #: a refused reopen's later frames land on the old route or task (spec 阶段 18 "要把该 requestId 隔离掉").
+    NO_ISOLATION = "no-isolation"
+    #: turn.progress is appended instead of replacing (spec §4 latest-wins "不拼接不累积").
+    PROGRESS_APPENDS = "progress-appends"
+    #: turn.delivery is sent without the desktop's turn-delivery-v1 (spec "turn.delivery 可靠性与兼容").
+    DELIVERY_WITHOUT_FEATURE = "delivery-without-feature"
+    #: redelivery of an un-acked task uses a fresh requestId (spec §4 "requestId 幂等").
+    REDELIVERY_NEW_ID = "redelivery-new-id"
+    #: the retrying error carries the provider's raw response (spec "provider 的原始响应正文不得上 wire").
+    LEAKS_PROVIDER_ERROR = "leaks-provider-error"
+
+    @classmethod
+    def subject(cls) -> str:
+        return "hook-server"

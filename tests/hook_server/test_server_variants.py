@@ -1,0 +1,95 @@
+"""The hook-server conformance features judge real servers: the reference hook server, started as a separate
+process, passes every requirement, and each deliberately broken variant of it is caught by the requirement it
+breaks.
+
+Each case starts ``python -m simulator serve hook-server --listen 127.0.0.1:0 --control 127.0.0.1:0 --token T
+[--variant NAME]`` (readiness: one JSON line ``{"ready": true, "url", "control"}`` on stdout), then runs the features
+(``features/hook/test_hook_server.py``, i.e. ``features/hook/server/*.feature``) in a subprocess against it, the way
+an implementer runs the harness in CI: ``--target hook-server=ws://… --control hook-server=http://… --hook-token T``,
+and reads the verdicts from the run's ``report.json``. A variant run selects only the requirements that concern it
+(``--req``), so the module stays short. The runs are independent processes, started together when the first case
+needs them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from conformance_runs import PYTHON, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving
+
+FEATURES = "features/hook/test_hook_server.py"
+VARIANT_ENV = "HOOK_SERVER_REFERENCE_VARIANT"
+
+#: Broken variant → (the requirement ids that must catch it with a fail verdict, the ids that may fail with them
+#: because the one broken switch shows there too). Only these ids are run; nothing else among them may fail.
+VARIANTS: dict[str, tuple[set[str], set[str]]] = {
+    # the disconnect clean-up writes without the ownership check.
+    "cleanup-ignores-owner": ({"HOOK-SERVER-CLEANUP-02"}, set()),
+    # a reopen with an already-bound requestId re-routes it.
+    "reopen-overwrites-route": ({"HOOK-SERVER-REOPEN-REFUSE-01"}, set()),
+    # a refused reopen's later frames land on the old route or task.
+    "no-isolation": ({"HOOK-SERVER-REOPEN-REFUSE-01"}, set()),
+    # turn.progress is appended instead of replacing.
+    "progress-appends": ({"HOOK-SERVER-PROGRESS-01"}, {"HOOK-SERVER-REOPEN-ROUTE-01"}),
+    # turn.delivery is sent to a desktop that did not declare turn-delivery-v1.
+    "delivery-without-feature": ({"HOOK-SERVER-DELIVERY-05"}, set()),
+    # an un-acked task is redelivered with a fresh requestId.
+    "redelivery-new-id": ({"HOOK-SERVER-REDELIVER-01", "HOOK-SERVER-DURABLE-02"}, {"HOOK-SERVER-HELLO-FIRST-01"}),
+    # the retrying error carries the provider's raw response.
+    "leaks-provider-error": ({"HOOK-SERVER-DELIVERY-02"}, {"HOOK-SERVER-DELIVERY-03"}),
+}
+
+#: Requirements about a server configured without a welcome feature: not applicable to the reference's default
+#: features (turn-delivery-v1, turn-reopen-v1, lifecycle-announcement-v1), judged by a run of a reference started
+#: with no welcome features (``--features ''``) instead.
+WITHOUT_FEATURES = {"HOOK-SERVER-LIFECYCLE-04", "HOOK-SERVER-DELIVERY-06", "HOOK-SERVER-REOPEN-GATE-01"}
+BARE_FEATURES = ""
+
+
+def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features: str | None = None) -> Run:
+    token = f"conformance-{uuid.uuid4().hex}"
+    env = child_env(lambda k: k == VARIANT_ENV)
+    cmd = [PYTHON, "-m", "simulator", "serve", "hook-server", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+           f"--token={token}", "--db", str(workdir / "hook-server.sqlite3")]
+    if variant:
+        cmd += ["--variant", variant]
+    if features is not None:
+        cmd += ["--features", features]
+    with serving(cmd, env=env) as ready:
+        args = [f"--target=hook-server={ready['url']}", f"--control=hook-server={ready['control']}",
+                f"--hook-token={token}", *(f"--req={rid}" for rid in sorted(reqs))]
+        return run_features(name, workdir, FEATURES, args, env)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory):
+    jobs = {"external": lambda d: _run("external", d, None, set()),
+            "without-features": lambda d: _run("without-features", d, None, WITHOUT_FEATURES, BARE_FEATURES)}
+    for variant, (must, may) in VARIANTS.items():
+        jobs[variant] = lambda d, v=variant, r=must | may: _run(v, d, v, r)
+    pool = RunPool(tmp_path_factory.mktemp("hook-server-runs"), jobs, workers=3)
+    yield pool
+    pool.close()
+
+
+def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunPool) -> None:
+    run = runs["external"]
+    root = Path(__file__).resolve().parents[2]
+    registry = {line.split('"')[1] for line in (root / "scenarios/requirements/hook-server.toml").read_text(
+        encoding="utf-8").splitlines() if line.startswith("id = ")}
+    missing = registry - set(run.verdicts())
+    assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
+    assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)
+
+
+def test_the_reference_without_the_optional_features_passes_their_requirements(runs: RunPool) -> None:
+    run = runs["without-features"]
+    assert set(run.verdicts()) == WITHOUT_FEATURES, run.explain()
+    assert_all_pass(run)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_each_broken_variant_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
+    assert_caught(runs[variant], *VARIANTS[variant])
