@@ -863,13 +863,17 @@ class HookServerMachine:
             payload = TaskDispatchPayload(request_id=request_id, external_key=external_key, workspace=workspace,
                                           session_id=session_id, prompt=text, attachments=attachments or ABSENT,
                                           source=source)
-            # built once, and its text checked like a received frame (the control body is our caller's input):
-            # its wire form is the task's payload and, when it is dispatched in this same input, the frame sent
+            # built once: its wire form is the task's payload and, when it is dispatched in this same input, the
+            # frame sent. Every field comes from input checked above (the ids, the lane's externalKey, a workspace
+            # of the device's hello), except thread-context entries and attachments, which are the control body's
+            # own objects: a frame carrying any is checked like a received one (spec §2 parseHookMessage). Size
+            # and lone surrogates are _frame_text's (HookBuildError over HOOK_MAX_FRAME_CHARS).
             wire = build_hook_message(payload, ids=self._ids, ts=now, validate=False).to_wire()
             text = _frame_text(wire)
-            checked = parse_hook_message(text)
-            if not checked.ok:
-                raise HookBuildError(checked.error)
+            if source.thread_context or attachments:
+                checked = parse_hook_message(text)
+                if not checked.ok:
+                    raise HookBuildError(checked.error)
         except (HookBuildError, TypeError, AttributeError, KeyError) as exc:
             raise MachineError("invalid-request", f"the message cannot be dispatched: {exc}") from None
         task = Task(request_id, self._next_seq(), device_id, message_id, key, external_key, workspace, session_id,
@@ -880,10 +884,11 @@ class HookServerMachine:
         m = ChannelMessage(message_id, task.seq, provider_name, chat_id, thread_id, request_id, _WAITING)
         self.messages[message_id] = m
         self._persist_message(out, m)
-        out.append(Persist("tasks", request_id, task.row()))
         conn = self._open_conn_of(device_id)
         if conn is not None:
-            self._dispatch(task, conn, now, out, redelivery=False)
+            self._dispatch(task, conn, now, out, redelivery=False)  # persists the task, with its dispatch
+        else:
+            out.append(Persist("tasks", request_id, task.row()))
         task.built = None  # kept for this input only: a later dispatch builds its own frame
         return {"ok": True, "kind": "task", "requestId": task.request_id, "messageId": message_id,
                 "externalKey": external_key}, out
@@ -1166,7 +1171,7 @@ def _req_str(body: Mapping[str, Any], key: str) -> str:
     v = body.get(key)
     if not isinstance(v, str) or not v:
         raise MachineError("invalid-request", f"{key}: a non-empty string is required")
-    return v
+    return _well_formed(key, v)
 
 
 def _opt_str(body: Mapping[str, Any], key: str) -> str | None:
@@ -1175,6 +1180,17 @@ def _opt_str(body: Mapping[str, Any], key: str) -> str | None:
         return None
     if not isinstance(v, str) or not v:
         raise MachineError("invalid-request", f"{key}: a non-empty string or null is expected")
+    return _well_formed(key, v)
+
+
+def _well_formed(key: str, v: str) -> str:
+    """An id or name from a control request: well-formed Unicode (a lone surrogate, which JSON escapes allow, could
+    be neither a lane key nor a SQLite text)."""
+    if not v.isascii():
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MachineError("invalid-request", f"{key}: contains a lone surrogate") from None
     return v
 
 

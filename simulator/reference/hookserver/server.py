@@ -19,7 +19,8 @@ command — is fed to the machine under one lock, so effects keep their order; t
 * ``Send`` / ``Close`` go to the connection's outbox (``_Outbox``): a text frame is written at once when nothing
   waits before it and ``websockets`` would not wait either (connection open, write buffer under its high-water
   mark); otherwise it is queued, and a writer task writes the queue in order (a slow peer never blocks the machine);
-* ``Wake`` re-arms the ticker, which calls ``tick(now)`` when the earliest wake-up is due.
+* ``Wake`` re-arms the ticker (unless it already sleeps until that time or sooner), which calls ``tick(now)``
+  when the earliest wake-up is due.
 
 The clock is the wall clock in unix ms plus an offset that the control capability ``advance-clock`` moves forward.
 The bearer token is checked at the upgrade (HTTP 401 with a text body, docs/hook-server-plan.md). ``max_size`` is
@@ -121,6 +122,8 @@ class HookServer:
         self._server: Server | None = None
         self._lock: asyncio.Lock | None = None
         self._wake: asyncio.Event | None = None
+        #: the machine time the ticker sleeps until (None: until woken): a later ``Wake`` need not wake it
+        self._ticker_due: int | None = None
         self._stop: asyncio.Event | None = None
         self._outboxes: dict[str, _Outbox] = {}
         self._sockets: dict[str, ServerConnection] = {}
@@ -348,7 +351,9 @@ class HookServer:
                     hold.urgent = True
                     self._held[conn] = hold
             elif kind is Wake and self._wake is not None:
-                self._wake.set()
+                due = self._ticker_due
+                if due is None or effect.at < due:  # type: ignore[union-attr]
+                    self._wake.set()
         self._kick()
         return batch if persisted else None
 
@@ -445,10 +450,12 @@ class HookServer:
         while True:
             self._wake.clear()
             nxt = self.machine.next_wake()
+            self._ticker_due = None
             if nxt is not None and nxt <= self.now():
                 await self._event(lambda now: self.machine.tick(now))
                 continue
             timeout = None if nxt is None else min(60.0, (nxt - self.now()) / 1000)
+            self._ticker_due = nxt
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
             except TimeoutError:
@@ -476,6 +483,8 @@ class HookServer:
         def run(now: int) -> tuple[int, list[Effect]]:
             self.clock_offset_ms += ms
             now = self.now()
+            assert self._wake is not None
+            self._wake.set()  # the ticker's sleep was timed on the clock before the move
             return now, self.machine.tick(now)
 
         return self.call(run)

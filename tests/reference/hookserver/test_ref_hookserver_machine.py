@@ -188,7 +188,8 @@ def test_no_device_is_a_conflict_and_unknown_device_too():
 
 
 @pytest.mark.parametrize("body", [{"provider": "irc"}, {"chatId": ""}, {"text": "  "}, {"userId": 3},
-                                  {"attachments": "x"}, {"attachments": [{"name": None}]}])
+                                  {"attachments": "x"}, {"attachments": [{"name": None}]},
+                                  {"chatId": "C\ud800"}, {"threadId": "T\udfff"}, {"userId": "\ud83d"}])
 def test_bad_inject_bodies_are_invalid_requests(body):
     r = Rig()
     r.hello("c1", "d1")
