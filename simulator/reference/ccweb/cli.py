@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from ..cli_common import parse_address
+from ..cli_common import parse_address, parse_command_line, usage_error
 from .contract import REPLY_MODES
 from .control import ControlApi
 from .core import DEFAULT_SOURCE_CONVERSATION, VARIANT_ENV, CcwebCore, Variant
@@ -53,18 +53,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exc:  # --help exits 0, a usage error 2
-        return int(exc.code or 0)
+    args = parse_command_line(parser, argv)
+    if isinstance(args, int):
+        return args
     try:
         variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
         http = parse_address(args.http) if args.http else None
         control_at = parse_address(args.control) if args.control else None
     except ValueError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"ccweb-mcp: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(parser, "ccweb-mcp", exc)
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 

@@ -10,13 +10,12 @@ control API. ``start_instance`` wires one desktop together; ``start_embedded(con
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..handle import ReferenceHandle
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script
 from .client import DesktopClient
 from .control import CAPABILITIES, DesktopControlApi
@@ -33,31 +32,14 @@ __all__ = [
 ]
 
 
-class DesktopHandle:
+class DesktopHandle(ReferenceHandle):
     """One running desktop: ``control_url``, ``machine``, ``client``; ``stop()`` bounded and idempotent."""
 
     def __init__(self, client: DesktopClient, control: DesktopControlApi | None, store: OutboxStore,
                  temp_dir: Path | None) -> None:
-        self.client, self.control, self.store, self._temp_dir = client, control, store, temp_dir
+        super().__init__(client, control, store, temp_dir)
+        self.client = client
         self.machine = client.machine
-        self._lock = threading.Lock()
-        self._stopped = False
-
-    @property
-    def control_url(self) -> str | None:
-        return self.control.url if self.control is not None else None
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        if self.control is not None:
-            self.control.stop()
-        self.client.stop()
-        self.store.close()
-        if self._temp_dir is not None:
-            shutil.rmtree(self._temp_dir, ignore_errors=True)
 
 
 def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[str, str] | None = None,

@@ -14,7 +14,7 @@ import argparse
 import logging
 import sys
 
-from ..cli_common import parse_address, serve_until_signalled
+from ..cli_common import parse_address, parse_command_line, serve_until_signalled, usage_error
 from .machine import DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
 
 __all__ = ["main", "parse_address", "parse_workspaces"]
@@ -48,18 +48,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_command_line(parser, argv)
+    if isinstance(args, int):
+        return args
     try:
         variant = Variant.parse(args.variant) if args.variant else None
         control = parse_address(args.control) if args.control else None
         workspaces = parse_workspaces(args.workspaces) if args.workspaces else None
     except ValueError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"desktop: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(parser, "desktop", exc)
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from . import start_instance

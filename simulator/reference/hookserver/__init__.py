@@ -13,11 +13,11 @@ import os
 import secrets
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..handle import ReferenceHandle
 from .channel import MESSAGE_TRANSITIONS, ChannelMessage, MessageEvent, MessageState
 from .control import CAPABILITIES, HookServerControlApi
 from .delivery import DELIVERY_TRANSITIONS, RetryPolicy
@@ -47,22 +47,17 @@ __all__ = [
 ]
 
 
-class HookServerHandle:
+class HookServerHandle(ReferenceHandle):
     """One running hook server: ``url``, ``control_url``, ``token``, ``server``; ``stop()`` bounded, idempotent."""
 
     def __init__(self, server: HookServer, control: HookServerControlApi | None, store: HookServerStore,
                  temp_dir: Path | None) -> None:
-        self.server, self.control, self.store, self._temp_dir = server, control, store, temp_dir
-        self._lock = threading.Lock()
-        self._stopped = False
+        super().__init__(server, control, store, temp_dir)
+        self.server = server
 
     @property
     def url(self) -> str:
         return self.server.url
-
-    @property
-    def control_url(self) -> str | None:
-        return self.control.url if self.control is not None else None
 
     @property
     def token(self) -> str | None:
@@ -71,18 +66,6 @@ class HookServerHandle:
     @property
     def machine(self) -> HookServerMachine:
         return self.server.machine
-
-    def stop(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
-        if self.control is not None:
-            self.control.stop()
-        self.server.stop()
-        self.store.close()
-        if self._temp_dir is not None:
-            shutil.rmtree(self._temp_dir, ignore_errors=True)
 
 
 def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = None,

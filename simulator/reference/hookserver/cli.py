@@ -21,7 +21,7 @@ import gc
 import logging
 import sys
 
-from ..cli_common import parse_address, serve_until_signalled
+from ..cli_common import parse_address, parse_command_line, serve_until_signalled, usage_error
 from .machine import DEFAULT_FEATURES, DEFAULT_SERVER_NAME
 from .variants import VARIANT_ENV, Variant
 
@@ -51,19 +51,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_command_line(parser, argv)
+    if isinstance(args, int):
+        return args
     try:
         variant = Variant.parse(args.variant) if args.variant else None
         listen = parse_address(args.listen)
         control = parse_address(args.control) if args.control else None
         features = None if args.features is None else [f for f in (x.strip() for x in args.features.split(",")) if f]
     except ValueError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"hook-server: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(parser, "hook-server", exc)
     logging.basicConfig(stream=sys.stderr, level=args.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.token is None:

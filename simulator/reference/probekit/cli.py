@@ -18,7 +18,7 @@ import signal
 import sys
 from typing import TextIO
 
-from ..cli_common import parse_address
+from ..cli_common import parse_address, parse_command_line, usage_error
 from ..ccweb.server import bind_socket, serve_http, serve_stdio
 from .server import build_server
 from .variants import VARIANT_ENV, Variant
@@ -38,17 +38,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse_command_line(parser, argv)
+    if isinstance(args, int):
+        return args
     try:
         variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
         http = parse_address(args.http) if args.http else None
     except ValueError as exc:
-        parser.print_usage(sys.stderr)
-        print(f"probekit-mcp: {exc}", file=sys.stderr)
-        return 2
+        return usage_error(parser, "probekit-mcp", exc)
     debug = os.environ.get("MCP_DEBUG", "").lower() in ("1", "true", "yes")
     logging.basicConfig(stream=sys.stderr, level=args.log_level or ("DEBUG" if debug else "WARNING"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
