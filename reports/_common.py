@@ -33,13 +33,14 @@ __all__ = [
 #: ``harness.name`` of every report.json (``RunRecord.to_json`` writes it).
 HARNESS_NAME = "hook-conformance-simulator"
 
-#: The seven verdicts in the order every report lists them.
+#: The eight verdicts in the order every report lists them.
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
 
 VERDICT_LABELS = {
     "pass": "pass",
     "fail": "fail",
     "warn": "warn",
+    "review": "review",
     "not-applicable": "not applicable",
     "not-testable": "not testable",
     "error": "error",
@@ -53,6 +54,7 @@ SEVERITY_ORDER: tuple[Verdict, ...] = (
     Verdict.NOT_TESTABLE,
     Verdict.FAIL,
     Verdict.WARN,
+    Verdict.REVIEW,
     Verdict.PASS,
     Verdict.NOT_APPLICABLE,
 )

@@ -46,7 +46,7 @@ def step_status(scenario: ScenarioResult, strict: bool) -> str:
     """The Cucumber status of a scenario's verdict step."""
     if scenario.baselined and fails_run(scenario.verdict, strict):
         return "skipped"
-    if scenario.verdict is Verdict.NOT_APPLICABLE:
+    if scenario.verdict in (Verdict.NOT_APPLICABLE, Verdict.REVIEW):
         return "skipped"
     return "failed" if fails_run(scenario.verdict, strict) else "passed"
 

@@ -72,11 +72,12 @@ _CSP = (
 
 _CSS = """
 :root {
-  --pass: #1a7f37; --fail: #cf222e; --warn: #9a6700; --not-applicable: #6e7781; --not-testable: #8250df;
+  --pass: #1a7f37; --fail: #cf222e; --warn: #9a6700; --review: #0969da; --not-applicable: #6e7781; --not-testable: #8250df;
   --error: #a0114e; --timeout: #bc4c00;
   --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --bg: #ffffff;
 }
 .v-pass { --v: var(--pass); } .v-fail { --v: var(--fail); } .v-warn { --v: var(--warn); }
+.v-review { --v: var(--review); } .subjects { color: #6e7781; font-size: 85%; }
 .v-not-applicable { --v: var(--not-applicable); } .v-not-testable { --v: var(--not-testable); }
 .v-error { --v: var(--error); } .v-timeout { --v: var(--timeout); }
 * { box-sizing: border-box; }
@@ -152,10 +153,10 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 _JS = r"""
 (function () {
   "use strict";
-  var VERDICTS = ["pass", "fail", "warn", "not-applicable", "not-testable", "error", "timeout"];
-  var LABELS = {"pass": "pass", "fail": "fail", "warn": "warn", "not-applicable": "not applicable",
+  var VERDICTS = ["pass", "fail", "warn", "review", "not-applicable", "not-testable", "error", "timeout"];
+  var LABELS = {"pass": "pass", "fail": "fail", "warn": "warn", "review": "review", "not-applicable": "not applicable",
     "not-testable": "not testable", "error": "error", "timeout": "timeout"};
-  var MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!", "not-applicable": "\u2013", "not-testable": "?",
+  var MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!", "review": "R", "not-applicable": "\u2013", "not-testable": "?",
     "error": "E", "timeout": "T"};
   var FAILING = {"fail": true, "not-testable": true, "error": true, "timeout": true};
   var SHORT_CHARS = 240, SHORT_LINES = 6;
@@ -281,7 +282,7 @@ _JS = r"""
   var scenarioIndex = {};  // requirement id -> index of its first scenario shown below
   var shownScenarios = [];
   data.scenarios.forEach(function (s, i) {
-    if (FAILING[s.verdict] || s.verdict === "warn") {
+    if (FAILING[s.verdict] || s.verdict === "warn" || s.verdict === "review") {
       shownScenarios.push(i);
       if (s.requirement != null && !(s.requirement in scenarioIndex)) scenarioIndex[s.requirement] = i;
     }
@@ -318,9 +319,11 @@ _JS = r"""
       }
       if (r.baselined) idCell.appendChild(h("span", {class: "tag", text: "baselined"}));
       if (stale[r.id]) idCell.appendChild(h("span", {class: "tag", text: "stale baseline"}));
+      var judged = (r.subjects || []).map(function (s) { return s.role + " " + s.target + ": " + s.verdict; });
       var row = h("tr", {class: "req-row v-" + r.verdict, "data-req-id": r.id, "data-verdict": r.verdict,
-        "data-level": r.level}, [idCell, h("td", {text: r.level}), h("td", {class: "summary", title: visible(r.quote),
-          text: r.summary})]);
+        "data-level": r.level}, [idCell, h("td", {text: r.level}), h("td", {class: "summary", title: visible(r.quote)},
+          [r.summary, h("div", {class: "subjects", text: judged.length ? "judged: " + judged.join("; ")
+            : "judged no subject"})])]);
       VERDICTS.forEach(function (v) {
         row.appendChild(v === r.verdict
           ? h("td", {class: "cell hit v-" + v, title: LABELS[v]}, [h("span", {class: "mark", text: MARKS[v]})])

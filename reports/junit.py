@@ -66,6 +66,11 @@ def _testcase(suite: ET.Element, scenario: ScenarioResult, strict: bool) -> str 
     if scenario.baselined:
         _el(props, "property", name="baselined", value="true")
     _el(props, "property", name="nodeid", value=scenario.nodeid)
+    if scenario.subject:
+        _el(props, "property", name="subject", value=f"{scenario.subject.get('role')} {scenario.subject.get('target')}")
+    if scenario.review:
+        _el(props, "property", name="review", value=f"{scenario.review.get('decision')} by {scenario.review.get('who')} "
+                                                     f"on {scenario.review.get('date')}: {scenario.review.get('note', '')}")
 
     verdict = scenario.verdict
     reason = scenario.reason or verdict.value
@@ -82,6 +87,10 @@ def _testcase(suite: ET.Element, scenario: ScenarioResult, strict: bool) -> str 
         return "error"
     if verdict is Verdict.NOT_APPLICABLE:
         _el(case, "skipped", message=_one_line(reason))
+        return "skipped"
+    if verdict is Verdict.REVIEW:
+        _el(case, "skipped", message=f"needs review: {_one_line(reason)}")
+        _el(case, "system-out", f"A human reader must judge this (settle it with --reviews).\n{details}")
         return "skipped"
     if verdict is Verdict.WARN:
         _el(case, "system-out", f"warning: a @should requirement is not met (fails the run under --strict).\n{details}")

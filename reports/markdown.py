@@ -56,6 +56,13 @@ def _verdict_cell(req: RequirementResult) -> str:
     return req.verdict.value + (" (baselined)" if req.baselined else "")
 
 
+def _subjects_cell(req: RequirementResult) -> str:
+    """The subjects a requirement judged, each with its verdict (none: the requirement judged no subject)."""
+    if not req.subjects:
+        return "(none)"
+    return md_cell("; ".join(f"{s.get('role')} {s.get('target')}: {s.get('verdict')}" for s in req.subjects))
+
+
 def _section(req: RequirementResult) -> str:
     return md_cell(f"{req.spec} {req.section}".strip())
 
@@ -118,6 +125,8 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     for v in Verdict:
         if v is Verdict.WARN and not record.strict:
             fails = "only with --strict"
+        elif v is Verdict.REVIEW:
+            fails = "no (a reader decides: --reviews)"
         else:
             fails = "yes" if fails_run(v, record.strict) else "no"
         add(_row(v.value, str(counts[v.value]), str(scenario_counts[v.value]), fails))
@@ -139,11 +148,11 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     )
     if failing:
         index = ScenarioIndex(record)
-        add(_row("id", "level", "verdict", "spec section", "reason"))
-        add(_row("---", "---", "---", "---", "---"))
+        add(_row("id", "level", "verdict", "subjects", "spec section", "reason"))
+        add(_row("---", "---", "---", "---", "---", "---"))
         for r in failing:
             reason = md_cell(requirement_reason(record, r, index))
-            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _section(r), reason))
+            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _subjects_cell(r), _section(r), reason))
     else:
         add("Every requirement passed.")
     add("")
@@ -165,10 +174,11 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     add("## All requirements")
     add("")
     if record.requirements:
-        add(_row("id", "level", "verdict", "spec section", "summary"))
-        add(_row("---", "---", "---", "---", "---"))
+        add(_row("id", "level", "verdict", "subjects", "spec section", "summary"))
+        add(_row("---", "---", "---", "---", "---", "---"))
         for r in record.requirements:
-            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _section(r), md_cell(r.summary)))
+            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _subjects_cell(r), _section(r),
+                     md_cell(r.summary)))
     else:
         add("No requirement recorded.")
     return "\n".join(out) + "\n"

@@ -1,6 +1,7 @@
 """Command line of the conformance harness.
 
     python -m simulator run    [--target NAME=SPEC] [--control NAME=URL] [--report-dir DIR] [--baseline F]
+                               [--reviews F]
                                [--write-baseline F] [--strict] [--config FILE] [selection …] [-- pytest options]
     python -m simulator list   [selection …] [--scenarios]
     python -m simulator report REPORT.json --format html|md|junit|cucumber|json [--output FILE]
@@ -70,7 +71,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
                          ("--subject-env", args.subject_env)):
         for value in values:
             argv.append(f"{flag}={value}")
-    for flag, value in (("--report-dir", args.report_dir), ("--baseline", args.baseline),
+    for flag, value in (("--report-dir", args.report_dir), ("--baseline", args.baseline), ("--reviews", args.reviews),
                         ("--write-baseline", args.write_baseline), ("--config", args.config),
                         ("--hook-token", args.hook_token), ("--step-timeout", args.step_timeout),
                         ("--scenario-timeout", args.scenario_timeout)):
@@ -183,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-report", action="store_true")
     run.add_argument("--baseline", default=None, metavar="FILE")
     run.add_argument("--write-baseline", default=None, metavar="FILE")
+    run.add_argument("--reviews", default=None, metavar="FILE")
     run.add_argument("--strict", action="store_true")
     run.add_argument("--step-timeout", type=float, default=None, metavar="SECONDS")
     run.add_argument("--scenario-timeout", type=float, default=None, metavar="SECONDS")

@@ -44,7 +44,7 @@ TOKEN_ENV = "HOOK_CONFORMANCE_TOKEN"
 DEFAULT_STEP_TIMEOUT = 5.0
 DEFAULT_SCENARIO_TIMEOUT = 120.0
 
-_TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "strict", "report_dir", "select",
+_TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "reviews", "strict", "report_dir", "select",
              "subject_env"}
 _TIMEOUT_KEYS = {"step", "scenario"}
 _SELECT_KEYS = {"markers", "req"}
@@ -61,6 +61,8 @@ class HarnessConfig:
     step_timeout: float = DEFAULT_STEP_TIMEOUT
     scenario_timeout: float = DEFAULT_SCENARIO_TIMEOUT
     baseline: Path | None = None
+    #: The reviewed-decisions file (``--reviews``; simulator/reviews.py).
+    reviews: Path | None = None
     strict: bool = False
     report_dir: Path | None = None
     markers: str | None = None
@@ -126,6 +128,7 @@ def build_config(
     step_timeout: float | None = None,
     scenario_timeout: float | None = None,
     baseline: str | None = None,
+    reviews: str | None = None,
     strict: bool | None = None,
     report_dir: str | None = None,
     base_dir: Path | None = None,
@@ -233,6 +236,7 @@ def build_config(
         scenario_timeout=scenario_timeout if scenario_timeout is not None else _number(
             timeouts.get("scenario", DEFAULT_SCENARIO_TIMEOUT), f"{where}: timeouts.scenario"),
         baseline=Path(baseline) if baseline else path_of(file_table.get("baseline"), "baseline"),
+        reviews=Path(reviews) if reviews else path_of(file_table.get("reviews"), "reviews"),
         strict=strict if strict is not None else file_strict,
         report_dir=Path(report_dir) if report_dir else path_of(file_table.get("report_dir"), "report_dir"),
         markers=markers,

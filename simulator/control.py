@@ -8,7 +8,11 @@ conversations behind a ccweb server):
     POST {base}/v1/{capability}       → JSON in, JSON out; errors as {"error": {"code": ..., "message": ...}}
 
 ``ControlClient.require(capability)`` raises ``NotTestable`` when the subject has no control API or lacks the
-capability: a requirement that needs it is then reported *not testable* (a failure), never passed.
+capability: a requirement that needs it is then reported *not testable* (a failure), never passed. Any other
+HTTP error status is the subject's answer: ``SubjectRefused`` (a failure, with the status and the body's
+``error.code``); a step that expects a documented refusal catches exactly that status or code. An answer that is
+not the documented JSON is the subject's malformed answer (``AssertionError``, a failure). An unreachable control
+API is the harness's ``TargetError`` (error), a silent one ``SubjectTimeout``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from .errors import NotTestable, SubjectTimeout, TargetError
+from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 from .wirelog import Direction, WireLog
 
 __all__ = ["ControlClient", "no_control"]
@@ -52,7 +56,8 @@ class ControlClient:
                 self.wire.record("control", Direction.RECEIVED, "control", text, summary=f"HTTP {exc.code}")
             if exc.code == 404:
                 raise NotTestable(f"the {self.role} control API has no {path} (HTTP 404)") from None
-            raise TargetError(f"control API {method} {url}: HTTP {exc.code}: {text[:300]}") from None
+            raise SubjectRefused(f"control API {method} {url} answered HTTP {exc.code}: {text[:300]}",
+                                 status=exc.code, body=text, code=_error_code(text)) from None
         except TimeoutError:
             raise SubjectTimeout(f"control API {method} {url} did not answer within {self.timeout} s",
                                  waited_s=self.timeout) from None
@@ -64,13 +69,15 @@ class ControlClient:
         try:
             return json.loads(text) if text else None
         except ValueError:
-            raise TargetError(f"control API {method} {url} answered with invalid JSON: {text[:200]}") from None
+            raise AssertionError(f"control API {method} {url} answered with invalid JSON (the subject's malformed "
+                                 f"answer, docs/control-api.md \"Common shape\"): {text[:200]}") from None
 
     def capabilities(self) -> frozenset[str]:
         if self._capabilities is None:
             info = self._http("GET", "/v1")
             if not isinstance(info, dict) or not isinstance(info.get("capabilities"), list):
-                raise TargetError(f"control API {self.base_url}/v1 did not describe its capabilities: {info!r}"[:300])
+                raise AssertionError(f"control API {self.base_url}/v1 did not describe its capabilities (docs/"
+                                     f"control-api.md \"Common shape\"): {info!r}"[:300])
             self._capabilities = frozenset(str(c) for c in info["capabilities"])
         return self._capabilities
 
@@ -81,6 +88,17 @@ class ControlClient:
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         self.require(capability)
         return self._http("POST", f"/v1/{capability}", body or {})
+
+
+def _error_code(text: str) -> str | None:
+    """``error.code`` of a control-API error body (docs/control-api.md "Errors"), if it has one."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, str) else None
 
 
 def no_control(role: str) -> ControlClient:

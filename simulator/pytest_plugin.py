@@ -10,11 +10,17 @@ Per conformance item the plugin turns the outcome into a verdict (``simulator.re
 | passed | pass | passed |
 | ``NotApplicable`` raised | not-applicable | skipped, with the reason naming the capability |
 | ``NotTestable`` raised | not-testable | failed |
+| ``NeedsReview`` raised (no decision in ``--reviews``) | review | skipped, "needs review" |
+| ``NeedsReview`` raised, settled by ``--reviews`` | the decision (pass / fail, warn for @should) | as that verdict |
 | ``SubjectTimeout``, or the scenario timeout (pytest-timeout) | timeout | failed |
 | assertion failed, @must / @may | fail | failed |
 | assertion failed, @should | warn (fail with ``--strict``) | passed, with a ``ShouldNotMet`` warning |
 | any other exception, fixture errors | error | failed / error |
 | failing and listed in ``--baseline`` | (the verdict), baselined | xfailed |
+
+Each conformance item names the subject it judged (``ScenarioResult.subject``: the role from its requirement id,
+``HOOK-FRAME-*`` from its ``frame_subject``). Every hook frame a subject sends in any scenario is judged against
+the frame requirements (``simulator.emitted_frames``), which adds one result per (subject, requirement) at the end.
 
 At the end it builds a ``RunRecord``, writes the reports (``--report-dir``, default ``reports/out/run-<time>``;
 ``--no-report`` to skip), and sets the exit status: 3 when a scenario ended in *error* (harness or
@@ -36,10 +42,13 @@ import pytest
 from . import __version__
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
-from .errors import ConfigError, HarnessError, NotApplicable, NotTestable, SubjectTimeout
+from .emitted_frames import EmittedFrames
+from .errors import ConfigError, HarnessError, NeedsReview, NotApplicable, NotTestable, SubjectTimeout
+from .frame_cases import frame_rule_index
 from .requirements import load_registry
+from .reviews import Reviews, load_reviews, material_digest
 from .results import FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, worst
-from .wirelog import WireLog
+from .wirelog import Direction, WireLog
 
 __all__ = ["ShouldNotMet", "Harness"]
 
@@ -59,6 +68,11 @@ class Harness:
         self.config = config
         self.rootdir = rootdir
         self.baseline: Baseline | None = load_baseline(config.baseline) if config.baseline else None
+        self.registry = load_registry(rootdir / "scenarios" / "requirements")[0]
+        self.reviews: Reviews | None = (
+            load_reviews(config.reviews, set(self.registry)) if config.reviews else None)
+        self.emitted = EmittedFrames()
+        self.selection: list[str] = []
         self.results: dict[str, ScenarioResult] = {}
         self.subjects: dict[str, Subject] = {}
         self.started = _now()
@@ -102,6 +116,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="where to write the reports (default reports/out/run-<time>)")
     group.addoption("--no-report", action="store_true", default=False, help="write no report files")
     group.addoption("--baseline", default=None, metavar="FILE", help="expected failures (TOML, see docs/targets.md)")
+    group.addoption("--reviews", default=None, metavar="FILE",
+                    help="reviewed decisions that settle review verdicts (TOML, see docs/targets.md)")
     group.addoption("--write-baseline", default=None, metavar="FILE",
                     help="write the failing requirements of this run as a baseline file")
     group.addoption("--strict-conformance", dest="simulator_strict", action="store_true", default=None,
@@ -125,6 +141,7 @@ def pytest_configure(config: pytest.Config) -> None:
             step_timeout=config.getoption("--step-timeout"),
             scenario_timeout=config.getoption("--scenario-timeout"),
             baseline=config.getoption("--baseline"),
+            reviews=config.getoption("--reviews"),
             strict=config.getoption("simulator_strict"),
             report_dir=config.getoption("--report-dir"),
         )
@@ -184,6 +201,8 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
     (registered in pyproject.toml, so ``--strict-markers`` holds)."""
     if tag.startswith("req:"):
         return pytest.mark.req(id=tag[len("req:"):])(function)
+    if tag.startswith("subject:"):
+        return pytest.mark.subject(role=tag[len("subject:"):])(function)
     if tag in _LEVEL_TAGS:
         return getattr(pytest.mark, tag)(function)
     return None
@@ -193,6 +212,8 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
 
 
 def _req_of(item: pytest.Item) -> str | None:
+    if item.get_closest_marker("self_test"):
+        return None  # a test of the harness's own parts: never a conformance verdict
     marker = item.get_closest_marker("req")
     return marker.kwargs.get("id") if marker else None
 
@@ -204,9 +225,19 @@ def _level_of(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     harness = harness_of(config)
     patterns = list(config.getoption("--req")) + list(harness.config.req)
+    harness.selection = patterns
+    if harness.baseline is not None:
+        names = {i.nodeid for i in items} | {_scenario_name(i) for i in items}
+        names |= {f"emitted-frames::{role}::{rid}" for role in ("hook-server", "desktop") for rid in harness.registry}
+        unknown = harness.baseline.unknown(set(harness.registry), names)
+        if unknown:
+            raise pytest.UsageError(
+                f"--baseline {harness.baseline.source}: entry {unknown[0].key} matches no requirement of the "
+                f"registry and no collected scenario" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     if patterns:
         keep = [i for i in items if (rid := _req_of(i)) and any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
         drop = [i for i in items if i not in keep]
@@ -231,6 +262,8 @@ def _verdict_for(excinfo: pytest.ExceptionInfo[BaseException] | None, level: str
         return Verdict.NOT_APPLICABLE, exc.reason
     if isinstance(exc, NotTestable):
         return Verdict.NOT_TESTABLE, f"Not testable: {exc.reason}"
+    if isinstance(exc, NeedsReview):
+        return Verdict.REVIEW, f"Needs review: {exc.reason}"
     if isinstance(exc, SubjectTimeout):
         return Verdict.TIMEOUT, exc.reason
     if excinfo.typename == "Failed" and text.startswith("Timeout") and "pytest-timeout" in text:
@@ -264,6 +297,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return  # a plain skip (a missing tool with its reason) is not a verdict
     level = _level_of(item)
     verdict, reason = _verdict_for(call.excinfo, level, harness.config.strict, call.when)
+    subject = _subject_of(item, rid, harness)
+    if call.when == "call":
+        _observe_emitted(item, subject, harness)
+    review_entry = None
+    if verdict is Verdict.REVIEW:
+        material = getattr(call.excinfo.value, "material", "") if call.excinfo is not None else ""
+        if harness.reviews is not None:
+            review_entry, why = harness.reviews.decision_for(rid, material)
+            if review_entry is None:
+                reason = f"{reason} ({why})"
+        reason = f"{reason} [material {material_digest(material)}]"
+        if review_entry is not None:
+            decided = review_entry.decision
+            if decided == "pass":
+                verdict = Verdict.PASS
+            else:
+                verdict = Verdict.WARN if level == "should" and not harness.config.strict else Verdict.FAIL
+            reason = f"{review_entry.quote()} (in {harness.reviews.source})"
     previous = harness.results.get(item.nodeid)
     if previous is not None and call.when == "teardown":
         if previous.verdict is not Verdict.PASS:
@@ -277,7 +328,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         verdict=verdict,
         reason=_trim(reason, MAX_EVIDENCE_CHARS),
         duration_s=round(getattr(report, "duration", 0.0), 6),  # as report.json keeps it: re-renders match
+        subject=subject,
+        review=review_entry.to_json() if review_entry is not None else None,
     )
+    if verdict is Verdict.REVIEW or review_entry is not None:
+        material = getattr(call.excinfo.value, "material", "") if call.excinfo is not None else ""
+        if material:
+            result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))
     if verdict is not Verdict.PASS:
         if call.excinfo is not None and reason != str(call.excinfo.value):
             result.evidence.append(_trim(str(call.excinfo.value), MAX_EVIDENCE_CHARS))
@@ -296,6 +353,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     elif verdict is Verdict.NOT_APPLICABLE:
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, f"not applicable: {reason}")
+    elif verdict is Verdict.REVIEW:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"needs review: {_trim(reason, 500)}")
+    elif verdict is Verdict.PASS and review_entry is not None:
+        report.outcome = "passed"
+        report.longrepr = None
+    elif verdict in (Verdict.FAIL,) and review_entry is not None:
+        report.outcome = "failed"
+        report.longrepr = f"{rid}: {reason}"
     elif verdict is Verdict.WARN:
         report.outcome = "passed"
         report.longrepr = None
@@ -304,9 +370,60 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     harness.results[item.nodeid] = result
 
 
+#: Requirement id prefix → the role of the subject it judges.
+_PREFIX_ROLES = (("HOOK-SERVER-", "hook-server"), ("HOOK-DESKTOP-", "desktop"), ("CCWEB-", "ccweb"),
+                 ("PROBE-", "probekit"))
+_HOOK_SUBJECTS = frozenset({"hook-server", "desktop"})
+
+
+def _subject_of(item: pytest.Item, rid: str, harness: Harness) -> dict[str, str] | None:
+    """The subject a conformance item judges: ``{"role", "target"}``, or None when it judges none. From a
+    ``@subject:<role>`` tag, else the ``frame_subject`` a frame case was delivered to, else the requirement id's
+    prefix (HOOK-SERVER- → hook-server, HOOK-DESKTOP- → desktop, CCWEB- → ccweb, PROBE- → probekit)."""
+    role = None
+    callspec = getattr(item, "callspec", None)
+    marker = item.get_closest_marker("subject")
+    if marker is not None:
+        role = str(marker.kwargs.get("role"))
+    elif callspec is not None and "frame_subject" in callspec.params:
+        role = str(callspec.params["frame_subject"])
+    else:
+        role = next((r for prefix, r in _PREFIX_ROLES if rid.startswith(prefix)), None)
+    if role is None:
+        return None
+    try:
+        target = harness.config.target(role).raw
+    except (KeyError, ValueError):
+        target = ""
+    return {"role": role, "target": target}
+
+
+def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness: Harness) -> None:
+    """Hand every hook frame the subject sent in this scenario to the emitted-frames judge."""
+    if subject is None or subject["role"] not in _HOOK_SUBJECTS:
+        return
+    wire = item.stash.get(_WIRE, None)
+    if wire is None:
+        return
+    texts = [e.text for e in wire.events() if e.direction is Direction.RECEIVED and e.channel == "hook"]
+    if texts:
+        harness.emitted.observe(subject["role"], subject["target"], item.nodeid, texts)
+
+
+def _template_of(item: pytest.Item) -> Any:
+    """The pytest-bdd scenario template behind an item (None for a plain test)."""
+    from pytest_bdd.scenario import scenario_wrapper_template_registry
+
+    obj = getattr(item, "obj", None)
+    try:
+        return scenario_wrapper_template_registry.get(obj) if obj is not None else None
+    except TypeError:  # not weak-referenceable
+        return None
+
+
 def _feature_file(item: pytest.Item, rootdir: Path) -> str:
     """The ``.feature`` file of a scenario (relative to the root), else the test module's path."""
-    scenario = getattr(getattr(item, "obj", None), "__scenario__", None)
+    scenario = _template_of(item)
     path = Path(scenario.feature.filename) if scenario is not None else Path(str(item.path))
     try:
         return str(path.resolve().relative_to(rootdir.resolve()))
@@ -315,7 +432,7 @@ def _feature_file(item: pytest.Item, rootdir: Path) -> str:
 
 
 def _scenario_name(item: pytest.Item) -> str:
-    scenario = getattr(getattr(item, "obj", None), "__scenario__", None)
+    scenario = _template_of(item)
     if scenario is not None:
         name = scenario.name
         params = getattr(item, "callspec", None)
@@ -335,9 +452,41 @@ def _spec_revisions(rootdir: Path) -> dict[str, str]:
     return out
 
 
+def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[ScenarioResult]:
+    """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames)."""
+    if not harness.emitted.roles():
+        return []
+    index = frame_rule_index(harness.rootdir / "features")
+    patterns = harness.selection
+
+    def level_of(rid: str) -> str | None:
+        meta = registry.get(rid)
+        return meta.level.value if meta else "must"
+
+    def selected(rid: str) -> bool:
+        return not patterns or any(fnmatch.fnmatchcase(rid, p) for p in patterns)
+
+    out = harness.emitted.results(index, level_of, selected)
+    for result in out:
+        if result.verdict is Verdict.WARN and harness.config.strict:
+            result.verdict = Verdict.FAIL
+        entry = harness.baseline.matches(result) if harness.baseline else None
+        if entry is not None:
+            result.baselined = True
+    return out
+
+
+def _subjects_of(scen: list[ScenarioResult]) -> list[dict[str, str]]:
+    by: dict[tuple[str, str], list[Verdict]] = {}
+    for s in scen:
+        if s.subject:
+            by.setdefault((s.subject["role"], s.subject.get("target", "")), []).append(s.verdict)
+    return [{"role": role, "target": target, "verdict": worst(v).value} for (role, target), v in sorted(by.items())]
+
+
 def build_record(harness: Harness) -> RunRecord:
-    registry, _ = load_registry(harness.rootdir / "scenarios" / "requirements")
-    results = list(harness.results.values())
+    registry = harness.registry
+    results = list(harness.results.values()) + _emitted_results(harness, registry)
     by_req: dict[str, list[ScenarioResult]] = {}
     for r in results:
         if r.requirement:
@@ -353,9 +502,10 @@ def build_record(harness: Harness) -> RunRecord:
             section=meta.section if meta else "",
             quote=meta.quote if meta else "",
             summary=meta.summary if meta else "(not in the requirement registry)",
-            verdict=worst([s.verdict for s in scen]),
+            verdict=_requirement_verdict(scen),
             scenarios=[s.nodeid for s in scen],
             baselined=any(s.baselined for s in scen),
+            subjects=_subjects_of(scen),
         ))
     stale = harness.baseline.stale(results, strict=harness.config.strict) if harness.baseline else []
     subjects = list(harness.subjects.values())
@@ -375,6 +525,14 @@ def build_record(harness: Harness) -> RunRecord:
     )
 
 
+def _requirement_verdict(scen: list[ScenarioResult]) -> Verdict:
+    """The worst verdict of the scenarios; a requirement none of whose scenarios judged a subject is never a pass."""
+    verdict = worst([s.verdict for s in scen])
+    if verdict in (Verdict.PASS, Verdict.WARN, Verdict.NOT_APPLICABLE) and not any(s.subject for s in scen):
+        return Verdict.NOT_TESTABLE
+    return verdict
+
+
 def exit_code_for(record: RunRecord) -> int:
     """0 conformant, 1 findings (including a stale baseline entry), 3 infrastructure error."""
     live = [s for s in record.scenarios if not s.baselined]
@@ -383,6 +541,8 @@ def exit_code_for(record: RunRecord) -> int:
     failing = set(FAILING) | ({Verdict.WARN} if record.strict else set())
     if record.stale_baseline or any(s.verdict in failing for s in live):
         return 1
+    if any(r.verdict in failing and not r.baselined for r in record.requirements):
+        return 1  # e.g. a requirement whose scenarios passed without judging any subject (never a pass)
     return 0
 
 

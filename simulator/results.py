@@ -5,10 +5,12 @@
     ├── scenarios: ScenarioResult(nodeid, feature, name, requirement, level, verdict, reason, evidence, wire, duration)
     └── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios)
 
-Verdicts (``Verdict``): pass; fail; warn (a @should not met); not-applicable (the subject did not declare the
-capability the requirement depends on); not-testable (the harness cannot observe what it needs: a failure);
-error (harness or infrastructure); timeout. A requirement's verdict is the worst of its scenarios' verdicts
-(``worst``). Reports (``reports/``) render a ``RunRecord`` and nothing else; ``RunRecord.to_json`` is the
+Verdicts (``Verdict``; the table in docs/targets.md "Verdicts" is the contract): pass; fail; warn (a @should not
+met); review (only a human reader can judge: neither passes nor fails a run until ``--reviews`` settles it);
+not-applicable (the subject itself declared the capability absent); not-testable (missing run configuration or
+control capability, or the harness cannot observe what it needs: a failure); error (the harness cannot reach or
+start the subject, or breaks); timeout (the subject stopped answering at all). A requirement's verdict is the
+worst of its scenarios' verdicts (``worst``); each scenario names the subject (role and target) it judged. Reports (``reports/``) render a ``RunRecord`` and nothing else; ``RunRecord.to_json`` is the
 ``report.json`` document (schema: docs/report-schema.json).
 """
 
@@ -32,13 +34,14 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 
 class Verdict(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     WARN = "warn"
+    REVIEW = "review"
     NOT_APPLICABLE = "not-applicable"
     NOT_TESTABLE = "not-testable"
     ERROR = "error"
@@ -50,11 +53,12 @@ FAILING = frozenset({Verdict.FAIL, Verdict.NOT_TESTABLE, Verdict.ERROR, Verdict.
 
 # Worst first: a requirement with one erroring scenario is in error, whatever the others did.
 _SEVERITY = {
-    Verdict.ERROR: 6,
-    Verdict.TIMEOUT: 5,
-    Verdict.NOT_TESTABLE: 4,
-    Verdict.FAIL: 3,
-    Verdict.WARN: 2,
+    Verdict.ERROR: 7,
+    Verdict.TIMEOUT: 6,
+    Verdict.NOT_TESTABLE: 5,
+    Verdict.FAIL: 4,
+    Verdict.WARN: 3,
+    Verdict.REVIEW: 2,
     Verdict.PASS: 1,
     Verdict.NOT_APPLICABLE: 0,
 }
@@ -95,6 +99,10 @@ class ScenarioResult:
     wire: list[WireEvent] = field(default_factory=list)
     #: In the expected-failures baseline (a failure that does not fail the run).
     baselined: bool = False
+    #: The subject the scenario judged: ``{"role", "target"}`` (None: it judged no subject).
+    subject: dict[str, str] | None = None
+    #: For a review verdict settled by ``--reviews``: the entry applied (decision, who, date, note).
+    review: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +117,8 @@ class ScenarioResult:
             "evidence": list(self.evidence),
             "wire": [e.to_json() for e in self.wire],
             "baselined": self.baselined,
+            "subject": dict(self.subject) if self.subject else None,
+            "review": dict(self.review) if self.review else None,
         }
 
     @classmethod
@@ -125,6 +135,8 @@ class ScenarioResult:
             evidence=list(data.get("evidence", [])),
             wire=[WireEvent.from_json(e) for e in data.get("wire", [])],
             baselined=bool(data.get("baselined", False)),
+            subject=dict(data["subject"]) if data.get("subject") else None,
+            review=dict(data["review"]) if data.get("review") else None,
         )
 
 
@@ -139,6 +151,8 @@ class RequirementResult:
     verdict: Verdict
     scenarios: list[str] = field(default_factory=list)
     baselined: bool = False
+    #: Per subject judged: ``{"role", "target", "verdict"}`` (the worst verdict of its scenarios for that subject).
+    subjects: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +165,7 @@ class RequirementResult:
             "verdict": self.verdict.value,
             "scenarios": list(self.scenarios),
             "baselined": self.baselined,
+            "subjects": [dict(x) for x in self.subjects],
         }
 
     @classmethod
@@ -159,6 +174,7 @@ class RequirementResult:
             id=data["id"], level=data["level"], spec=data["spec"], section=data["section"], quote=data["quote"],
             summary=data["summary"], verdict=Verdict(data["verdict"]), scenarios=list(data.get("scenarios", [])),
             baselined=bool(data.get("baselined", False)),
+            subjects=[dict(x) for x in data.get("subjects", [])],
         )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from .config import HarnessConfig
 from .control import ControlClient
-from .errors import NotApplicable, TargetError
+from .errors import NotTestable, TargetError
 from .targets import Role, TargetKind
 from .wirelog import WireLog
 
@@ -79,6 +79,7 @@ class Subjects:
         self.config = config
         self._note = note or (lambda role, target, identity: None)
         self._running: dict[Role, RunningReference] = {}
+        self._dial_watch: Any = None
 
     def _reference(self, role: Role) -> RunningReference:
         running = self._running.get(role)
@@ -117,6 +118,18 @@ class Subjects:
             return target.host or "127.0.0.1", target.port or 0
         return "127.0.0.1", 0
 
+    def desktop_dial_watch(self) -> Any:
+        """For a desktop under test that dials the harness (``listen:``): the run's one ``DialWatch`` (so a desktop
+        that never dials costs one wait, not one per scenario); None for the embedded reference, which is started
+        per scenario."""
+        if self.config.target(Role.DESKTOP).kind is not TargetKind.LISTEN:
+            return None
+        if self._dial_watch is None:
+            from .roles.dial_watch import DialWatch
+
+            self._dial_watch = DialWatch()
+        return self._dial_watch
+
     def dial_reference_desktop(self, url: str, token: str | None = None) -> Any:
         """For ``desktop=ref``: start one fresh embedded desktop dialling ``url`` (the harness's server role); the
         caller stops the returned handle at the end of its scenario."""
@@ -132,7 +145,7 @@ class Subjects:
         """Connect ``client`` to the role's subject. ``env`` is the environment the scenario needs the subject to
         run with (e.g. ``{"MCP_TOOLSET": "core"}``): applied when the harness starts the subject (stdio, ref); for
         an HTTP subject, which was started by someone else, it must match ``--subject-env`` or the scenario is
-        not applicable to this run."""
+        not testable in this run (a configuration the run lacks, not something the subject declared)."""
         role = Role(role)
         target = self.config.target(role)
         wanted = {**self.subject_env(role), **(env or {})}
@@ -144,9 +157,10 @@ class Subjects:
             if differing:
                 have = ", ".join(f"{k}={declared.get(k, _DEFAULTS.get(k, '(unset)'))}" for k in differing)
                 need = ", ".join(f"{k}={v}" for k, v in differing.items())
-                raise NotApplicable(
+                raise NotTestable(
                     f"the {role.value} target {target.raw} runs with {have} (an HTTP subject's environment is fixed "
-                    f"when it starts; declare it with --subject-env); this scenario needs {need}"
+                    f"when it starts; declare it with --subject-env, or run another instance with {need}); this "
+                    f"scenario needs {need}"
                 )
             client.connect_http(target.url)
         else:

@@ -11,9 +11,17 @@ harness tells the subject which conversation is calling with ``_meta["ccweb/sour
 
 Expectations (tool names, field names, wording a reader must find) are written in the feature files; these steps
 only translate Gherkin into calls and typed assertions. Where only a reader can judge a wording, the step
-``a reader must judge that the <thing> says "<what>"`` records the text as evidence in the wire log and fails with
-an ``AssertionError`` whose message starts with "Reader judgement needed:" and quotes the text: in a ``@should``
-scenario the plugin turns that into a *warn* verdict carrying the text into every report.
+``a reader must judge that the <thing> says "<what>"`` records the text as evidence in the wire log and raises
+``NeedsReview`` (reason: "Reader judgement needed: does the <thing> say “<what>”?", material: the text the subject
+gave, with the ids this run created shown as placeholders so that its digest is stable across runs): the verdict is
+*review*, neither a pass nor a failure, until a reviewed-decisions file (``--reviews``) settles it.
+The checks a machine can make (the text exists, names what it must name) run first and fail on their own.
+
+Verdicts (docs/targets.md "Verdicts"): an answer of the subject is judged, never excused. A refusal, an HTTP error
+status or a malformed answer of the control API is the subject's (fail); something the subject never does while it
+keeps answering is a failure ("no <X> within N s", ``MissingFrame``), not a timeout; *not applicable* only when the
+subject itself says it lacks an optional behaviour (a refusal naming what it lacks); a field the control API
+contract (docs/control-api.md) requires is never assumed when absent.
 
 Vocabulary (see docs/writing-features.md):
 
@@ -31,8 +39,9 @@ Vocabulary (see docs/writing-features.md):
 * Fallback list: ``no fallback tool is named "<n>"``, ``the fallback list has exactly one tool named "<n>"``,
   ``every fallback tool has a namespace``, ``every fallback tool has the description and input schema of the
   listed tool of the same name``, ``no fallback tool's name matches "<glob>"``.
-* Calls: ``the call succeeds``, ``the call succeeds, else the optional behaviour is not applicable``, ``the call
-  result is an error with a text``, ``the call is refused with a text``, ``the harness sent no "<method>" request``,
+* Calls: ``the call succeeds``, ``the call succeeds, unless the subject refuses it for the missing replyMode``
+  (that refusal: not applicable), ``the call result is an error with a text``, ``the call is refused with a text``,
+  ``the harness sent no "<method>" request`` (a guard on the scenario itself: a harness bug if it fails),
   ``the result carries the fields "<a>", "<b>" and "<c>"``, ``the result field "<f>" is "<v>"``.
 * Conversations: ``the target conversation has exactly one target run, still running``, ``nothing was sent to the
   target conversation``, ``no pending reply targets the target conversation``, ``a pending reply for the request
@@ -60,7 +69,7 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.control import ControlClient
-from simulator.errors import NotApplicable, SubjectTimeout, TargetError
+from simulator.errors import MissingFrame, NeedsReview, NotApplicable
 from simulator.roles.mcp_client import McpClientRole, tool_text
 from simulator.targets import Role
 from simulator.wirelog import Direction, WireLog
@@ -76,6 +85,10 @@ ENTRY_DYNAMIC_CALL = "the legacy dynamic call"
 KIND_TARGET = "target"
 KIND_CONTINUATION = "source-continuation"
 STATUS_RUNNING = "running"
+#: The statuses of a finished run (docs/control-api.md, ``run.status``).
+STATUS_FINISHED = ("completed", "blocked")
+#: The statuses of a pending reply (docs/control-api.md, ``pending.status``).
+PENDING_WAITING = "waiting"
 POLL_INTERVAL_S = 0.1
 #: How long a negative check watches the subject (at most the step limit): after a refused call, nothing may be
 #: sent; after a one_way target run ends, nothing may be written back (that happens after an asynchronous event).
@@ -122,7 +135,9 @@ class CallOutcome:
 
     @property
     def is_error(self) -> bool:
-        return self.error is not None or bool((self.result or {}).get("isError"))
+        """A JSON-RPC error, a result with ``isError: true``, or no tool result at all (a malformed answer never
+        counts as a success)."""
+        return self.error is not None or self.result is None or self.result.get("isError") is True
 
     def text(self) -> str:
         if self.error is not None:
@@ -169,26 +184,50 @@ class CcwebSession:
     # control API helpers ------------------------------------------------------------------------------------------
 
     def ctl(self, capability: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One control-API call. Its answer is the subject's: not a JSON object is a failure (docs/control-api.md:
+        every capability answers a JSON object), as is an HTTP error status (``SubjectRefused``)."""
         answer = self.control.call(capability, body or {})
-        if not isinstance(answer, dict):
-            raise TargetError(f"control API {capability}: expected a JSON object, got {answer!r}"[:300])
+        assert isinstance(answer, dict), \
+            f"the control API {capability} answered something other than a JSON object: {answer!r}"[:500]
         return answer
 
+    def _listed(self, capability: str, key: str, body: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The list ``key`` of a control-API answer; a missing list or an entry that is not an object fails."""
+        answer = self.ctl(capability, body)
+        items = answer.get(key)
+        assert isinstance(items, list) and all(isinstance(i, dict) for i in items), \
+            f"the control API {capability} answered no list of objects in {key!r}: {answer!r}"[:800]
+        return items
+
     def conversation(self, conv_id: str) -> dict[str, Any]:
-        for conv in self.ctl("list-conversations").get("conversations") or []:
-            if isinstance(conv, dict) and conv.get("id") == conv_id:
+        for conv in self._listed("list-conversations", "conversations"):
+            if conv.get("id") == conv_id:
                 return conv
         raise AssertionError(f"the control API lists no conversation {conv_id!r}")
 
     def messages(self, conv_id: str) -> list[dict[str, Any]]:
-        return [m for m in self.conversation(conv_id).get("messages") or [] if isinstance(m, dict)]
+        conv = self.conversation(conv_id)
+        messages = conv.get("messages")
+        assert isinstance(messages, list) and all(isinstance(m, dict) for m in messages), \
+            f"the control API gives conversation {conv_id!r} no list of message objects: {conv!r}"[:800]
+        return messages
 
     def runs(self, conv_id: str) -> list[dict[str, Any]]:
-        runs = self.ctl("list-runs", {"conversationId": conv_id}).get("runs") or []
-        return [r for r in runs if isinstance(r, dict) and r.get("conversationId", conv_id) == conv_id]
+        """The runs of ``conv_id`` (list-runs filtered by it); each must name its conversation and kind."""
+        runs = self._listed("list-runs", "runs", {"conversationId": conv_id})
+        malformed = [r for r in runs if not isinstance(r.get("conversationId"), str)
+                     or r.get("kind") not in (KIND_TARGET, KIND_CONTINUATION)]
+        assert not malformed, f"list-runs answered runs without a conversationId or a known kind: {malformed}"[:1500]
+        return [r for r in runs if r["conversationId"] == conv_id]
 
     def pending(self) -> list[dict[str, Any]]:
-        return [p for p in self.ctl("pending-replies").get("pending") or [] if isinstance(p, dict)]
+        """Every pending reply; each must name its request and its target conversation."""
+        records = self._listed("pending-replies", "pending")
+        malformed = [p for p in records if not isinstance(p.get("requestId"), str)
+                     or not isinstance(p.get("targetConversationId"), str)]
+        assert not malformed, \
+            f"pending-replies answered records without a requestId or targetConversationId: {malformed}"[:1500]
+        return records
 
     # what the scenario sent ---------------------------------------------------------------------------------------
 
@@ -218,12 +257,12 @@ class CcwebSession:
         return rid
 
     def target_runs(self) -> list[dict[str, Any]]:
-        return [r for r in self.runs(self.need_target().id) if r.get("kind", KIND_TARGET) == KIND_TARGET]
+        return [r for r in self.runs(self.need_target().id) if r["kind"] == KIND_TARGET]
 
     def target_run(self) -> dict[str, Any]:
         """The one target run of the target conversation (waiting for it to appear)."""
         target = self.need_target()
-        runs = wait_for(self, f"a target run in the target conversation {target.id!r}",
+        runs = wait_for(self, f"target run in the target conversation {target.id!r}",
                         lambda: self.target_runs() or None,
                         lambda: f"runs there: {self.runs(target.id)}")
         assert len(runs) == 1, f"expected one target run in {target.id!r} after one call, found {len(runs)}: {runs}"
@@ -234,15 +273,16 @@ class CcwebSession:
 
 
 def wait_for(session: CcwebSession, what: str, probe: Callable[[], T | None], observed: Callable[[], str]) -> T:
-    """``probe()`` until it gives something, within the step limit; else a timeout naming what was seen."""
+    """``probe()`` until it gives something, within the step limit. The control API kept answering meanwhile (a
+    silent one raises ``SubjectTimeout`` from the client), so the subject is alive and never did it: a failure,
+    ``MissingFrame`` ("no <what> within N s"), naming what was seen instead."""
     deadline = time.monotonic() + session.step_timeout
     while True:
         found = probe()
         if found:
             return found
         if time.monotonic() >= deadline:
-            raise SubjectTimeout(f"{what}: not seen within {session.step_timeout} s; {observed()}"[:4000],
-                                 waited_s=session.step_timeout)
+            raise MissingFrame(f"no {what} within {session.step_timeout:g} s; {observed()}"[:4000])
         time.sleep(POLL_INTERVAL_S)
 
 
@@ -388,8 +428,8 @@ def given_session(request: pytest.FixtureRequest, harness_config, subjects, wire
 def _create_conversation(session: CcwebSession, title: str) -> Conversation:
     answer = session.ctl("create-conversation", {"title": title})
     conv_id = answer.get("id")
-    if not isinstance(conv_id, str) or not conv_id:
-        raise TargetError(f"control API create-conversation answered without an id: {answer!r}"[:300])
+    assert isinstance(conv_id, str) and conv_id, \
+        f"the control API create-conversation answered without an id: {answer!r}"[:500]
     conv = Conversation(conv_id, title)
     session.baseline_messages[conv_id] = len(session.messages(conv_id))
     return conv
@@ -451,7 +491,9 @@ def when_call(ccweb: CcwebSession, tool: str, entry: str, content: str, mode: st
 @bdd.when(parsers.parse('the target run finishes as "{status}" with the output "{output}"'))
 def when_target_finishes(ccweb: CcwebSession, status: str, output: str) -> None:
     run = ccweb.target_run()
-    ccweb.ctl("complete-run", {"runId": run.get("runId"), "output": output, "status": status})
+    run_id = run.get("runId")
+    assert isinstance(run_id, str) and run_id, f"list-runs answered a target run without a runId: {run}"
+    ccweb.ctl("complete-run", {"runId": run_id, "output": output, "status": status})
     ccweb.output = output
 
 
@@ -560,9 +602,17 @@ def then_in_fallback(ccweb: CcwebSession, name: str) -> None:
     assert names.count(name) == 1, f"the fallback list names {name!r} {names.count(name)} times: {names}"
 
 
+def _fallback_seen(ccweb: CcwebSession) -> list[dict[str, Any]]:
+    """The fallback list for an "every fallback tool …" check, which must not pass on no tool at all."""
+    tools = _fallback(ccweb)
+    assert tools, "the Codex App fallback list is empty: no tool shows what is asked of every fallback tool"
+    return tools
+
+
 @bdd.then("every fallback tool has a namespace")
 def then_fallback_namespace(ccweb: CcwebSession) -> None:
-    bad = [t.get("name") for t in _fallback(ccweb) if not isinstance(t.get("namespace"), str) or not t["namespace"]]
+    bad = [t.get("name") for t in _fallback_seen(ccweb)
+           if not isinstance(t.get("namespace"), str) or not t["namespace"]]
     assert not bad, f"fallback tools without a namespace: {bad}"
 
 
@@ -570,7 +620,7 @@ def then_fallback_namespace(ccweb: CcwebSession) -> None:
 def then_fallback_same_definition(ccweb: CcwebSession) -> None:
     listed = {t.get("name"): t for t in _listed(ccweb)}
     problems = []
-    for tool in _fallback(ccweb):
+    for tool in _fallback_seen(ccweb):
         name = tool.get("name")
         original = listed.get(name)
         if original is None:
@@ -602,11 +652,20 @@ def then_call_succeeds(ccweb: CcwebSession) -> None:
     assert not call.is_error, f"the call failed: {call.describe()}"
 
 
-@bdd.then("the call succeeds, else the optional behaviour is not applicable")
-def then_call_succeeds_or_na(ccweb: CcwebSession) -> None:
+@bdd.then("the call succeeds, unless the subject refuses it for the missing replyMode")
+def then_call_succeeds_or_declines(ccweb: CcwebSession) -> None:
+    """PRD §2 "内部 dispatcher 可继续把缺少 replyMode 的旧 ccweb_send_message 调用按 one_way 处理" (may). A subject that
+    refuses the call *because replyMode is missing* says it does not offer that optional behaviour: not
+    applicable. Any other failure (another reason, no text) is its answer to a call it should handle: a failure."""
     call = ccweb.need_call()
-    if call.is_error:
-        raise NotApplicable(f"the subject does not offer this optional behaviour: {call.describe()}"[:1000])
+    if not call.is_error:
+        return
+    text = call.text()
+    if "replyMode" in text:
+        raise NotApplicable(f"the subject refuses ccweb_send_message without replyMode (it does not offer the "
+                            f"optional legacy one_way handling); it answered: {text[:600]}")
+    raise AssertionError(f"the legacy call failed, and not for the missing replyMode (a refusal for that would "
+                         f"make the optional behaviour not applicable): {call.describe()}")
 
 
 @bdd.then("the call result is an error with a text")
@@ -630,6 +689,8 @@ def then_call_refused(ccweb: CcwebSession) -> None:
 
 @bdd.then(parsers.parse('the harness sent no "{method}" request'))
 def then_no_request_sent(ccweb: CcwebSession, method: str) -> None:
+    """A guard on the scenario itself (what the harness sent, not what the subject did): it holds by construction,
+    and if it ever does not, the scenario is broken (an error), never the subject."""
     sent = []
     for event in ccweb.wire.events():
         if event.channel != "jsonrpc" or event.direction is not Direction.SENT:
@@ -640,7 +701,8 @@ def then_no_request_sent(ccweb: CcwebSession, method: str) -> None:
             continue
         if isinstance(message, dict) and message.get("method") == method:
             sent.append(event.text)
-    assert not sent, f"the harness sent {method}: {sent}"
+    if sent:
+        raise RuntimeError(f"scenario bug: the harness sent {method} although the scenario forbids it: {sent}")
 
 
 @bdd.then(parsers.re(r'the result carries the fields? (?P<names>".+)$'))
@@ -677,7 +739,7 @@ def then_target_running(ccweb: CcwebSession) -> None:
 @bdd.then("nothing was sent to the target conversation")
 def then_nothing_sent(ccweb: CcwebSession) -> None:
     target = ccweb.need_target()
-    before = ccweb.baseline_messages.get(target.id, 0)
+    before = ccweb.baseline_messages[target.id]
 
     def sent() -> Any:
         messages = ccweb.messages(target.id)
@@ -721,6 +783,8 @@ def then_pending_still(ccweb: CcwebSession) -> None:
     record = _pending_for_request(ccweb)
     target = ccweb.need_target()
     assert record.get("targetConversationId") == target.id, f"the pending reply names another target: {record}"
+    assert record.get("status") == PENDING_WAITING, \
+        f"the pending reply is {record.get('status')!r}, not {PENDING_WAITING!r} (nothing answered it yet): {record}"
 
 
 def _item(ccweb: CcwebSession, item: str) -> str:
@@ -761,7 +825,7 @@ def then_prompt_contains(ccweb: CcwebSession, which: str, item: str) -> None:
 @bdd.then("the output stays in the target conversation")
 def then_output_in_target(ccweb: CcwebSession) -> None:
     target, output = ccweb.need_target(), ccweb.output or ""
-    wait_for(ccweb, f"the output {output!r} in the target conversation",
+    wait_for(ccweb, f"message with the output {output!r} in the target conversation",
              lambda: [m for m in ccweb.messages(target.id) if output in str(m.get("text"))] or None,
              lambda: f"its messages: {ccweb.messages(target.id)}")
 
@@ -769,8 +833,8 @@ def then_output_in_target(ccweb: CcwebSession) -> None:
 @bdd.then("the source conversation receives the output")
 def then_source_receives(ccweb: CcwebSession) -> None:
     source, output = ccweb.need_source(), ccweb.output or ""
-    before = ccweb.baseline_messages.get(source.id, 0)
-    wait_for(ccweb, f"a message with the output {output!r} written back to the source conversation",
+    before = ccweb.baseline_messages[source.id]
+    wait_for(ccweb, f"message with the output {output!r} written back to the source conversation",
              lambda: [m for m in ccweb.messages(source.id)[before:] if output in str(m.get("text"))] or None,
              lambda: f"its messages: {ccweb.messages(source.id)}")
 
@@ -781,11 +845,12 @@ def _continuation(ccweb: CcwebSession) -> dict[str, Any]:
     source, rid = ccweb.need_source(), ccweb.request_id
 
     def probe() -> dict[str, Any] | None:
-        runs = [r for r in ccweb.runs(source.id) if r.get("kind") == KIND_CONTINUATION]
-        ours = [r for r in runs if r.get("requestId") == rid] or [r for r in runs if r.get("requestId") is None]
+        # The continuation run of this request names it (docs/control-api.md: run.requestId); a run naming no
+        # request is no evidence that this one continued.
+        ours = [r for r in ccweb.runs(source.id) if r["kind"] == KIND_CONTINUATION and r.get("requestId") == rid]
         return ours[0] if ours else None
 
-    ccweb.continuation = wait_for(ccweb, f"a source continuation run in {source.id!r} for the request {rid!r}", probe,
+    ccweb.continuation = wait_for(ccweb, f"source continuation run in {source.id!r} for the request {rid!r}", probe,
                                   lambda: f"runs there: {ccweb.runs(source.id)}")
     return ccweb.continuation
 
@@ -798,10 +863,10 @@ def then_continuation_starts(ccweb: CcwebSession) -> None:
 @bdd.then("the source conversation gets no write-back message and no continuation run")
 def then_nothing_back(ccweb: CcwebSession) -> None:
     source, target = ccweb.need_source(), ccweb.need_target()
-    wait_for(ccweb, "the target run finished",
-             lambda: [r for r in ccweb.target_runs() if r.get("status") != STATUS_RUNNING] or None,
+    wait_for(ccweb, "finished target run",
+             lambda: [r for r in ccweb.target_runs() if r.get("status") in STATUS_FINISHED] or None,
              lambda: f"runs of the target conversation: {ccweb.runs(target.id)}")
-    before = ccweb.baseline_messages.get(source.id, 0)
+    before = ccweb.baseline_messages[source.id]
 
     def written_back() -> Any:
         if new := ccweb.messages(source.id)[before:]:
@@ -816,17 +881,40 @@ def then_nothing_back(ccweb: CcwebSession) -> None:
 # -- Then: reader judgement -------------------------------------------------------------------------------------------
 
 
+def _run_specific(ccweb: CcwebSession) -> list[tuple[str, str]]:
+    """The values of this run that a subject's text quotes and that change from run to run (the conversations the
+    scenario created, the request id the call returned), each with the placeholder that stands for it."""
+    values: list[tuple[str, str]] = []
+    for conv, name in ((ccweb.source, "source conversation id"), (ccweb.target, "target conversation id")):
+        if conv is not None:
+            values.append((conv.id, f"<{name}>"))
+    rid = ccweb.seeded_request_id
+    if ccweb.call is not None:
+        fields = ccweb.call.fields() or {}
+        rid = fields.get("requestId") if isinstance(fields.get("requestId"), str) else rid
+    if rid:
+        values.append((rid, "<request id>"))
+    return sorted(values, key=lambda pair: -len(pair[0]))  # the longest first: no id is a prefix of another
+
+
 def _reader_judgement(ccweb: CcwebSession, thing: str, text: str, asks: str) -> None:
+    """Hand ``text`` (what the subject gave) to a reader: the verdict is *review*. The material is the text with the
+    run-specific ids the harness made (conversation ids, request id) replaced by placeholders, so that the same
+    wording gives the same material digest in every run and a reviewed decision pinned to it keeps applying; the
+    wire log keeps the text exactly as received."""
+    assert text.strip(), f"the {thing} is empty: there is nothing for a reader to judge"
     ccweb.wire.record("reader", Direction.NOTE, "evidence", text, summary=f"the {thing}, for a reader to judge")
-    raise AssertionError(
-        f"Reader judgement needed: does the {thing} say \u201c{asks}\u201d? The {thing} reads:\n{_quote_block(text)}"
-    )
+    material = text
+    for value, placeholder in _run_specific(ccweb):
+        material = material.replace(value, placeholder)
+    raise NeedsReview(f"Reader judgement needed: does the {thing} say \u201c{asks}\u201d?", material=material)
 
 
 @bdd.then(parsers.re(r'a reader must judge that the description of "(?P<name>[^"]+)" says "(?P<asks>[^"]+)"$'))
 def then_reader_description(ccweb: CcwebSession, name: str, asks: str) -> None:
     description = _tool(ccweb, name).get("description")
-    _reader_judgement(ccweb, f"description of {name}", str(description or ""), asks)
+    assert isinstance(description, str), f"the tool {name!r} has no description: {description!r}"
+    _reader_judgement(ccweb, f"description of {name}", description, asks)
 
 
 @bdd.then(parsers.re(r'a reader must judge that the prompt of the (?P<which>target run|source continuation run) '

@@ -38,6 +38,15 @@ Vocabulary:
   header, the control ``state`` (run count and session, finished, outbox, reopenable). Steps that judge "nothing was
   sent" watch the desktop for ``min(1.5 s, step limit)``; ``retries`` / ``asks`` / ``answers that interaction
   again`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
+  ``the desktop sends a new hello …`` needs a hello the desktop re-sends on its own; ``the desktop's next hello
+  has …`` / ``the next hello has no …`` take the one of the next handshake when it re-sends none.
+
+Verdicts: no pass without evidence. A Then step judges what the desktop sent or what its control API answered,
+never a counter its own When step kept. A "nothing was sent" check holds only on a connection that stays open and
+answers ping (``expect_none``); a control answer that omits a documented field (docs/control-api.md, desktop) is
+the desktop's malformed answer, a failure, never an empty default; an "every X is Y" check fails when there is no X.
+What the run does not give the harness (``--hook-token`` for an external desktop, a control capability) makes the
+scenario *not testable*, never *not applicable*.
 """
 
 from __future__ import annotations
@@ -55,9 +64,9 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.control import ControlClient
-from simulator.errors import NotTestable, SubjectTimeout
+from simulator.errors import MissingFrame, NotTestable, SubjectTimeout
 from simulator.hook import ABSENT
-from simulator.roles.hook_conn import Inbound
+from simulator.roles.hook_conn import HookConnectionClosed, Inbound
 from simulator.roles.hook_server import ServerRole
 from simulator.targets import Role
 from simulator.wirelog import WireLog
@@ -103,8 +112,11 @@ class DesktopScenario:
     reopen_ids: list[str] = field(default_factory=list)
     #: interaction.request payloads by request name
     interactions: dict[str, list[Any]] = field(default_factory=dict)
-    pongs: int = 0
+    #: pings the harness sent in ``the harness pings the desktop …``, the inbox position before the first, and the
+    #: request whose turn ran meanwhile: the Then step judges the pongs the desktop sent after that position
     pings: int = 0
+    ping_floor: int = 0
+    ping_request: str | None = None
 
     # -- helpers -------------------------------------------------------------------------------------------------
 
@@ -150,13 +162,50 @@ class DesktopScenario:
 
 
 def _rid_of(entry: Inbound) -> str | None:
+    """The requestId a frame carries; for an invalid frame the one it claims, None when it names none."""
     if entry.ok:
         return getattr(entry.message.payload, "request_id", None)  # type: ignore[union-attr]
     try:
-        data = json.loads(entry.text)
-        return data.get("payload", {}).get("requestId")
-    except Exception:  # noqa: BLE001
+        rid = json.loads(entry.text)["payload"]["requestId"]
+    except (ValueError, KeyError, TypeError):  # not JSON, or no payload.requestId in it
         return None
+    return rid if isinstance(rid, str) else None
+
+
+#: docs/control-api.md "desktop": the fields of the ``state`` answer, and of each of its ``runs``.
+STATE_FIELDS = {"sessions": list, "runs": list, "outbox": list, "reopenable": list, "connected": bool,
+                "serverFeatures": list}
+RUN_FIELDS = ("requestId", "runs", "status", "sessionId", "kind", "reopenOf", "decision")
+
+
+def _state(desk: DesktopScenario) -> dict[str, Any]:
+    """The desktop's control ``state``, checked against docs/control-api.md: a field it omits is its malformed
+    answer (a failure), never an empty default that would let "lists no outbox entry" or "does not offer" pass."""
+    state = desk.ctl("state")
+    if not isinstance(state, dict):
+        raise AssertionError(f"the desktop's control answer to state is not an object: {state!r}"[:600])
+    bad = [k for k, t in STATE_FIELDS.items() if not isinstance(state.get(k), t)]
+    if bad:
+        raise AssertionError(f"the desktop's control answer to state lacks (or mistypes) {bad} "
+                             f"(docs/control-api.md, desktop): {json.dumps(state)[:600]}")
+    for index, run in enumerate(state["runs"]):
+        missing = [k for k in RUN_FIELDS if not isinstance(run, dict) or k not in run]
+        if missing:
+            raise AssertionError(f"the desktop's control answer to state is malformed at /runs/{index}: missing "
+                                 f"{missing} (docs/control-api.md, desktop): {run!r}"[:600])
+    return state
+
+
+def _await_close(desk: DesktopScenario, why: str) -> Any:
+    """Wait for the desktop to close the current connection (a step that needs the close). A desktop that stays
+    connected and answers ping did not do what ``why`` requires: a failure, not a timeout."""
+    try:
+        return desk.server.wait_closed()
+    except SubjectTimeout:
+        if desk.server.connection.is_alive():
+            raise AssertionError(f"the desktop kept the connection open for {desk.step_timeout:g} s although "
+                                 f"{why}") from None
+        raise
 
 
 def _given(value: Any) -> bool:
@@ -175,7 +224,8 @@ def _features(text: str) -> tuple[str, ...]:
 
 def _connect_desktop(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness, tmp_path: Path,
                      features: str, token: str | None = None) -> DesktopScenario:
-    server = ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout, require_token=token)
+    server = ServerRole(wire=wire_log, step_timeout=harness_config.step_timeout, require_token=token,
+                        dial_watch=subjects.desktop_dial_watch())
     request.addfinalizer(server.close)
     host, port = subjects.desktop_listen()
     url = server.listen(host, port)
@@ -322,30 +372,55 @@ def hello_lifecycle(desk: DesktopScenario) -> None:
 
 @bdd.then("the hello's defaultWorkspace, when given, is one of its workspaces")
 def hello_default_member(desk: DesktopScenario) -> None:
+    """§5 阶段 1 hello: "可选 defaultWorkspace(…必须是 workspaces 的成员…)": judged when the hello names one (a hello
+    without it conforms; ``the hello's defaultWorkspace is one of its workspaces`` needs one)."""
     hello = desk.hellos[-1]
     if _given(hello.default_workspace):
         assert hello.default_workspace in hello.workspaces, (
             f"defaultWorkspace {hello.default_workspace!r} is not in workspaces {list(hello.workspaces)!r}")
 
 
-def _next_hello(desk: DesktopScenario) -> Any:
-    """The hello the desktop sends on its own after a change, else the one it sends after a reconnect."""
-    try:
-        hello = desk.server.expect_payload("hello", desk.step_timeout)
-    except (SubjectTimeout, AssertionError) as exc:
-        if isinstance(exc, AssertionError) and "invalid" in str(exc):
-            raise
-        desk.server.drop()
-        return desk.reconnect()
+@bdd.then("the hello's defaultWorkspace is one of its workspaces")
+def hello_default_present_member(desk: DesktopScenario) -> None:
+    """§5 阶段 1 hello: "defaultWorkspace(本连接的默认工作区别名;必须是 workspaces 的成员)", on a hello that names one."""
+    hello = desk.hellos[-1]
+    assert _given(hello.default_workspace), "the hello names no defaultWorkspace: there is nothing to judge"
+    assert hello.default_workspace in hello.workspaces, (
+        f"defaultWorkspace {hello.default_workspace!r} is not in workspaces {list(hello.workspaces)!r}")
+
+
+def _resent_hello(desk: DesktopScenario) -> Any:
+    """The hello the desktop re-sends on its own on the open connection (§5 阶段 1 "别名映射变更后重发 hello 即时生效
+    (server 以最新一帧为准)"). A desktop that sends none fails (``MissingFrame``); the harness never forces one."""
+    hello = desk.server.expect_payload("hello", desk.step_timeout)
     desk.hellos.append(hello)
     return hello
 
 
+def _next_hello(desk: DesktopScenario) -> Any:
+    """The desktop's next hello: the one it re-sends on its own, else the one of its next handshake (默认工作目录:
+    "desktop 侧目录被删除后必须把默认值归零后再握手"). Only a desktop that is alive and sent no hello, or that closed
+    the connection itself, is made to handshake again; an invalid hello fails, a silent desktop times out."""
+    try:
+        return _resent_hello(desk)
+    except (MissingFrame, HookConnectionClosed):
+        desk.server.drop()
+        return desk.reconnect()
+
+
 @bdd.then(parsers.parse('the desktop sends a new hello with "{alias}" as defaultWorkspace'))
 def new_hello_default(desk: DesktopScenario, alias: str) -> None:
-    hello = _next_hello(desk)
+    hello = _resent_hello(desk)
     assert alias in hello.workspaces, f"the new hello's workspaces {list(hello.workspaces)!r} lack {alias!r}"
     assert hello.default_workspace == alias, f"the new hello's defaultWorkspace is {hello.default_workspace!r}"
+
+
+@bdd.then(parsers.parse('the desktop\'s next hello has "{alias}" as defaultWorkspace'))
+def next_hello_default(desk: DesktopScenario, alias: str) -> None:
+    """The hello re-sent after the change, or the one of the next handshake: the change has reached the wire."""
+    hello = _next_hello(desk)
+    assert hello.default_workspace == alias, f"the next hello's defaultWorkspace is {hello.default_workspace!r}, " \
+                                             f"not {alias!r}"
 
 
 @bdd.then(parsers.parse('the next hello has no defaultWorkspace "{alias}"'))
@@ -414,8 +489,11 @@ def replayed_ack(desk: DesktopScenario, name: str) -> None:
 def ran_once(desk: DesktopScenario, name: str) -> None:
     rid = desk.rid(name)
     time.sleep(desk.quiet)  # a second run, if any, has started by now
-    runs = [r for r in desk.ctl("state").get("runs", []) if r.get("requestId") == rid]
-    count = sum(int(r.get("runs", 0)) for r in runs)
+    runs = [r for r in _state(desk)["runs"] if r["requestId"] == rid]
+    assert runs, f"the desktop's state lists no run of {name!r} ({rid})"
+    bad = [r["runs"] for r in runs if not isinstance(r["runs"], int) or isinstance(r["runs"], bool)]
+    assert not bad, f"the desktop's state gives a run count that is not an integer: {bad!r}"
+    count = sum(r["runs"] for r in runs)
     assert count == 1, f"the desktop's state reports {count} runs of {rid}: {runs!r}"
 
 
@@ -471,6 +549,8 @@ def progress_snapshots(desk: DesktopScenario, name: str, snaps: str) -> None:
 def end_attachments_allowed(desk: DesktopScenario, name: str) -> None:
     end = desk.last_end(name).payload
     types = [a.mime_type for a in (end.attachments if _given(end.attachments) else ())]
+    assert types, f"the turn.end of {name!r} carries no attachment: there is nothing to judge (the turn was " \
+                  f"scripted to produce some)"
     bad = [t for t in types if t not in SUPPORTED_IMAGE_MIME]
     assert not bad, f"turn.end carries attachments of unsupported types {bad!r}"
 
@@ -499,7 +579,8 @@ def end_not_resent(desk: DesktopScenario, name: str) -> None:
 @bdd.then("the connection stays open and the desktop answers a ping")
 def still_alive(desk: DesktopScenario) -> None:
     desk.server.ping()
-    desk.server.expect("pong")
+    pong = desk.server.expect("pong")
+    assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
     bad = [e for e in desk.server.pending() if not e.ok]
     assert not bad, f"the desktop sent an invalid frame: {bad[0].issue}"
 
@@ -635,7 +716,7 @@ def ack_arrives(desk: DesktopScenario, name: str) -> None:
 
 @bdd.then("the desktop's state lists no outbox entry")
 def outbox_empty(desk: DesktopScenario) -> None:
-    outbox = desk.ctl("state").get("outbox", [])
+    outbox = _state(desk)["outbox"]
     mine = [r for r in outbox if r in desk.request_ids.values()]
     assert not mine, f"the desktop keeps {mine!r} in its outbox"
 
@@ -704,7 +785,7 @@ def end_in_session(desk: DesktopScenario, name: str, other: str) -> None:
 
 
 def _run_of(desk: DesktopScenario, rid: str) -> dict[str, Any] | None:
-    runs = [r for r in desk.ctl("state").get("runs", []) if r.get("requestId") == rid]
+    runs = [r for r in _state(desk)["runs"] if r["requestId"] == rid]
     return runs[-1] if runs else None
 
 
@@ -712,7 +793,7 @@ def _poll(desk: DesktopScenario, check: Any, what: str) -> Any:
     """Poll the control ``state`` until ``check(state)`` is truthy (bounded by the step limit)."""
     deadline = time.monotonic() + desk.step_timeout
     while True:
-        state = desk.ctl("state")
+        state = _state(desk)
         value = check(state)
         if value:
             return value
@@ -734,8 +815,7 @@ _FINISHED = ("ok", "error", "cancelled")
 
 
 def _finished(rid: str) -> Any:
-    return lambda state: any(r.get("requestId") == rid and r.get("status") in _FINISHED
-                             for r in state.get("runs", []))
+    return lambda state: any(r["requestId"] == rid and r["status"] in _FINISHED for r in state["runs"])
 
 
 @bdd.then(parsers.parse('the desktop\'s state shows "{name}" finished'))
@@ -751,28 +831,33 @@ def state_reopened_finished(desk: DesktopScenario) -> None:
 
 @bdd.then(parsers.parse('the desktop\'s state offers "{name}" for reopen'))
 def state_reopenable(desk: DesktopScenario, name: str) -> None:
-    offered = desk.ctl("state").get("reopenable", [])
+    offered = _state(desk)["reopenable"]
     assert desk.rid(name) in offered, f"the desktop's state does not offer {name!r} for reopen: {offered!r}"
 
 
 @bdd.then(parsers.parse('the desktop\'s state does not offer "{name}" for reopen'))
 def state_not_reopenable(desk: DesktopScenario, name: str) -> None:
-    offered = desk.ctl("state").get("reopenable", [])
+    offered = _state(desk)["reopenable"]
     assert desk.rid(name) not in offered, f"the desktop's state still offers {name!r} for reopen"
 
 
 @bdd.then("the desktop's state does not offer the reopened round for reopen")
 def state_reopened_not_reopenable(desk: DesktopScenario) -> None:
     assert desk.reopen_ids, "no turn.reopen was received"
-    offered = desk.ctl("state").get("reopenable", [])
+    offered = _state(desk)["reopenable"]
     assert desk.reopen_ids[-1] not in offered, "the desktop's state still offers the reopened round for reopen"
 
 
 @bdd.then("the retry is a desktop-only round")
 def retry_local(desk: DesktopScenario) -> None:
-    answer = desk.last_reopen_answer or {}
-    assert answer.get("reopenRequestId") is None, (
-        f"retry-turn answered reopenRequestId {answer.get('reopenRequestId')!r}: the round was offered for reopen")
+    """The ``retry-turn`` answer (docs/control-api.md: ``{"ok": true, "reopenRequestId": str|null}``) names no
+    reopen round; an answer without the field is malformed, not a desktop-only round."""
+    answer = desk.last_reopen_answer
+    assert answer is not None, "the desktop user did not retry a turn before this step"
+    assert isinstance(answer, dict) and "reopenRequestId" in answer, (
+        f"the desktop's answer to retry-turn lacks reopenRequestId (docs/control-api.md, desktop): {answer!r}")
+    assert answer["reopenRequestId"] is None, (
+        f"retry-turn answered reopenRequestId {answer['reopenRequestId']!r}: the round was offered for reopen")
 
 
 @bdd.when("the desktop user retries the reopened round")
@@ -797,7 +882,7 @@ def advance_clock(desk: DesktopScenario, days: int) -> None:
 def desktop_offline(desk: DesktopScenario) -> None:
     """The control ``disconnect``: the desktop closes its connection and stays offline."""
     desk.ctl("disconnect")
-    desk.server.wait_closed()
+    _await_close(desk, "its control API was told to disconnect")
 
 
 @bdd.when("the desktop comes back online")
@@ -831,21 +916,44 @@ def interaction_cancelled(desk: DesktopScenario) -> None:
 
 @bdd.when(parsers.parse('the harness pings the desktop {count:d} times while "{name}" runs'))
 def ping_mid_turn(desk: DesktopScenario, count: int, name: str) -> None:
+    """Sends ``count`` pings, spaced, while the turn of ``name`` runs; what the desktop answered is judged by the
+    Then step on the pongs it sent. A turn already ended leaves nothing to ping during: not testable (the scripted
+    turn did not run long enough)."""
     rid = desk.rid(name)
+    conn = desk.server.connection
+    if any(e.type == "turn.end" and _rid_of(e) == rid for e in list(conn.received)):
+        raise NotTestable(f"{name!r} ended before the harness could ping: the turn scripted with script-next-turn "
+                          f"did not run long enough to ping the desktop while it runs")
+    desk.ping_floor = len(conn.received)
+    desk.ping_request = name
     for _ in range(count):
         desk.server.ping()
         desk.pings += 1
-        entry = desk.server.expect("pong")
-        assert entry.ok, f"the desktop's pong is invalid: {entry.issue}"
-        desk.pongs += 1
         time.sleep(POLL_S * 2)
-    ended = [e for e in desk.server.pending() if e.type == "turn.end" and _rid_of(e) == rid]
-    assert not ended, f"{name!r} ended before the pings were answered: script a longer turn"
 
 
 @bdd.then("the desktop answered every ping with a pong")
 def every_ping_answered(desk: DesktopScenario) -> None:
-    assert desk.pings and desk.pongs == desk.pings, f"{desk.pongs} pongs for {desk.pings} pings"
+    """§5 阶段 1 "ping / pong 双向 心跳,收到 ping 必须回 pong。payload 恒空对象", also while a turn runs: one valid pong
+    with an empty payload per ping the harness sent, read from what the desktop sent, the last one before that
+    turn's turn.end."""
+    assert desk.pings and desk.ping_request is not None, "the harness sent no ping before this step"
+    conn = desk.server.connection
+    last = desk.ping_floor
+    for n in range(1, desk.pings + 1):
+        def pong_after(e: Inbound, f: int = last) -> bool:
+            return e.type == "pong" and e.seq > f
+
+        pong_after.description = f"pong {n} of {desk.pings}"  # type: ignore[attr-defined]
+        entry = desk.server.expect(pong_after)
+        assert entry.ok, f"the desktop's pong {n} of {desk.pings} is invalid: {entry.issue}"
+        extra = dict(entry.payload.extra)
+        assert not extra, f"the desktop's pong {n} of {desk.pings} has a payload that is not empty: {extra!r}"
+        last = entry.seq
+    rid = desk.rid(desk.ping_request)
+    ended = [e.seq for e in list(conn.received) if e.type == "turn.end" and _rid_of(e) == rid]
+    assert not ended or ended[0] > last, (
+        f"the desktop answered the last of {desk.pings} pings only after the turn of {desk.ping_request!r} ended")
 
 
 # -- the bearer token ------------------------------------------------------------------------------------------------

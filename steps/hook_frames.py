@@ -1,9 +1,14 @@
-"""Step vocabulary for ``features/hook/frames``: build a frame, mutate it, judge the parse verdict.
+"""Step vocabulary for ``features/hook/frames``: build a frame, mutate it, deliver it to the subject under test.
 
-The subject of these scenarios is the frame validator every peer runs on receipt (spec §2: "两端收帧唯一入口是
-parseHookMessage"), here the harness's own ``simulator.hook.parse_hook_message``, whose verdicts must agree with
-the upstream package that real peers run. Expectations live in the feature files and in the sample frames under
-``scenarios/hook/samples/``; these steps only translate Gherkin into calls and typed assertions.
+The frame features state where the protocol core rejects a frame. As conformance scenarios (bound by
+``features/hook/test_hook_frames.py``, once per hook subject: the hook server and the desktop under test) each
+rejection case is **sent over the wire** to the subject, which must drop it (spec §2 "两端收帧唯一入口是
+parseHookMessage … 坏帧返回 ok:false", §3 "老端收到未知 type 丢帧不断连"): keep the connection open, send nothing in
+reaction, keep answering ping (阶段 1 "收到 ping 必须回 pong"), and, where its control API offers ``dropped-frames``,
+report the drop at the case's pointer and code. A valid ``ping`` case must be answered with ``pong``. The parser's
+own agreement with the upstream package is a unit test (tests/hook/test_frame_features.py binds the same
+features with parser steps), never a conformance result. Frames the subject *sends* are judged against the same
+requirements by ``simulator.emitted_frames``.
 
 Vocabulary (see docs/writing-features.md):
 
@@ -18,9 +23,10 @@ Vocabulary (see docs/writing-features.md):
   ``… is set to a [negative ]integer literal of <n> digits``, ``… is set to the number NaN`` (a NaN literal in
   text, a float NaN in an object), ``When the frame is given as bytes with an invalid UTF-8 byte in the field
   "<pointer>"``.
-* ``When the frame is given as text|bytes|an object``: the input form handed to the parser (default: text).
-* ``Then the frame is accepted`` / ``Then the frame is rejected at "<pointer>"`` /
-  ``Then the error code is "<CODE>"`` / ``Then the parsed field "<pointer>" equals <json>``.
+* ``When the frame is given as text|bytes|an object``: the input form (over the wire: a text frame carrying that
+  text; bytes that are not UTF-8 go as a binary frame, since a text frame cannot carry them, RFC 6455 §5.6).
+* ``Then the frame is accepted`` (bound for ``ping`` frames: answered with ``pong``) /
+  ``Then the frame is rejected at "<pointer>"`` / ``Then the error code is "<CODE>"``.
 """
 
 from __future__ import annotations
@@ -30,11 +36,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_bdd as bdd
 from pytest_bdd import parsers
 
+from simulator.errors import SubjectTimeout
 from simulator.hook import jsontext, parse_hook_message
-from simulator.jsonpointer import pointer_get, pointer_remove, pointer_set
+from simulator.jsonpointer import pointer_remove, pointer_set
+from simulator.roles.frame_probe import DeliveryOutcome, DesktopOpener, FrameProbe, HookServerOpener
+from simulator.targets import Role
+from simulator.wirelog import WireLog
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "hook" / "samples"
 
@@ -51,10 +62,10 @@ class FrameCase:
     #: A placeholder replaced by an invalid UTF-8 byte when the frame is given as bytes.
     bad_byte: str | None = None
 
-    def text(self) -> str:
+    def text(self, *, ascii_only: bool = False) -> str:
         if self.raw_text is not None:
             return self.raw_text
-        text = json.dumps(self.frame, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(self.frame, ensure_ascii=ascii_only, separators=(",", ":"))
         for placeholder, literal in self.literals.items():
             text = text.replace(json.dumps(placeholder), literal)
         return text
@@ -74,6 +85,44 @@ class FrameCase:
 
     def parse(self):
         return parse_hook_message(self.parser_input())
+
+    @property
+    def claimed_type(self) -> str | None:
+        if self.frame is not None and isinstance(self.frame, dict):
+            value = self.frame.get("type")
+            return value if isinstance(value, str) else None
+        try:
+            data = json.loads(self.text())
+        except ValueError:
+            return None
+        return data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+
+    def wire_frame(self) -> tuple[str | bytes, bool]:
+        """What goes on the wire and whether as a binary frame: the text (for the text and object forms), the
+        bytes as a text frame when they are UTF-8, else the bytes as a binary frame."""
+        data = self.parser_input() if self.form == "bytes" else self.text()
+        if isinstance(data, bytes):
+            try:
+                return data.decode("utf-8"), False
+            except UnicodeDecodeError:
+                return data, True
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: on the wire it can only be the JSON escape "\udXXX"
+            if self.raw_text is None:
+                return self.text(ascii_only=True), False
+            return data.encode("utf-8", "surrogatepass"), True
+        return data, False
+
+    #: The subject's outcome, once delivered (every Then-step of the scenario judges the same delivery).
+    outcome: DeliveryOutcome | None = None
+
+    def delivered(self, probe: FrameProbe, wire: WireLog, *, answered: bool = False) -> DeliveryOutcome:
+        if self.outcome is None:
+            data, binary = self.wire_frame()
+            self.outcome = probe.deliver(data, wire, binary=binary, ping_case=self.claimed_type == "ping",
+                                         answered=answered)
+        return self.outcome
 
 
 def load_sample(name: str) -> Any:
@@ -102,20 +151,13 @@ def _utf16_units(text: str) -> int:
 # -- Given -----------------------------------------------------------------------------------------------------
 
 
-def _note_subject(harness) -> None:
-    harness.note_subject("frame-validator", "simulator.hook.parse_hook_message",
-                         {"description": "the harness's own frame parser, held to the upstream verdicts"})
-
-
 @bdd.given("the text frame:", target_fixture="frame_case")
-def given_text_frame(docstring: str, harness) -> FrameCase:
-    _note_subject(harness)
+def given_text_frame(docstring: str) -> FrameCase:
     return FrameCase(raw_text=docstring)
 
 
 @bdd.given(parsers.parse('the sample frame "{name}"'), target_fixture="frame_case")
-def given_sample_frame(name: str, harness) -> FrameCase:
-    _note_subject(harness)
+def given_sample_frame(name: str) -> FrameCase:
     return FrameCase(frame=load_sample(name))
 
 
@@ -212,39 +254,122 @@ def when_frame_form(frame_case: FrameCase, form: str) -> None:
         frame_case.raw_text = None
 
 
-# -- Then ------------------------------------------------------------------------------------------------------
+# -- Then: the subject's answer to the delivered frame ----------------------------------------------------------
+
+_DROP_RULE = ("spec §2: 两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false; §3: 老端收到未知 type 丢帧不断连; "
+              "阶段 1: 收到 ping 必须回 pong")
 
 
-def _describe(result) -> str:
-    if result.ok:
-        return "accepted"
-    err = result.error
-    return f"rejected at {err.path!r} ({err.code.value}): {err.message} [{err.spec_ref}]"
+def _judge_alive(probe: FrameProbe, outcome: DeliveryOutcome, what: str) -> None:
+    if outcome.closed is not None:
+        raise AssertionError(f"the {probe.subject} closed the connection after {what} instead of dropping it: "
+                             f"{outcome.describe()} ({_DROP_RULE})")
+    if not outcome.answered_barrier:
+        if outcome.silent:
+            raise SubjectTimeout(f"the {probe.subject} stopped answering after {what}: {outcome.describe()}")
+        raise AssertionError(f"the {probe.subject} did not answer the ping sent after {what}: {outcome.describe()} "
+                             f"({_DROP_RULE})")
+    acted = [r for r in outcome.reactions if not _refuses_invalid_dispatch(r)]
+    if acted:
+        raise AssertionError(f"the {probe.subject} acted on {what}: {outcome.describe()} ({_DROP_RULE})")
 
 
-@bdd.then("the frame is accepted")
-def then_accepted(frame_case: FrameCase) -> None:
-    result = frame_case.parse()
-    assert result.ok, f"expected the frame to be accepted, but it was {_describe(result)}"
+def _refuses_invalid_dispatch(frame) -> bool:
+    """A desktop may answer a task.dispatch it cannot accept with ``task.ack`` rejected ``invalid`` (阶段 2: "拒绝原因:
+    … / `invalid`"): a refusal, not acting on the frame. Every other frame sent in reaction is acting on it."""
+    if not frame.ok or frame.type != "task.ack":
+        return False
+    payload = frame.message.payload
+    return getattr(payload, "result", None) == "rejected" and getattr(payload, "reason", None) == "invalid"
+
+
+def _dropped_entry(probe: FrameProbe, outcome: DeliveryOutcome) -> dict | None:
+    if outcome.dropped is None:
+        return None
+    assert outcome.dropped, (f"the {probe.subject}'s control API offers dropped-frames but lists no drop for this "
+                             f"frame: {outcome.describe()}")
+    return outcome.dropped[0]
 
 
 @bdd.then(parsers.re(r'the frame is rejected at "(?P<pointer>[^"]*)"'))
-def then_rejected_at(frame_case: FrameCase, pointer: str) -> None:
-    result = frame_case.parse()
-    assert not result.ok, f"expected a rejection at {pointer!r}, but the frame was accepted"
-    assert result.error.path == pointer, f"expected a rejection at {pointer!r}, but it was {_describe(result)}"
+def then_rejected_at(frame_case: FrameCase, frame_probe: FrameProbe, wire_log: WireLog, pointer: str) -> None:
+    outcome = frame_case.delivered(frame_probe, wire_log)
+    what = f"a frame its parser must reject at {pointer!r}"
+    _judge_alive(frame_probe, outcome, what)
+    if frame_case.claimed_type == "ping":
+        assert outcome.pongs == 1, (f"the {frame_probe.subject} answered {what} with a pong ({outcome.pongs} pongs "
+                                    f"for one valid ping): {outcome.describe()} ({_DROP_RULE})")
+    entry = _dropped_entry(frame_probe, outcome)
+    if entry is not None and not (outcome.sent_as == "binary" and entry.get("reason") == "binary"):
+        assert entry.get("path") == pointer, (
+            f"the {frame_probe.subject} reported the drop at {entry.get('path')!r}, the frame is invalid at "
+            f"{pointer!r} (docs/control-api.md dropped-frames: path is the JSON pointer of the parse issue): {entry!r}")
 
 
 @bdd.then(parsers.parse('the error code is "{code}"'))
-def then_error_code(frame_case: FrameCase, code: str) -> None:
-    result = frame_case.parse()
-    assert not result.ok, f"expected error code {code}, but the frame was accepted"
-    assert result.error.code.value == code, f"expected error code {code}, but it was {_describe(result)}"
+def then_error_code(frame_case: FrameCase, frame_probe: FrameProbe, wire_log: WireLog, code: str) -> None:
+    outcome = frame_case.delivered(frame_probe, wire_log)
+    _judge_alive(frame_probe, outcome, f"a frame its parser must reject with {code}")
+    entry = _dropped_entry(frame_probe, outcome)
+    if entry is not None and not (outcome.sent_as == "binary" and entry.get("reason") == "binary"):
+        assert entry.get("code") == code, (
+            f"the {frame_probe.subject} reported the drop with code {entry.get('code')!r}, expected {code!r} "
+            f"(docs/control-api.md dropped-frames: code comes from the parse result): {entry!r}")
 
 
-@bdd.then(parsers.re(r'the parsed field "(?P<pointer>[^"]*)" equals (?P<value>.+)'))
-def then_parsed_field(frame_case: FrameCase, pointer: str, value: str) -> None:
-    result = frame_case.parse()
-    assert result.ok, f"expected the frame to be accepted, but it was {_describe(result)}"
-    wire = result.message.to_wire()
-    assert pointer_get(wire, pointer) == _json_literal(value)
+@bdd.then("the frame is accepted")
+def then_accepted(frame_case: FrameCase, frame_probe: FrameProbe, wire_log: WireLog) -> None:
+    """Bound for ``ping`` frames only (features/hook/conftest.py): a valid ping must be answered with a pong."""
+    if frame_case.claimed_type != "ping":
+        raise AssertionError("the wire binding judges accepted frames only for ping (features/hook/conftest.py "
+                             "should have deselected this case)")
+    outcome = frame_case.delivered(frame_probe, wire_log, answered=True)
+    what = "a valid ping"
+    _judge_alive(frame_probe, outcome, what)
+    assert outcome.pongs >= 2, (f"the {frame_probe.subject} did not answer {what} with a pong "
+                                f"(阶段 1: 收到 ping 必须回 pong): {outcome.describe()}")
+
+
+# -- fixtures: one probe per hook subject, kept for the module ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def frame_probes(harness, subjects, harness_config):
+    """The receive probes of the run, opened lazily per subject and closed at the end of the frames module."""
+    probes: dict[str, FrameProbe] = {}
+    yield probes
+    for probe in probes.values():
+        probe.close()
+
+
+def _opener(subject: str, harness, subjects, harness_config):
+    step = harness_config.step_timeout
+    if subject == Role.HOOK_SERVER.value:
+        target = harness_config.target(Role.HOOK_SERVER)
+        return HookServerOpener(
+            subjects.hook_server_url(), subjects.hook_server_token(), step, subjects.control(Role.HOOK_SERVER, None),
+            note=lambda identity: harness.note_subject(subject, target.raw, identity))
+    target = harness_config.target(Role.DESKTOP)
+    dial = None
+    token = None
+    if target.is_reference:
+        def dial(url: str):
+            return subjects.dial_reference_desktop(url, None)
+    else:
+        token = harness_config.hook_token
+    return DesktopOpener(subjects.desktop_listen(), step, max(step, DESKTOP_REDIAL_S), dial, token,
+                         note=lambda identity: harness.note_subject(subject, target.raw, identity),
+                         dial_watch=subjects.desktop_dial_watch())
+
+
+#: How long the probe waits for a desktop under test to dial (again): its reconnect back-off.
+DESKTOP_REDIAL_S = 15.0
+
+
+@pytest.fixture
+def frame_probe(frame_subject: str, frame_probes, harness, subjects, harness_config) -> FrameProbe:
+    probe = frame_probes.get(frame_subject)
+    if probe is None:
+        probe = frame_probes[frame_subject] = FrameProbe(
+            frame_subject, _opener(frame_subject, harness, subjects, harness_config))
+    return probe

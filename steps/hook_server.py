@@ -12,9 +12,17 @@ other's work although they share the server.
 The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
 "Control API"): ``inject-message``, ``list-messages``, ``list-tasks``, ``connections``, ``dropped-frames``,
 ``notices``, ``fail-publishes``, ``hold-publishes``, ``advance-clock``, ``set-lane-workspace``,
-``set-cleanup-latency``, ``ping-desktops``, ``press-button``, ``config``. A missing capability makes the scenario
-*not testable* (a failure), never a pass. A scenario that depends on a welcome feature the server does not declare
-is *not applicable* (``Given the server declares "<feature>"``). Expected values come from the feature files.
+``set-cleanup-latency``, ``ping-desktops``, ``press-button``, ``config``. Expected values come from the feature files.
+
+Verdicts: no pass without evidence. *Not applicable* only when the server itself declares it lacks what the
+requirement concerns (its ``welcome.features``: ``Given the server declares "<feature>"``). What the run does not give
+the harness, a control capability the server lacks or a ``--hook-token`` it was not told, makes the scenario *not
+testable* (a failure), never a pass. Every control answer is the server's own word and is checked against
+docs/control-api.schema.json before a step reads it: a missing or mistyped field is the server's malformed answer
+(a failure), never a default that happens to pass; an HTTP error status is ``SubjectRefused`` (a failure) except for
+the one documented refusal a step expects (``409 card-closed`` of ``press-button`` on a withdrawn card). A
+"nothing arrives" check holds only on a connection that stays open and answers ping (``expect_none``); a step that
+needs the server to close waits for the close and fails (not times out) when the server stays alive but open.
 
 Timing. Before observing the channel the steps put a barrier on every open device connection (a ``ping`` and its
 ``pong``: the server has read every frame sent before it), then poll the control API up to the step limit for a
@@ -29,6 +37,7 @@ clashes with ``steps/hook_desktop.py``):
   ["turn-delivery-v1"], no lifecycleAnnouncement, no defaultWorkspace; the JSON overrides them);
   ``device "<D>" is connected without saying hello``; ``device "<D>" says hello``; ``… says hello again with <JSON>``
 * ``the server declares "<feature>"`` (not applicable otherwise); ``the hook server under test requires a token``
+  (not testable when the run gives no ``--hook-token``)
 * ``a user writes "<text>" in chat "<chat>" [taking over the desktop session "<S>"] as task "<name>"``;
   ``a user writes "/stop"|"/new" in chat "<chat>"``; ``chat "<chat>" chooses the workspace "<alias>|-"``
 * ``device "<D>" acks "<name>" as accepted | queued at position <n> | rejected with reason "<r>"``;
@@ -55,21 +64,24 @@ clashes with ``steps/hook_desktop.py``):
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 import pytest_bdd as bdd
+from jsonschema import Draft202012Validator
 from pytest_bdd import parsers
 
 from simulator.control import ControlClient
-from simulator.errors import NotApplicable, NotTestable, SubjectTimeout
+from simulator.errors import MissingFrame, NotApplicable, NotTestable, SubjectRefused, SubjectTimeout
 from simulator.hook import ABSENT, make_ping, make_turn_end, make_turn_progress, serialize_hook_message
-from simulator.roles.hook_conn import HandshakeRejected, HookConnectionClosed, Inbound
+from simulator.roles.hook_conn import HandshakeRejected, HookConnection, HookConnectionClosed, Inbound
 from simulator.roles.hook_desktop import DesktopRole
 from simulator.targets import Role
 from simulator.wirelog import WireLog
@@ -97,6 +109,40 @@ REDELIVERY_SAME = ("requestId", "externalKey", "workspace", "sessionId", "prompt
 #: A piece of user content this long found in a delivery error counts as a leak.
 LEAK_WINDOW = 16
 CODE_RE = re.compile(r"[A-Za-z0-9_.:\-]{1,80}")
+#: The contract of the hook-server control API (draft 2020-12): every answer a step reads is checked against it.
+CONTROL_SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "control-api.schema.json"
+#: The capabilities that answer ``{<key>: [row…]}``: their rows are checked one by one (``HookServerScenario.rows``).
+LISTINGS = {"list-messages": ("messages", "message"), "list-tasks": ("tasks", "task"),
+            "connections": ("connections", "connection"), "dropped-frames": ("dropped", "dropped"),
+            "notices": ("notices", "notice")}
+#: docs/control-api.md "Errors": ``press-button`` on a card that is decided or cancelled. The one refusal
+#: ``a user tries to press`` expects for a withdrawn card.
+PRESS_REFUSAL = (409, "card-closed")
+
+
+@functools.cache
+def _schema_defs() -> dict[str, Any]:
+    return json.loads(CONTROL_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+
+
+@functools.cache
+def _validator(definition: str) -> Draft202012Validator:
+    return Draft202012Validator({"$defs": _schema_defs(), "$ref": f"#/$defs/{definition}"})
+
+
+@functools.cache
+def _required(definition: str) -> frozenset[str]:
+    return frozenset(_schema_defs()[definition].get("required", ()))
+
+
+def _check_answer(value: Any, definition: str, what: str) -> None:
+    """``value`` matches ``$defs/<definition>`` of docs/control-api.schema.json, else the server's malformed answer
+    fails the step (a field it omits is never read as a default)."""
+    error = next(iter(_validator(definition).iter_errors(value)), None)
+    if error is not None:
+        where = "".join(f"/{p}" for p in error.absolute_path) or "/"
+        raise AssertionError(f"the server's control answer to {what} does not match docs/control-api.schema.json "
+                             f"($defs/{definition}) at {where}: {error.message}"[:800])
 
 
 @dataclass
@@ -175,7 +221,37 @@ class HookServerScenario:
         return self.dispatches[root][0]
 
     def ctl(self, capability: str, body: dict[str, Any] | None = None) -> Any:
-        return self.control.call(capability, body or {})
+        """Call a control capability and check its answer against ``$defs/<capability>.response`` (a listing is
+        checked row by row by ``rows``, which is cheaper on a server that has served a whole run)."""
+        answer = self.control.call(capability, body or {})
+        if capability in LISTINGS:
+            key, _ = LISTINGS[capability]
+            if not isinstance(answer, dict) or not isinstance(answer.get(key), list):
+                raise AssertionError(f"the server's control answer to {capability} has no list {key!r} "
+                                     f"(docs/control-api.schema.json requires it): {answer!r}"[:600])
+        else:
+            _check_answer(answer, f"{capability}.response", capability)
+        return answer
+
+    def rows(self, capability: str, body: dict[str, Any] | None = None,
+             keep: Callable[[dict[str, Any]], bool] = lambda row: True) -> list[dict[str, Any]]:
+        """The rows of a listing capability that ``keep`` selects. Every row must carry the fields the schema
+        requires (a row without them could hide from ``keep`` and make a "there is none" check pass); the rows
+        kept are checked in full."""
+        key, definition = LISTINGS[capability]
+        answer = self.ctl(capability, body)
+        required = _required(definition)
+        kept = []
+        for index, row in enumerate(answer[key]):
+            if not isinstance(row, dict) or not required <= row.keys():
+                missing = sorted(required - row.keys()) if isinstance(row, dict) else "(not an object)"
+                raise AssertionError(f"the server's control answer to {capability} is malformed at /{key}/{index}: "
+                                     f"missing {missing} (docs/control-api.schema.json $defs/{definition}): "
+                                     f"{row!r}"[:800])
+            if keep(row):
+                _check_answer(row, definition, f"{capability} /{key}/{index}")
+                kept.append(row)
+        return kept
 
     # -- devices -------------------------------------------------------------------------------------------------
 
@@ -220,8 +296,9 @@ class HookServerScenario:
     # -- channel observations --------------------------------------------------------------------------------------
 
     def messages_of_chat(self, chat: str) -> list[dict[str, Any]]:
-        answer = self.ctl("list-messages", {"provider": self.provider(chat), "chatId": self.chat(chat)})
-        return [m for m in answer.get("messages", []) if m.get("chatId") in (None, self.chat(chat))]
+        chat_id = self.chat(chat)
+        return self.rows("list-messages", {"provider": self.provider(chat), "chatId": chat_id},
+                         keep=lambda m: m["chatId"] == chat_id)
 
     def message(self, name: str) -> dict[str, Any]:
         """The channel message of task ``name`` (or of the task a round continues)."""
@@ -230,7 +307,7 @@ class HookServerScenario:
         chat = self.task_chat.get(root)
         if chat is None:
             raise AssertionError(f"{root!r} is not a task injected in this scenario")
-        found = [m for m in self.messages_of_chat(chat) if m.get("requestId") == rid]
+        found = [m for m in self.messages_of_chat(chat) if m["requestId"] == rid]
         assert found, f"the channel has no message for task {root!r} ({rid}) in chat {chat!r}"
         assert len(found) == 1, f"the channel holds {len(found)} messages for task {root!r}: {found!r}"[:600]
         self.seen[root] = found[0]
@@ -238,13 +315,13 @@ class HookServerScenario:
 
     def task_row(self, name: str) -> dict[str, Any]:
         rid = self.rid(name)
-        rows = [t for t in self.ctl("list-tasks", {}).get("tasks", []) if t.get("requestId") == rid]
+        rows = self.rows("list-tasks", {}, keep=lambda t: t["requestId"] == rid)
         assert rows, f"the server lists no task {rid} ({name!r})"
         return rows[0]
 
     def connection_ids(self, dev: Device) -> set[str]:
-        conns = self.ctl("connections", {}).get("connections", [])
-        return {c["connectionId"] for c in conns if c.get("deviceId") == dev.role.device_id}
+        device_id = dev.role.device_id
+        return {c["connectionId"] for c in self.rows("connections", {}, keep=lambda c: c["deviceId"] == device_id)}
 
 
 DEFAULT_HELLO: dict[str, Any] = {"workspaces": [CHAT], "features": [FEATURE_TURN_DELIVERY]}
@@ -264,12 +341,25 @@ def _unescape(text: str) -> str:
 
 
 def _rid_of(entry: Inbound) -> str | None:
+    """The requestId a frame carries; for an invalid frame the one it claims, None when it names none."""
     if entry.ok:
         return getattr(entry.message.payload, "request_id", None)  # type: ignore[union-attr]
     try:
-        return json.loads(entry.text).get("payload", {}).get("requestId")
-    except Exception:  # noqa: BLE001
+        rid = json.loads(entry.text)["payload"]["requestId"]
+    except (ValueError, KeyError, TypeError):  # not JSON, or no payload.requestId in it
         return None
+    return rid if isinstance(rid, str) else None
+
+
+def _await_close(conn: HookConnection, timeout: float, why: str) -> Any:
+    """Wait for the subject to close ``conn`` (a step that needs the close). A subject that stays open but answers
+    ping did not do what ``why`` requires: a failure, not a timeout; one that stops answering is a timeout."""
+    try:
+        return conn.wait_closed(timeout)
+    except SubjectTimeout:
+        if conn.is_alive():
+            raise AssertionError(f"the server kept the connection open for {timeout:g} s although {why}") from None
+        raise
 
 
 # -- the fixture ----------------------------------------------------------------------------------------------------
@@ -401,9 +491,7 @@ def is_welcomed(hook_srv: HookServerScenario, dev: str) -> None:
 def welcome_matches_config(hook_srv: HookServerScenario, dev: str) -> None:
     welcome = hook_srv.device(dev).role.welcome_payload
     assert welcome is not None, "no welcome received"
-    config = hook_srv.ctl("config")
-    if not isinstance(config.get("features"), list) or not isinstance(config.get("serverName"), str):
-        raise NotTestable(f"the config capability does not say serverName and features: {config!r}"[:300])
+    config = hook_srv.ctl("config")  # serverName and features are required fields of the answer (schema-checked)
     assert welcome.server_name == config["serverName"], \
         f"welcome.serverName {welcome.server_name!r}, configured {config['serverName']!r}"
     assert sorted(welcome.features) == sorted(config["features"]), \
@@ -421,10 +509,11 @@ def stays_open(hook_srv: HookServerScenario, dev: str) -> None:
 
 @bdd.when("the server pings every connected desktop")
 def ping_desktops(hook_srv: HookServerScenario) -> None:
-    if "ping-desktops" not in hook_srv.control.capabilities():  # a server-initiated ping is optional (MAY)
-        raise NotApplicable("the server offers no way to make it ping (control capability ping-desktops)")
+    """A server-initiated ping (§5 阶段 1 "ping / pong 双向") is driven with the control capability ``ping-desktops``.
+    Without it the harness cannot make the server ping: not testable (the server did not declare it cannot ping)."""
+    hook_srv.control.require("ping-desktops")
     answer = hook_srv.ctl("ping-desktops")
-    assert answer.get("sent", 1) >= 1, f"ping-desktops sent no ping: {answer!r}"
+    assert answer["sent"] >= 1, f"ping-desktops sent no ping although device connections are open: {answer!r}"
 
 
 @bdd.then(parsers.parse('device "{dev}" receives a ping with an empty payload'))
@@ -439,10 +528,9 @@ def pong_recorded(hook_srv: HookServerScenario, dev: str) -> None:
     d = hook_srv.device(dev)
 
     def check() -> None:
-        conns = [c for c in hook_srv.ctl("connections").get("connections", [])
-                 if c.get("deviceId") == d.role.device_id and c.get("open", True)]
+        conns = hook_srv.rows("connections", {}, keep=lambda c: c["deviceId"] == d.role.device_id and c["open"])
         assert conns, f"the server lists no open connection of device {d.role.device_id}"
-        assert any(c.get("lastPongAt") is not None for c in conns), \
+        assert any(c["lastPongAt"] is not None for c in conns), \
             f"the server recorded no pong for device {dev!r}: {conns!r}"
 
     hook_srv.eventually(check)
@@ -544,8 +632,8 @@ def dispatch_count(hook_srv: HookServerScenario, name: str, n: str) -> None:
     hook_srv.barrier()
     row = hook_srv.task_row(name)
     assert row.get("dispatchCount") == int(n), f"dispatchCount {row.get('dispatchCount')!r}, expected {n}: {row!r}"
-    others = [t for t in hook_srv.ctl("list-tasks", {}).get("tasks", [])
-              if t.get("externalKey") == row.get("externalKey") and t.get("requestId") != row.get("requestId")]
+    others = hook_srv.rows("list-tasks", {}, keep=lambda t: t["externalKey"] == row["externalKey"]
+                           and t["requestId"] != row["requestId"])
     assert not others, f"the redelivery created another task for the same lane: {others!r}"[:600]
 
 
@@ -732,7 +820,7 @@ def _dropped(hook_srv: HookServerScenario, dev: str, pred: Callable[[dict[str, A
 
     def check() -> None:
         ids = hook_srv.connection_ids(d)
-        rows = [r for r in hook_srv.ctl("dropped-frames", {}).get("dropped", []) if r.get("connectionId") in ids]
+        rows = hook_srv.rows("dropped-frames", {}, keep=lambda r: r["connectionId"] in ids)
         assert any(pred(r) for r in rows), f"the server's dropped-frame log has no entry for {what}: {rows!r}"[:800]
 
     hook_srv.eventually(check)
@@ -793,7 +881,7 @@ def message_not_shows(hook_srv: HookServerScenario, name: str, text: str) -> Non
     hook_srv.barrier()
     time.sleep(SETTLE_S)
     m = hook_srv.message(name)
-    assert text not in (m.get("text") or ""), f"the message of {name!r} reads {m.get('text')!r}"[:600]
+    assert text not in m["text"], f"the message of {name!r} reads {m['text']!r}"[:600]
 
 
 @bdd.then(parsers.parse('the message of "{name}" is unchanged'))
@@ -802,9 +890,7 @@ def message_unchanged(hook_srv: HookServerScenario, name: str) -> None:
     assert before, f"the message of {name!r} was not observed before"
     hook_srv.barrier()
     time.sleep(SETTLE_S)
-    after = hook_srv.message(name)
-    if "revision" not in after:
-        raise NotTestable("list-messages does not give the message revision")
+    after = hook_srv.message(name)  # revision and publishes are required fields of a message (schema-checked)
     for key in ("state", "text", "revision", "publishes"):
         assert after.get(key) == before.get(key), \
             f"the message of {name!r} changed its {key}: {before.get(key)!r} → {after.get(key)!r}"[:600]
@@ -835,8 +921,7 @@ def no_message_for(hook_srv: HookServerScenario, name: str) -> None:
     hook_srv.barrier()
     time.sleep(SETTLE_S)
     rid = hook_srv.rid(name)
-    found = [m for m in hook_srv.ctl("list-messages", {}).get("messages", [])
-             if m.get("requestId") == rid or rid in (m.get("routes") or [])]
+    found = hook_srv.rows("list-messages", {}, keep=lambda m: m["requestId"] == rid or rid in m["routes"])
     assert not found, f"the channel holds a message for the ignored requestId {rid}: {found!r}"[:600]
 
 
@@ -921,8 +1006,7 @@ def retries_until(hook_srv: HookServerScenario, name: str, state: str) -> None:
 
 
 def _advance_to(hook_srv: HookServerScenario, at: int) -> None:
-    now = hook_srv.ctl("advance-clock", {"ms": 0}).get("now")
-    assert isinstance(now, int), "advance-clock did not say the server's time"
+    now = hook_srv.ctl("advance-clock", {"ms": 0})["now"]  # an integer (schema-checked)
     hook_srv.ctl("advance-clock", {"ms": max(0, at - now) + 1})
 
 
@@ -994,25 +1078,23 @@ def release_publishes(hook_srv: HookServerScenario) -> None:
 
 
 def _delivery_row(hook_srv: HookServerScenario, name: str) -> dict[str, Any] | None:
+    """The delivery receipt of task ``name`` (docs/control-api.md: ``task.delivery``, kept ``receiptTtlMs`` after
+    delivered/failed, then the task leaves ``list-tasks``): None when the server holds none."""
     rid = hook_srv.rid(name)
-    rows = [t for t in hook_srv.ctl("list-tasks", {}).get("tasks", []) if t.get("requestId") == rid]
-    if not rows:
-        return None
-    delivery = rows[0].get("delivery")
-    return delivery if isinstance(delivery, dict) else None
+    rows = hook_srv.rows("list-tasks", {}, keep=lambda t: t["requestId"] == rid)
+    return rows[0]["delivery"] if rows else None  # "delivery" is a required field: null or the receipt
 
 
 @bdd.then(parsers.parse('the delivery receipt of "{name}" has a bounded lifetime'))
 def receipt_bounded(hook_srv: HookServerScenario, name: str) -> None:
-    """Spec "服务端 … 需保留有界 TTL 的 delivery receipt" (turn.delivery 可靠性与兼容): the receipt of a terminal delivery
-    has an expiry time in the future."""
+    """Spec "服务端若要保证断线后仍可查询或回放终态，需保留有界 TTL 的 delivery receipt" (turn.delivery 可靠性与兼容): right
+    after a terminal delivery the server holds its receipt, with an expiry time in the future."""
     row = _delivery_row(hook_srv, name)
-    if row is None or "receiptExpiresAt" not in row:
-        raise NotTestable("list-tasks does not show the delivery receipt (delivery.receiptExpiresAt)")
-    expires = row.get("receiptExpiresAt")
-    now = hook_srv.ctl("advance-clock", {"ms": 0}).get("now")
+    assert row is not None, f"right after the delivery of {name!r} ended the server holds no delivery receipt for it"
+    expires = row["receiptExpiresAt"]
+    now = hook_srv.ctl("advance-clock", {"ms": 0})["now"]
     assert isinstance(expires, int), f"the receipt of {name!r} has no expiry (receiptExpiresAt {expires!r})"
-    assert isinstance(now, int) and expires > now, f"the receipt of {name!r} expires at {expires}, not after now {now}"
+    assert expires > now, f"the receipt of {name!r} expires at {expires}, not after now {now}"
     hook_srv.receipt_expiry[name] = expires
 
 
@@ -1041,7 +1123,7 @@ def server_restarts(hook_srv: HookServerScenario) -> None:
     for dev in hook_srv.devices.values():
         conn = dev.role.conn
         if conn is not None and conn.closed is None:
-            conn.wait_closed()
+            _await_close(conn, hook_srv.step_timeout, "its control API says restart closes every connection")
 
 
 @bdd.when(parsers.parse('device "{dev}" reconnects after the restart'))
@@ -1093,8 +1175,8 @@ def lifecycle_preference(hook_srv: HookServerScenario, dev: str, state: str) -> 
 
 def _notices(hook_srv: HookServerScenario, dev: str, kind: str) -> list[dict[str, Any]]:
     device_id = hook_srv.device(dev).role.device_id
-    rows = hook_srv.ctl("notices", {"deviceId": device_id}).get("notices", [])
-    return [n for n in rows if n.get("kind") == kind and n.get("deviceId") == device_id]
+    return hook_srv.rows("notices", {"deviceId": device_id},
+                         keep=lambda n: n["kind"] == kind and n["deviceId"] == device_id)
 
 
 @bdd.then(parsers.re(r'the channel shows an? (?P<kind>online|offline) notice for device "(?P<dev>[^"]+)"$'))
@@ -1132,7 +1214,7 @@ def device_asks(hook_srv: HookServerScenario, dev: str, name: str, buttons: str)
 def _card(hook_srv: HookServerScenario, name: str) -> dict[str, Any] | None:
     assert hook_srv.card is not None, "no card was asked for"
     iid = hook_srv.card[1]
-    cards = [c for c in hook_srv.message(name).get("cards") or [] if c.get("interactionId") == iid]
+    cards = [c for c in hook_srv.message(name)["cards"] if c["interactionId"] == iid]  # schema-checked fields
     return cards[0] if cards else None
 
 
@@ -1143,9 +1225,9 @@ def card_shown(hook_srv: HookServerScenario, name: str, buttons: str) -> None:
     def check() -> None:
         card = _card(hook_srv, name)
         assert card is not None, f"the message of {name!r} shows no card {hook_srv.card[1]}"  # type: ignore[index]
-        got = [b.get("id") for b in card.get("buttons") or []]
+        got = [b["id"] for b in card["buttons"]]
         assert got == _ids(buttons), f"the card shows the buttons {got!r}, expected {_ids(buttons)!r}"
-        assert card.get("state", "open") == "open", f"the card is {card.get('state')!r}"
+        assert card["state"] == "open", f"the card is {card['state']!r}, expected open"
 
     hook_srv.eventually(check)
 
@@ -1154,7 +1236,7 @@ def card_shown(hook_srv: HookServerScenario, name: str, buttons: str) -> None:
 def no_card(hook_srv: HookServerScenario, name: str) -> None:
     hook_srv.barrier()
     time.sleep(SETTLE_S)
-    cards = hook_srv.message(name).get("cards") or []
+    cards = hook_srv.message(name)["cards"]  # a required field: a message that omits it fails, never passes
     assert not cards, f"the message of {name!r} shows a card for a reopen round: {cards!r}"[:600]
 
 
@@ -1166,12 +1248,14 @@ def press(hook_srv: HookServerScenario, tries: str, button: str) -> None:
     if tries == "presses":
         hook_srv.ctl("press-button", body)
         return
-    try:  # a withdrawn card may refuse the press (400): that is fine, what counts is that no decision follows
+    # A press on a withdrawn card: the server may take it (what counts is that no decision follows, §4 "interaction.
+    # decision 对已收口交互——全部静默忽略") or refuse it the documented way, 409 card-closed (docs/control-api.md
+    # "Errors"). Any other answer (a 500, a 400, an unreachable or silent API) is not a refusal of the press.
+    try:
         hook_srv.ctl("press-button", body)
-    except NotTestable:
-        raise
-    except Exception:  # noqa: BLE001, S110
-        pass
+    except SubjectRefused as exc:
+        if (exc.status, exc.code) != PRESS_REFUSAL:
+            raise
 
 
 @bdd.then(parsers.parse('device "{dev}" receives the decision "{button}" for that card'))
@@ -1187,8 +1271,9 @@ def receives_decision(hook_srv: HookServerScenario, dev: str, button: str) -> No
 def receives_no_decision(hook_srv: HookServerScenario, dev: str) -> None:
     assert hook_srv.card is not None
     iid = hook_srv.card[1]
+    # an invalid interaction.decision cannot be shown to concern another card: it counts too
     hook_srv.device(dev).role.expect_none(
-        lambda e: e.type == "interaction.decision" and e.ok and e.payload.interaction_id == iid, hook_srv.quiet)
+        lambda e: e.type == "interaction.decision" and (not e.ok or e.payload.interaction_id == iid), hook_srv.quiet)
 
 
 @bdd.when(parsers.parse('device "{dev}" withdraws that card with the reason "{reason}"'))
@@ -1205,9 +1290,9 @@ def card_withdrawn(hook_srv: HookServerScenario, name: str) -> None:
     def check() -> None:
         card = _card(hook_srv, name)
         assert card is not None, "the card disappeared instead of being rewritten with the reason"
-        pressable = card.get("state") == "open" and card.get("buttons")
+        pressable = card["state"] == "open" and card["buttons"]
         assert not pressable, f"the withdrawn card can still be pressed: {card!r}"
-        assert card.get("reason"), f"the withdrawn card shows no reason: {card!r}"
+        assert card["reason"], f"the withdrawn card shows no reason: {card!r}"
 
     hook_srv.eventually(check)
 
@@ -1217,51 +1302,62 @@ def card_withdrawn(hook_srv: HookServerScenario, name: str) -> None:
 
 @bdd.given("the hook server under test requires a token")
 def requires_token(hook_srv: HookServerScenario) -> None:
+    """The run must say which bearer token the server was started with (``--hook-token``): without it the harness
+    cannot tell a server that refuses strangers from one it cannot talk to. Not a capability the server declared
+    absent, so *not testable* (a failure), never *not applicable*."""
     if not hook_srv.token:
-        raise NotApplicable("the run gives no hook token (--hook-token): the server under test is run without "
-                            "authentication")
+        raise NotTestable("the run gives no hook token: start the hook server under test with its bearer token and "
+                          "give the run --hook-token TOKEN, so the harness can judge the refusal of a desktop "
+                          "without it")
 
 
 @bdd.when(parsers.re(r"a desktop connects (?P<how>without a token|with a wrong token) and says hello$"))
 def desktop_connects_badly(hook_srv: HookServerScenario, how: str) -> None:
+    """The refusal this step expects comes at the upgrade (an HTTP error status: ``HandshakeRejected``, caught here
+    and only here) or at the hook level (the server closes the connection); a welcome, or a connection left open
+    without one for the step limit, is recorded for the Then step to judge."""
     role = DesktopRole(wire=hook_srv.wire, step_timeout=hook_srv.step_timeout, role="desktop-unauthenticated")
     hook_srv.devices[f"unauthenticated-{len(hook_srv.devices)}"] = Device("unauthenticated", role, {})
     token = None if how == "without a token" else f"wrong-{uuid.uuid4().hex}"
     refusal: dict[str, Any] = {"how": how}
+    hook_srv.refusal = refusal
     try:
         role.connect(hook_srv.url, token)
     except HandshakeRejected as exc:
         refusal.update(stage="upgrade", status=exc.status, reason=exc.body.strip())
-        hook_srv.refusal = refusal
         return
-    # the upgrade went through: the server may still refuse at the hook level; it must never welcome
+    except SubjectRefused as exc:  # the upgrade was cut off without an HTTP answer: refused, with no reason given
+        refusal.update(stage="upgrade", status=None, reason="", answer=str(exc)[:300])
+        return
     try:
         role.hello(expect_welcome=False)
     except HookConnectionClosed:
-        pass
-    try:
-        entry = role.expect(("welcome", "task.dispatch"), timeout=hook_srv.quiet)
+        pass  # closed before the hello could go out: the close is read below
+    try:  # the first of a welcome (or a dispatch) and the close
+        entry = role.expect(("welcome", "task.dispatch"), timeout=hook_srv.step_timeout)
+    except HookConnectionClosed as exc:
+        close = exc.close or role.closed
+        refusal.update(stage="closed", status=close.code if close else None, reason=close.reason if close else "")
+    except MissingFrame:
+        refusal.update(stage="open")  # alive, neither welcomed nor closed within the step limit
+    else:
         refusal.update(stage="welcomed", frame=entry.text[:300])
-    except (SubjectTimeout, HookConnectionClosed):
-        try:
-            close = role.wait_closed(hook_srv.step_timeout)
-            refusal.update(stage="closed", status=close.code, reason=close.reason)
-        except SubjectTimeout:
-            refusal.update(stage="open")
-    hook_srv.refusal = refusal
 
 
 @bdd.then("that desktop is refused without a welcome")
 def refused(hook_srv: HookServerScenario) -> None:
+    """§7 "base64 内联复用已鉴权的 WS 通道": a desktop without the bearer token is refused, at the upgrade (a 4xx, or
+    the upgrade cut off) or by a close, and never welcomed."""
     r = hook_srv.refusal or {}
     assert r.get("stage") in ("upgrade", "closed"), \
         f"a desktop {r.get('how')} was not refused: {r!r}"[:600]
-    if r["stage"] == "upgrade":
+    if r["stage"] == "upgrade" and r["status"] is not None:
         assert 400 <= int(r["status"]) < 500, f"the upgrade was refused with HTTP {r['status']}, not a 4xx"
 
 
 @bdd.then("that desktop is refused with a reason")
 def refused_with_reason(hook_srv: HookServerScenario) -> None:
+    """The refusal says why: an HTTP error body, or a close reason."""
     refused(hook_srv)
     r = hook_srv.refusal or {}
     assert r.get("reason"), f"the refusal of a desktop {r.get('how')} gives no reason: {r!r}"

@@ -2,7 +2,8 @@ Feature: ccweb compatibility with threads that loaded the old tool definitions
   The hidden old name ccweb_request_reply is still accepted by the formal MCP tools/call and by the Codex App
   legacy dynamic call, and always means return_and_continue; a return_and_continue call keeps returning
   requestId, status "waiting", replyDelivery and sourceAutoRun; a legacy ccweb_send_message call without replyMode
-  may be handled as one_way (ccweb-reply-mode-prd.md §2 兼容策略). The harness speaks raw JSON-RPC, so nothing but
+  may be handled as one_way (ccweb-reply-mode-prd.md §2 兼容策略): a subject that refuses such a call because
+  replyMode is missing does not offer that optional behaviour (not applicable); any other failure is judged. The harness speaks raw JSON-RPC, so nothing but
   the call itself goes on the wire (no tools/list first), and it makes the legacy dynamic call through the control
   API (dynamic-call).
 
@@ -49,7 +50,7 @@ Feature: ccweb compatibility with threads that loaded the old tool definitions
   @req:CCWEB-LEGACY-NOMODE-01 @may
   Scenario: A legacy dynamic ccweb_send_message call without replyMode is handled as one_way
     When the source calls "ccweb_send_message" through the legacy dynamic call with the content "FYI: the staging database was rotated."
-    Then the call succeeds, else the optional behaviour is not applicable
+    Then the call succeeds, unless the subject refuses it for the missing replyMode
     And the target conversation has exactly one target run, still running
     And no pending reply targets the target conversation
     When the target run finishes as "completed" with the output "Noted."

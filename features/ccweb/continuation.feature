@@ -42,7 +42,7 @@ Feature: ccweb pending reply and source continuation
     And the prompt of the source continuation run contains the original request
     And the prompt of the source continuation run contains the returned output
 
-  @req:CCWEB-SOURCE-PROMPT-COMPLETENESS-01 @should
+  @req:CCWEB-SOURCE-PROMPT-COMPLETENESS-01 @must
   Scenario: A reader judges that the source continuation run asks to check completeness first
     Given the source calls "ccweb_send_message" through tools/call with the content "Audit the payment retries; list every failure mode and report back." and replyMode "return_and_continue"
     When the target run finishes as "completed" with the output "Started the audit; two modules left to read."

@@ -37,7 +37,7 @@ Feature: ccweb public tool contract
     Then the description of "ccweb_send_message" mentions "one_way"
     And the description of "ccweb_send_message" mentions "return_and_continue"
 
-  @req:CCWEB-DESC-RULES-01 @should
+  @req:CCWEB-DESC-RULES-01 @must
   Scenario: A reader judges the selection rules in the description of ccweb_send_message
     Then the description of "ccweb_send_message" mentions "one_way"
     And the description of "ccweb_send_message" mentions "return_and_continue"

@@ -3,6 +3,8 @@ Feature: asking the user, per the client's elicitation capability
   anything sensitive, and as a numbered text question (fallbackToText: "1. …") when the client declared no
   elicitation; tokens, passwords and keys are never collected in a form (mcp-probe-kit-v2-design.md §5 Elicitation
   处理器, 安全考虑 1 敏感信息处理; MCP 2025-11-25 client/elicitation: a server sends only the modes the client declared).
+  The design does not name ask_user's arguments: the calls below pass the question as "question" (and the choices as
+  "options"), and a subject whose inputSchema does not accept that cannot be driven here (not testable).
 
   @req:PROBE-ELICIT-FALLBACK-01 @must
   Scenario: A client without elicitation gets the question as numbered text
@@ -46,7 +48,8 @@ Feature: asking the user, per the client's elicitation capability
     Given a probe-kit MCP session with MCP_TOOLSET "full" whose client declares elicitation "<mode>"
     And the client answers every form elicitation by filling its fields with "harness-answer-7f3a"
     When the harness calls "ask_user" with {"question": "<question>"}
-    Then no form elicitation asks for a token, a password or a key
+    Then the call answered a tool result
+    And no form elicitation asks for a token, a password or a key
 
     Examples:
       | mode | secret   | question                                       |
@@ -61,5 +64,6 @@ Feature: asking the user, per the client's elicitation capability
     And the client answers every form elicitation by filling its fields with "harness-answer-7f3a"
     When the harness calls "ask_user" with {"question": "Please provide your GitHub access token."}
     Then the server sent no form elicitation
+    And the server sent a url elicitation with a url and an elicitation id
     And every elicitation sent is in url mode with a url and an elicitation id
     And the call succeeds with a text

@@ -1,13 +1,17 @@
 Feature: gencommit answers a Conventional Commit message
-  gencommit analyses the changes and answers okStructured CommitMessage data: type (feat | fix | docs | style |
-  refactor | test | chore | perf | build | ci | revert), subject and finalMessage required, finalMessage the complete
-  message, and a textFallback that carries finalMessage (mcp-probe-kit-v2-design.md §3.2 CommitMessage Schema, 迁移步骤).
+  gencommit analyses the changes and answers okStructured CommitMessage data, the schema in _meta.schema: type (feat
+  | fix | docs | style | refactor | test | chore | perf | build | ci | revert), subject and finalMessage required,
+  finalMessage the complete message, and a textFallback that carries finalMessage (mcp-probe-kit-v2-design.md §3.2
+  CommitMessage Schema, 迁移步骤, 测试策略 1 契约测试: gencommit({ changes: ... })). The type list, scope, breaking and
+  footers are those of Conventional Commits 1.0.0, whose header is `type(scope)!: description` and whose types mean
+  what the convention says (docs: documentation only; test: tests only; feat: a new feature).
 
   @req:PROBE-COMMIT-SCHEMA-01 @must
-  Scenario: The outputSchema of gencommit requires the CommitMessage fields
+  Scenario: The schema gencommit answers in _meta.schema requires the CommitMessage fields
     Given a probe-kit MCP session with MCP_TOOLSET "full"
-    When the harness lists the probe-kit tools
-    Then the output schema of "gencommit" requires "type", "subject" and "finalMessage"
+    When the harness calls "gencommit" with {"changes": "test changes"}
+    Then the call succeeds with a text
+    And the schema in _meta.schema requires "type", "subject" and "finalMessage"
 
   @req:PROBE-COMMIT-CONVENTIONAL-01 @must
   Scenario Outline: gencommit on a diff that <change> gives a Conventional Commit of type <type>

@@ -1,68 +1,116 @@
 Feature: probe-kit output contract
-  Every tool answers a human-readable text in content[0] (okText / okStructured: textFallback 必填), a structured
-  tool's structuredContent matches its schema (契约测试), and a failure is errorResponse: isError: true, a text, and the
-  details in _meta.error (mcp-probe-kit-v2-design.md §2 统一输出封装, 测试策略 1 and 3).
+  Every tool answers a human-readable text in content[0] (okText / okStructured: textFallback 必填; 测试策略 3 calls
+  every tool with {}); a structured result carries structuredContent, and its schema in _meta.schema (okStructured:
+  _meta: {...meta, schema}), and the data is valid against that schema, against the tool's outputSchema when it
+  declares one, and against the design's own schema for gencommit and the start_* workflows (契约测试); a failure is
+  errorResponse: isError: true, a text, and the details in _meta.error (mcp-probe-kit-v2-design.md §2 统一输出封装,
+  §3, 安全考虑 2 输入验证, 测试策略 1 and 3). The design defines no failing input of its own: a failing call here breaks
+  the tool's own inputSchema, which the design validates (validateInput).
+
+  Background:
+    Given the design's schema for "gencommit":
+      """
+      {"type": "object",
+       "properties": {
+         "type": {"type": "string",
+                  "enum": ["feat", "fix", "docs", "style", "refactor", "test", "chore", "perf", "build", "ci", "revert"]},
+         "scope": {"type": "string"}, "subject": {"type": "string"}, "body": {"type": "string"},
+         "breaking": {"type": "boolean"}, "footers": {"type": "array", "items": {"type": "string"}},
+         "finalMessage": {"type": "string"}},
+       "required": ["type", "subject", "finalMessage"]}
+      """
+    And the design's schema for "start_*":
+      """
+      {"type": "object",
+       "properties": {
+         "workflowName": {"type": "string"},
+         "summary": {"type": "string"},
+         "steps": {"type": "array", "items": {"type": "object",
+           "properties": {"name": {"type": "string"},
+                          "status": {"type": "string", "enum": ["pending", "running", "completed", "failed", "skipped"]},
+                          "input": {"type": "object"}, "outputs": {"type": "array"}, "notes": {"type": "string"},
+                          "duration": {"type": "number"}},
+           "required": ["name", "status"]}},
+         "artifacts": {"type": "array", "items": {"type": "object",
+           "properties": {"type": {"type": "string", "enum": ["file", "code", "config", "doc", "test"]},
+                          "path": {"type": "string"}, "description": {"type": "string"},
+                          "contentPreview": {"type": "string"}},
+           "required": ["type", "path", "description"]}},
+         "risks": {"type": "array", "items": {"type": "object",
+           "properties": {"level": {"type": "string", "enum": ["low", "medium", "high"]},
+                          "description": {"type": "string"}, "mitigation": {"type": "string"}}}},
+         "assumptions": {"type": "array", "items": {"type": "string"}},
+         "nextActions": {"type": "array", "items": {"type": "object",
+           "properties": {"priority": {"type": "number"}, "action": {"type": "string"}, "reason": {"type": "string"}},
+           "required": ["priority", "action"]}},
+         "timestamps": {"type": "object",
+           "properties": {"started": {"type": "string"}, "completed": {"type": "string"}}}},
+       "required": ["workflowName", "summary", "steps", "nextActions"]}
+      """
 
   @req:PROBE-OUTPUT-TEXT-01 @must
-  Scenario: Every tool of full, called with {}, answers a non-empty text in content[0]
-    Given a probe-kit MCP session with MCP_TOOLSET "full"
-    When the harness calls each of these tools with {}:
-      """
-      init_project gencommit genchangelog genpr resolve_conflict debug code_review perf security_scan refactor
-      fix_bug gentest gendoc genapi gensql gen_mock genreadme check_deps analyze_project init_project_context
-      add_feature estimate start_feature start_bugfix start_review start_release start_refactor start_onboard
-      start_api start_doc start_ralph interview ask_user ui_design_system init_component_catalog ui_search
-      sync_ui_data render_ui start_ui convert css_order design2code detect_shell explain fix gen_skill genui
-      init_setting split
-      """
-    Then every call answered a result whose content[0] is a non-empty text, never a protocol error
-
-  @req:PROBE-OUTPUT-STRUCTURED-01 @must
-  Scenario: Every structured result of full, called with {}, is valid against the tool's outputSchema
+  Scenario: Every tool of full, called with {} as the design's compatibility test does, answers a non-empty text
     Given a probe-kit MCP session with MCP_TOOLSET "full"
     When the harness lists the probe-kit tools
-    And the harness calls each of these tools with {}:
+    And the harness calls every listed tool and each of these tools with {}:
       """
-      init_project gencommit genchangelog genpr resolve_conflict debug code_review perf security_scan refactor
-      fix_bug gentest gendoc genapi gensql gen_mock genreadme check_deps analyze_project init_project_context
-      add_feature estimate start_feature start_bugfix start_review start_release start_refactor start_onboard
-      start_api start_doc start_ralph interview ask_user ui_design_system init_component_catalog ui_search
-      sync_ui_data render_ui start_ui convert css_order design2code detect_shell explain fix gen_skill genui
-      init_setting split
+      interview ask_user init_project_context analyze_project code_review security_scan perf debug fix gentest
+      genapi genpr gencommit estimate start_bugfix start_ui ui_search ui_design_system design2code genui sync_ui_data
+      start_feature start_onboard start_ralph start_review start_release start_refactor start_api start_doc
+      add_feature genchangelog gen_mock init_component_catalog render_ui
       """
-    Then every successful result of a tool with an output schema has structured content valid against it
+    Then every call answered a result whose content[0] is a non-empty text, never a protocol error nor an unknown-tool error
 
   @req:PROBE-OUTPUT-STRUCTURED-01 @must
-  Scenario: gencommit on a diff answers structured content valid against its outputSchema
+  Scenario: Every structured result of full is valid against its _meta.schema, its outputSchema and the design's schema
     Given a probe-kit MCP session with MCP_TOOLSET "full"
     When the harness lists the probe-kit tools
-    And the harness calls "gencommit" with the arguments:
+    And the harness calls every listed tool and each of these tools with arguments valid against its input schema, strings set to "Add a CSV export of the orders table":
+      """
+      gencommit start_bugfix start_feature start_ui start_onboard start_ralph start_review start_release
+      start_refactor start_api start_doc
+      """
+    Then at least one call answered a structured result, and every structured result is valid against its _meta.schema, the tool's outputSchema and the design's schema for that tool
+
+  @req:PROBE-OUTPUT-STRUCTURED-01 @must
+  Scenario: gencommit on the design's contract input answers structured content valid against every schema, with a finalMessage
+    Given a probe-kit MCP session with MCP_TOOLSET "full"
+    When the harness calls "gencommit" with {"changes": "test changes"}
+    Then the call succeeds with a text
+    And the structured content is valid against its _meta.schema, the tool's outputSchema and the design's schema for that tool
+    And the structured content field "finalMessage" is a non-empty string
+
+  @req:PROBE-OUTPUT-STRUCTURED-01 @must
+  Scenario: gencommit on a diff answers structured content valid against every schema
+    Given a probe-kit MCP session with MCP_TOOLSET "full"
+    When the harness calls "gencommit" with the arguments:
       """
       {"changes": "diff --git a/src/export.ts b/src/export.ts\nnew file mode 100644\n--- /dev/null\n+++ b/src/export.ts\n@@ -0,0 +1,3 @@\n+export function exportCsv(rows: string[][]): string {\n+  return rows.map((r) => r.join(\",\")).join(\"\\n\");\n+}\n"}
       """
-    Then the structured content is valid against the tool's output schema
+    Then the call succeeds with a text
+    And the structured content is valid against its _meta.schema, the tool's outputSchema and the design's schema for that tool
 
   @req:PROBE-OUTPUT-ERROR-01 @must
-  Scenario Outline: A failing call of <tool> answers isError: true with a text
-    Given a probe-kit MCP session with MCP_TOOLSET "<toolset>"
-    When the harness calls "<tool>" with <arguments>
+  Scenario Outline: A call of <tool> that breaks its own input schema answers isError: true with a text
+    Given a probe-kit MCP session with MCP_TOOLSET "full"
+    When the harness calls "<tool>" with arguments that break its input schema
     Then the call answers isError: true with a text
 
     Examples:
-      | toolset | tool      | arguments        |
-      | full    | gencommit | {}               |
-      | full    | ask_user  | {}               |
-      | core    | start_ui  | {}               |
+      | tool         |
+      | gencommit    |
+      | ask_user     |
+      | start_bugfix |
 
   @req:PROBE-OUTPUT-ERROR-META-01 @should
   Scenario Outline: A failing call of <tool> carries its details in _meta.error
-    Given a probe-kit MCP session with MCP_TOOLSET "<toolset>"
-    When the harness calls "<tool>" with <arguments>
+    Given a probe-kit MCP session with MCP_TOOLSET "full"
+    When the harness calls "<tool>" with arguments that break its input schema
     Then the call answers isError: true with a text
     And the error result carries its details in _meta.error
 
     Examples:
-      | toolset | tool      | arguments        |
-      | full    | gencommit | {}               |
-      | full    | ask_user  | {}               |
-      | core    | start_ui  | {}               |
+      | tool         |
+      | gencommit    |
+      | ask_user     |
+      | start_bugfix |

@@ -1,14 +1,16 @@
 Feature: start_* orchestration tools answer a WorkflowReport
   Every orchestration entry answers structured WorkflowReport data: workflowName (如 start_bugfix), summary, steps
   (name, status in pending | running | completed | failed | skipped), nextActions (priority, action), optional
-  artifacts, risks, assumptions, timestamps (mcp-probe-kit-v2-design.md §3.1 WorkflowReport Schema). The schema below
-  is the design's, copied here.
+  artifacts, risks, assumptions, timestamps (mcp-probe-kit-v2-design.md §3.1 WorkflowReport Schema), answered with
+  okStructured, so the schema also travels in _meta.schema (§2). The schema below is the design's, copied here. The
+  design defines no input for the workflows: each is called with arguments its own inputSchema accepts.
 
   @req:PROBE-WORKFLOW-REPORT-01 @must
   Scenario Outline: <tool> answers a valid WorkflowReport
     Given a probe-kit MCP session with MCP_TOOLSET "full"
-    When the harness calls "<tool>" with {}
+    When the harness calls "<tool>" with arguments valid against its input schema, strings set to "Add a CSV export of the orders table"
     Then the call succeeds with a text
+    And the structured content is valid against the schema in its _meta.schema
     And the structured content is valid against the design's schema:
       """
       {"type": "object",
@@ -54,7 +56,7 @@ Feature: start_* orchestration tools answer a WorkflowReport
   @req:PROBE-WORKFLOW-NAME-01 @should
   Scenario Outline: The workflowName of <tool>'s report is <tool>
     Given a probe-kit MCP session with MCP_TOOLSET "full"
-    When the harness calls "<tool>" with {}
+    When the harness calls "<tool>" with arguments valid against its input schema, strings set to "Add a CSV export of the orders table"
     Then the call succeeds with a text
     And the structured content field "workflowName" names the called tool
 

@@ -33,6 +33,7 @@ from .interaction import (
     InteractionRequestPayload,
 )
 from .issues import HookBuildError, HookIssue, HookParseResult, IssueCode
+from .local_paths import LocalPath, PathRule, find_local_paths, find_local_paths_in_frame
 from .msg_op import MessageOpPayload, MessageOpResultPayload, MessageOpScope
 from .prefs import (
     PrefsGetPayload,
@@ -96,6 +97,8 @@ __all__ = [
     "Wire",
     "ABSENT",
     "utf16_len",
+    # §2: local absolute paths in a frame
+    "LocalPath", "PathRule", "find_local_paths", "find_local_paths_in_frame",
     # payloads
     "Attachment",
     "BindRevokePayload", "BindStartPayload", "BindStateEntry", "BindStatePayload", "BindUpdatePayload",

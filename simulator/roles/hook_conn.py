@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 import orjson
 from websockets.exceptions import ConnectionClosed
 
-from ..errors import SubjectTimeout, TargetError
+from ..errors import MissingFrame, NegativeWindowBroken, SubjectRefused, SubjectTimeout
 from ..hook import (
     ABSENT,
     HookIssue,
@@ -68,15 +68,17 @@ _CLAIM_MAX = 4 * 1024 * 1024
 _RECHECK_MAX = 4 * 1024 * 1024
 
 
-class HandshakeRejected(TargetError):
-    """The peer answered the WebSocket opening handshake with an HTTP error (e.g. 401): ``status``, ``body``."""
+class HandshakeRejected(SubjectRefused):
+    """The peer answered the WebSocket opening handshake with an HTTP error (e.g. 401): ``status``, ``body``.
+
+    The subject's answer (a failure where the step needed a connection), not an infrastructure error: a step that
+    expects the refusal (a wrong bearer token) catches exactly this."""
 
     def __init__(self, url: str, status: int, body: str, headers: Mapping[str, str] | None = None) -> None:
         shown = body.strip()[:200]
-        super().__init__(f"{url}: WebSocket handshake refused with HTTP {status}" + (f": {shown}" if shown else ""))
+        super().__init__(f"{url}: WebSocket handshake refused with HTTP {status}" + (f": {shown}" if shown else ""),
+                         status=status, body=body)
         self.url = url
-        self.status = status
-        self.body = body
         self.headers = dict(headers or {})
 
 
@@ -464,16 +466,32 @@ class HookConnection:
 
     def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True) -> Inbound:
         """The next inbox entry that matches (a type, several types, or a predicate on ``Inbound``), waiting up to
-        ``timeout``. Invalid frames match by the type they claim. Entries before it stay in the inbox. Raises
-        ``SubjectTimeout`` when nothing matches in time, ``HookConnectionClosed`` once the connection is closed."""
+        ``timeout``. Invalid frames match by the type they claim. Entries before it stay in the inbox.
+
+        When nothing matches in time the subject is pinged (a WebSocket ping): if it answers, it is alive and did
+        not send what the step needs, ``MissingFrame`` ("no X within N s", a failure); if it does not, it stopped
+        answering at all, ``SubjectTimeout``. ``HookConnectionClosed`` once the connection is closed."""
         pred, what = _matcher(match)
         t = self._timeout(timeout)
-        return self.loop.run(self._expect(pred, what, consume), t, what=f"{what} from the subject")
+        try:
+            return self.loop.run(self._expect(pred, what, consume), t, what=f"{what} from the subject")
+        except SubjectTimeout:
+            if self.is_alive():
+                raise MissingFrame(
+                    f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} from the subject within {t:g} s "
+                    f"(the subject is alive: it answered a ping after the wait)"
+                ) from None
+            raise SubjectTimeout(
+                f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} within {t:g} s, and the subject "
+                f"stopped answering (no pong to a WebSocket ping within {self._ping_limit():g} s)", waited_s=t,
+            ) from None
 
     def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True) -> None:
         """Assert that no matching frame arrives during ``within`` seconds. Unconsumed entries already in the inbox
-        count too unless ``include_pending`` is False. A closed connection ends the wait early (nothing more can
-        arrive). Raises ``AssertionError`` naming the frame that did arrive."""
+        count too unless ``include_pending`` is False. Raises ``AssertionError`` naming the frame that did arrive.
+
+        Silence is evidence only from a live subject: a connection that closes during the window, or a subject that
+        does not answer a WebSocket ping at its end, raises ``NegativeWindowBroken`` (a failure)."""
         pred, what = _matcher(match)
         floor = 0 if include_pending else self.loop.run(self._max_seq(), self.step_timeout, what="the inbox")
 
@@ -482,9 +500,42 @@ class HookConnection:
 
         try:
             found = self.loop.run(self._expect(arrived, what, False), within, what=what)
-        except (SubjectTimeout, HookConnectionClosed):
+        except SubjectTimeout:
+            if not self.is_alive():
+                raise NegativeWindowBroken(
+                    f"{self.role}: expected no {what.removeprefix('a ').removeprefix('an ')} for {within:g} s, but "
+                    f"the subject did not answer a ping at the end of the window: its silence is no evidence"
+                ) from None
             return
+        except HookConnectionClosed:
+            raise NegativeWindowBroken(
+                f"{self.role}: expected no {what.removeprefix('a ').removeprefix('an ')} for {within:g} s on an open "
+                f"connection, but the connection was {self._closed} during the window"
+            ) from None
         raise AssertionError(f"{self.role}: did not expect {what} within {within:g} s, but received: {found.text[:300]}")
+
+    def _ping_limit(self) -> float:
+        return max(1.0, min(self.step_timeout, 3.0))
+
+    def is_alive(self, timeout: float | None = None) -> bool:
+        """Whether the subject answers a WebSocket ping on this connection within ``timeout`` (default: the step
+        limit, capped at 3 s). False once the connection is closed. Every WebSocket endpoint answers ping in its
+        transport (RFC 6455 §5.5.2), so this observes liveness without putting a protocol frame in its stream."""
+        if self._closed is not None or self.loop.closed:
+            return False
+        limit = self._ping_limit() if timeout is None else timeout
+        try:
+            return bool(self.loop.run(self._alive(limit), limit + 1.0, what="a pong to a WebSocket ping"))
+        except SubjectTimeout:
+            return False
+
+    async def _alive(self, limit: float) -> bool:
+        try:
+            waiter = await asyncio.wait_for(self.ws.ping(), limit)
+            await asyncio.wait_for(waiter, limit)
+        except (TimeoutError, ConnectionClosed, RuntimeError, OSError):
+            return False
+        return self._closed is None
 
     async def _max_seq(self) -> int:
         return self._seq

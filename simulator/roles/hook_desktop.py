@@ -21,7 +21,7 @@ from typing import Any
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
-from ..errors import NotApplicable, TargetError
+from ..errors import NotApplicable, SubjectRefused, TargetError
 from ..hook import (
     ABSENT,
     HOOK_CHAT_WORKSPACE_ALIAS,
@@ -128,7 +128,9 @@ class DesktopRole(HookRoleBase):
     ) -> HookConnection:
         """Open a WebSocket connection to the hook server at ``url`` (``Authorization: Bearer <token>`` when a
         token is given). Raises ``HandshakeRejected`` (HTTP status and body) when the server refuses the upgrade,
-        ``TargetError`` when it cannot be reached, ``SubjectTimeout`` when the handshake does not finish."""
+        ``SubjectRefused`` when it answers the upgrade with something that is not a WebSocket handshake (both the
+        subject's answer, judged), ``TargetError`` when it cannot be reached at all (nothing listens, a bad URL),
+        ``SubjectTimeout`` when the handshake does not finish."""
         self._connect_args = {"url": url, "token": token, "headers": dict(headers or {})}
         all_headers = dict(headers or {})
         if token is not None:
@@ -161,7 +163,11 @@ class DesktopRole(HookRoleBase):
             body = resp.body.decode("utf-8", "replace") if resp.body else ""
             self._note(f"refused by {url}: HTTP {resp.status_code} {body.strip()[:200]}", summary="refused")
             raise HandshakeRejected(url, resp.status_code, body, dict(resp.headers.raw_items())) from None
-        except (OSError, InvalidURI, InvalidHandshake) as exc:
+        except InvalidHandshake as exc:  # the subject answered, but not with a WebSocket handshake
+            self._note(f"bad handshake from {url}: {type(exc).__name__}: {exc}", summary="bad handshake")
+            raise SubjectRefused(f"{self.role}: {url} answered the WebSocket upgrade with something that is not a "
+                                 f"WebSocket handshake: {type(exc).__name__}: {exc}") from None
+        except (OSError, InvalidURI) as exc:
             self._note(f"cannot connect to {url}: {type(exc).__name__}: {exc}", summary="connect failed")
             raise TargetError(f"{self.role}: cannot connect to {url}: {type(exc).__name__}: {exc}") from None
         return await HookConnection.start(ws, **self._conn_kwargs(url))

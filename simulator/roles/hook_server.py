@@ -47,7 +47,9 @@ from ..hook import (
     make_turn_delivery,
     make_welcome,
 )
+from ..errors import SubjectTimeout
 from ..wirelog import WireLog
+from .dial_watch import DialWatch
 from .hook_conn import DEFAULT_MAX_SIZE, HookConnection, HookRoleBase, from_dict
 from .hook_desktop import to_attachments
 
@@ -85,7 +87,10 @@ class ServerRole(HookRoleBase):
         path: str = "/hook",
         close_timeout: float = 2.0,
         max_size: int | None = DEFAULT_MAX_SIZE,
+        dial_watch: DialWatch | None = None,
     ) -> None:
+        #: Shared by every server role of a run that waits for the same desktop under test (``DialWatch``).
+        self.dial_watch = dial_watch
         super().__init__(
             wire=wire, step_timeout=step_timeout, role=role, auto_pong=auto_pong, close_timeout=close_timeout,
             max_size=max_size,
@@ -175,7 +180,16 @@ class ServerRole(HookRoleBase):
         if self._incoming is None:
             raise RuntimeError(f"{self.role}: listen() first")
         incoming = self._incoming
-        conn = self.loop.run(incoming.get(), self._t(timeout), what="a desktop to connect")
+        if self.dial_watch is not None:
+            self.dial_watch.before_wait(self.url or "")
+        try:
+            conn = self.loop.run(incoming.get(), self._t(timeout), what="a desktop to connect")
+        except SubjectTimeout:
+            if self.dial_watch is not None:
+                self.dial_watch.waited_in_vain(self.url or "", self._t(timeout))
+            raise
+        if self.dial_watch is not None:
+            self.dial_watch.dialled()
         self.conn = conn
         self.connections.append(conn)
         return conn

@@ -3,9 +3,12 @@
 Theory of operation. pytest-bdd steps are synchronous, so the role owns a ``LoopThread`` (an asyncio loop in a
 daemon thread) and every public method is a plain call with a deadline: ``step_timeout`` (5 s) by default,
 ``connect_timeout`` (20 s) for ``connect_*`` and ``initialize`` (the handshake waits for a cold stdio server:
-1.2–2 s of imports). A missed deadline cancels the work inside the loop and raises ``SubjectTimeout``; a request
-given up that way is followed by ``notifications/cancelled`` (basic/utilities/cancellation; never for
-``initialize``), unless ``cancel_on_timeout=False``.
+1.2–2 s of imports). A missed deadline cancels the work inside the loop; a request given up that way is followed
+by ``notifications/cancelled`` (basic/utilities/cancellation; never for ``initialize``), unless
+``cancel_on_timeout=False``. Then the role tells a silent subject from a busy one (docs/targets.md "Verdicts"): it
+sends one ``ping`` (basic/utilities/ping: "The receiver MUST respond promptly with an empty response"), bounded by
+``ping_probe_s``. Answered, the subject is alive and simply never sent what was awaited: ``MissingFrame`` ("no
+response to tools/call within 5 s", a failure). Unanswered, it stopped answering at all: ``SubjectTimeout``.
 
 The role speaks raw JSON-RPC over the SDK transports (``mcp_transports``) instead of using ``ClientSession``:
 
@@ -52,7 +55,7 @@ from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCReque
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..errors import HarnessError, SubjectTimeout, TargetError
+from ..errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
 from ..wirelog import Direction, WireLog
 from .loop import LoopThread
 from .mcp_transports import InvalidFrame, Streams, http_transport, memory_transport, stdio_transport
@@ -68,6 +71,8 @@ __all__ = [
     "SubjectDisconnected",
     "build_client_capabilities",
     "tool_text",
+    "valid_arguments",
+    "breaking_arguments",
 ]
 
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
@@ -216,6 +221,102 @@ def tool_text(result: Mapping[str, Any]) -> str:
     )
 
 
+# -- arguments for a tool, from its own inputSchema ---------------------------------------------------------------
+#
+# A conformance scenario may only expect what the spec says. Where the spec defines no input for a tool, the call
+# must still be one the subject itself declares valid, or a refusal proves nothing (it may just be "missing
+# argument"). These two helpers build such calls from the subject's ``inputSchema`` (server/tools#tool: "inputSchema:
+# JSON Schema defining expected parameters"; a schema without ``$schema`` is JSON Schema 2020-12, 2025-11-25
+# basic#json-schema-usage). They never raise on the subject's schema: they return the arguments, or None and why.
+
+_WRONG_TYPE_VALUE: dict[str, Any] = {
+    "string": 12345, "number": "not a number", "integer": "not an integer", "boolean": "not a boolean",
+    "array": "not an array", "object": "not an object", "null": "not null",
+}
+
+
+def _schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
+    import jsonschema  # a dependency of the MCP SDK; imported here to keep the role's import light
+
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return [f"the inputSchema is not a valid JSON Schema: {exc.message}"]
+    return [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in cls(schema).iter_errors(instance)]
+
+
+def _sample(node: Any, text: str, depth: int = 0) -> Any:
+    """A value of subschema ``node``: const, first enum value, else by (first non-null) type; strings are ``text``."""
+    if not isinstance(node, Mapping) or depth > 8:
+        return text
+    if "const" in node:
+        return node["const"]
+    if isinstance(node.get("enum"), list) and node["enum"]:
+        return node["enum"][0]
+    for key in ("oneOf", "anyOf", "allOf"):
+        if isinstance(node.get(key), list) and node[key]:
+            return _sample(node[key][0], text, depth + 1)
+    kind = node.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    if kind == "object" or (kind is None and isinstance(node.get("properties"), Mapping)):
+        props = node.get("properties") if isinstance(node.get("properties"), Mapping) else {}
+        return {name: _sample(props.get(name), text, depth + 1)
+                for name in node.get("required") or [] if isinstance(name, str)}
+    if kind == "array":
+        count = node.get("minItems") if isinstance(node.get("minItems"), int) else 1
+        return [_sample(node.get("items"), text, depth + 1) for _ in range(max(count, 1))]
+    if kind in ("number", "integer"):
+        low = node.get("minimum", node.get("exclusiveMinimum", 0))
+        return int(low) + 1 if isinstance(low, (int, float)) and not isinstance(low, bool) else 1
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    value = text
+    if isinstance(node.get("minLength"), int) and len(value) < node["minLength"]:
+        value = (value + " ") * (node["minLength"] // max(len(value) + 1, 1) + 1)
+    if isinstance(node.get("maxLength"), int):
+        value = value[: node["maxLength"]]
+    return value
+
+
+def valid_arguments(schema: Any, text: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """Arguments the subject's ``schema`` itself accepts: every *required* property given a value (strings set to
+    ``text``), nothing else. ``(arguments, [])``, or ``(None, problems)`` when no valid arguments could be built
+    (the schema is not an object schema, is not a valid JSON Schema, or rejects the sample)."""
+    if not isinstance(schema, Mapping):
+        return None, [f"the inputSchema is not an object: {schema!r}"[:300]]
+    arguments = _sample({**schema, "type": "object"}, text)
+    problems = _schema_errors(arguments, schema)
+    return (arguments, []) if not problems else (None, problems)
+
+
+def breaking_arguments(schema: Any, text: str) -> tuple[dict[str, Any] | None, str]:
+    """Arguments that break the subject's own ``schema`` in exactly one declared property: ``valid_arguments``
+    with one property given a value of another type (or outside its enum). ``(arguments, what was broken)``, or
+    ``(None, why none could be built)`` when the schema constrains no property (then every call is valid)."""
+    base, problems = valid_arguments(schema, text)
+    if base is None:
+        return None, "; ".join(problems)
+    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    required = [n for n in schema.get("required") or [] if n in props]
+    for name in required + [n for n in props if n not in required]:
+        node = props[name] if isinstance(props[name], Mapping) else {}
+        kind = node.get("type")
+        candidates: list[Any] = []
+        if isinstance(kind, str) and kind in _WRONG_TYPE_VALUE:
+            candidates.append(_WRONG_TYPE_VALUE[kind])
+        if isinstance(node.get("enum"), list):
+            candidates.append("not-one-of-the-enum-values")
+        for value in candidates:
+            attempt = {**base, name: value}
+            if _schema_errors(attempt, schema):
+                return attempt, f"/{name} = {json.dumps(value)} (its schema: {json.dumps(node)[:200]})"
+    return None, f"no property of the inputSchema constrains its value: {json.dumps(schema)[:500]}"
+
+
 def _dump(message: Any) -> dict[str, Any]:
     # exclude_unset: exactly the members present on the wire (a parsed message) or given by us (a built one).
     return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
@@ -271,6 +372,7 @@ class McpClientRole:
         cancel_on_timeout: bool = True,
         stdin_grace_s: float = 2.0,
         term_grace_s: float = 2.0,
+        ping_probe_s: float = 2.0,
     ) -> None:
         self.wirelog = wirelog if wirelog is not None else WireLog()
         self.role = role
@@ -280,6 +382,8 @@ class McpClientRole:
         self.cancel_on_timeout = cancel_on_timeout
         self.stdin_grace_s = stdin_grace_s
         self.term_grace_s = term_grace_s
+        #: How long the ``ping`` sent after a missed deadline may take (at most ``step_timeout``): 0 disables it.
+        self.ping_probe_s = ping_probe_s
         #: The server's ``initialize`` result (serverInfo, capabilities, protocolVersion, …); None before.
         self.identity: dict[str, Any] | None = None
         #: The protocol version the server chose; stamped as ``MCP-Protocol-Version`` on HTTP afterwards.
@@ -654,8 +758,15 @@ class McpClientRole:
     ) -> dict[str, Any]:
         """Send one request exactly as given and return the whole response dict (``result`` or ``error``); never
         raises for a JSON-RPC error. Nothing else goes on the wire (no re-listing, no validation).
-        ``request_id`` overrides the role's counter (e.g. a string id, or a reused one once answered)."""
-        return self._run(self._arequest(method, params, request_id), self._timeout(timeout), f"the {method} response")
+        ``request_id`` overrides the role's counter (e.g. a string id, or a reused one once answered).
+
+        No response within the deadline: ``MissingFrame`` when the subject still answers ``ping``, else
+        ``SubjectTimeout`` (see the module's theory of operation)."""
+        limit = self._timeout(timeout)
+        try:
+            return self._run(self._arequest(method, params, request_id), limit, f"the {method} response")
+        except SubjectTimeout as exc:
+            raise self._alive_or(exc, f"no response to {method} within {limit:g} s", probe=method != "ping") from None
 
     def raw_notification(
         self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
@@ -735,7 +846,11 @@ class McpClientRole:
                 assert event is not None
                 await event.wait()
 
-        return self._run(wait(), self._timeout(timeout), f"a {method} notification")
+        limit = self._timeout(timeout)
+        try:
+            return self._run(wait(), limit, f"a {method} notification")
+        except SubjectTimeout as exc:
+            raise self._alive_or(exc, f"no {method} notification within {limit:g} s") from None
 
     # -- state and teardown ----------------------------------------------------------------------------------------
 
@@ -802,6 +917,22 @@ class McpClientRole:
         except SubjectTimeout as exc:
             self._note("jsonrpc", exc.reason, "timeout")
             raise
+
+    def _alive_or(self, timed_out: SubjectTimeout, missing: str, *,
+                  probe: bool = True) -> AssertionError | SubjectTimeout:
+        """After a missed deadline: ``MissingFrame(missing)`` if the subject answers one ``ping`` within
+        ``ping_probe_s`` (bounded by ``step_timeout``), else the original ``SubjectTimeout``."""
+        if not probe or self.ping_probe_s <= 0 or self._disconnected is not None or self._closed:
+            return timed_out
+        limit = min(self.ping_probe_s, self.step_timeout)
+        try:
+            response = self._run(self._arequest("ping", None), limit, "the ping after a missed deadline")
+        except (SubjectTimeout, SubjectDisconnected, HarnessError) as exc:
+            self._note("jsonrpc", f"ping after the missed deadline: {_describe(exc)}", "subject silent")
+            return timed_out
+        if "result" not in response:  # an error answer is still an answer: the subject is alive
+            self._note("jsonrpc", f"ping answered an error: {json.dumps(response)[:300]}", "ping error")
+        return MissingFrame(f"{self.role}: {missing} (the subject is alive: it answered ping afterwards)")
 
     def _result(self, method: str, response: dict[str, Any]) -> dict[str, Any]:
         if "error" in response:

@@ -55,6 +55,8 @@ def test_warn_counts_as_failing_only_when_strict(tmp_path):
         ("[[expected]]\nrequirement = 'A'\nwhy = 'x'\n", "unknown key 'why'"),
         ("[other]\nx = 1\n", "unknown key 'other'"),
         ("[[expected]\n", "not a readable TOML file"),
+        ("[[expected]]\nrequirement = 'A'\nverdict = 'pass'\n", "verdict 'pass' is not one of"),
+        ("[[expected]]\nrequirement = 'A'\nverdict = 'broken'\n", "verdict 'broken' is not one of"),
     ],
 )
 def test_invalid_baselines(tmp_path, text, fragment):
@@ -69,6 +71,25 @@ def test_render_round_trips(tmp_path):
                result("t::5", "W-01", Verdict.WARN)]
     text = render_baseline(results)
     bl = load_baseline(write(tmp_path, text))
-    assert [(e.requirement, e.scenario) for e in bl.entries] == [("A-01", None), (None, "t::3")]
+    assert [(e.requirement, e.scenario, e.verdict) for e in bl.entries] == [
+        ("A-01", None, Verdict.FAIL), ("A-01", None, Verdict.TIMEOUT), (None, "t::3", Verdict.NOT_TESTABLE)]
     strict = load_baseline(write(tmp_path, render_baseline(results, strict=True)))
     assert ("W-01", None) in [(e.requirement, e.scenario) for e in strict.entries]
+
+
+def test_an_entry_hides_only_the_verdict_it_expects(tmp_path):
+    """An entry written for a fail never hides a later timeout or error of the same requirement (issue 11 §6)."""
+    bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\nverdict = "fail"\n'))
+    assert bl.matches(result("1", "A-01", Verdict.FAIL)) is not None
+    assert bl.matches(result("1", "A-01", Verdict.TIMEOUT)) is None
+    assert bl.matches(result("1", "A-01", Verdict.ERROR)) is None
+    timeout = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\nverdict = "timeout"\n'))
+    assert timeout.matches(result("1", "A-01", Verdict.TIMEOUT)) is not None
+    assert timeout.matches(result("1", "A-01", Verdict.FAIL)) is None
+
+
+def test_entries_naming_nothing_known_are_reported(tmp_path):
+    bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\n[[expected]]\nrequirement = "NOPE-01"\n'
+                                       '[[expected]]\nscenario = "t::gone"\n[[expected]]\nscenario = "t::here"\n'))
+    unknown = bl.unknown({"A-01"}, {"t::here"})
+    assert [e.key for e in unknown] == ["requirement NOPE-01", "scenario t::gone"]

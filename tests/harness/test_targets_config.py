@@ -138,8 +138,10 @@ def test_subject_env_errors(text, fragment):
     assert fragment in str(info.value)
 
 
-def test_http_subject_with_another_environment_is_not_applicable():
-    from simulator.errors import NotApplicable
+def test_http_subject_with_another_environment_is_not_testable():
+    """The environment of an HTTP subject is the run's configuration (--subject-env), not something the subject
+    declared: a scenario needing another one is not testable in this run (docs/targets.md "Verdicts")."""
+    from simulator.errors import NotTestable
     from simulator.subjects import Subjects
 
     class Client:
@@ -147,7 +149,7 @@ def test_http_subject_with_another_environment_is_not_applicable():
             raise AssertionError("connected despite the environment mismatch")
 
     cfg = build_config({}, cli_targets=["probekit=http://127.0.0.1:1/mcp"], cli_subject_env=["probekit=MCP_TOOLSET=ui"])
-    with pytest.raises(NotApplicable) as info:
+    with pytest.raises(NotTestable) as info:
         Subjects(cfg).connect_mcp("probekit", Client(), env={"MCP_TOOLSET": "core"})
     assert "MCP_TOOLSET=ui" in str(info.value) and "MCP_TOOLSET=core" in str(info.value)
     seen = []

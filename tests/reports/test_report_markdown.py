@@ -36,28 +36,29 @@ def test_verdict_table_counts_every_verdict(record):
     counts = {r[0]: (int(r[1]), int(r[2])) for r in rows[2:-1]}
     assert counts == {
         "pass": (2, 4), "fail": (2, 2), "warn": (1, 1), "not-applicable": (1, 1), "not-testable": (2, 1),
-        "error": (1, 1), "timeout": (1, 1),
+        "error": (1, 1), "timeout": (1, 1), "review": (0, 0),
     }
     assert rows[-1][:3] == ["**total**", "**10**", "**11**"]
 
 
 def test_non_passing_table_lists_every_requirement_not_passing_worst_first(record):
     rows = _table(_section(render_markdown(record), "Requirements not passing"))
-    assert rows[0] == ["id", "level", "verdict", "spec section", "reason"]
+    assert rows[0] == ["id", "level", "verdict", "subjects", "spec section", "reason"]
     body = rows[2:]
     assert [r[0] for r in body] == [
         "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01", "CCWEB-REPLY-MODE-01", "PROBEKIT-TOOLS-LIST-01",
         "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-PING-02", "PROBEKIT-SAMPLING-01",
     ]
-    assert all(len(r) == 5 for r in rows)
+    assert all(len(r) == 6 for r in rows)
     ack = next(r for r in body if r[0] == "HOOK-FRAME-TASK-ACK-01")
-    assert ack[3] == "slack-hook-protocol.md §5 阶段 2 任务"
-    assert ack[4] == (
+    assert ack[3] == "(none)"  # the fixed record names no subject
+    assert ack[4] == "slack-hook-protocol.md §5 阶段 2 任务"
+    assert ack[5] == (
         "expected the frame to be rejected at /payload/reason, but the subject accepted it<br>"
         "(it answered with task.ack \\| status=ok)"
     )
     assert next(r for r in body if r[0] == "HOOK-FRAME-BIND-REVOKE-03")[2] == "fail (baselined)"
-    assert next(r for r in body if r[0] == "PROBEKIT-TOOLS-LIST-01")[4] == "no scenario covers this requirement"
+    assert next(r for r in body if r[0] == "PROBEKIT-TOOLS-LIST-01")[5] == "no scenario covers this requirement"
 
 
 def test_stale_baseline_and_all_requirements(record):
@@ -67,9 +68,9 @@ def test_stale_baseline_and_all_requirements(record):
     )
     rows = _table(_section(text, "All requirements"))
     assert [r[0] for r in rows[2:]] == [r.id for r in record.requirements]
-    assert all(len(r) == 5 for r in rows)
+    assert all(len(r) == 6 for r in rows)
     ack = next(r for r in rows if r[0] == "HOOK-FRAME-TASK-ACK-01")
-    assert ack[4] == "A task.ack whose reason holds a control character is rejected (\\| and \\<b\\> in a summary)."
+    assert ack[5] == "A task.ack whose reason holds a control character is rejected (\\| and \\<b\\> in a summary)."
     record.stale_baseline = []
     assert _section(render_markdown(record), "Stale baseline entries").strip() == "None."
 
@@ -77,8 +78,8 @@ def test_stale_baseline_and_all_requirements(record):
 def test_cells_survive_pipes_newlines_html_and_controls(record, hostile_text):
     record.requirements[0].summary = hostile_text
     rows = _table(_section(render_markdown(record), "All requirements"))
-    assert all(len(r) == 5 for r in rows)
-    cell = rows[2][4]
+    assert all(len(r) == 6 for r in rows)
+    cell = rows[2][5]
     assert "\n" not in cell and "\r" not in cell
     assert "\\<" in cell and "<script" not in cell and "\\|" in cell and "\\&" in cell
     assert "\\udc80" in cell and "第二行" in cell and "<br>" in cell

@@ -3,9 +3,11 @@
     python tests/roles/mcp_fixture_server.py                   # stdio
     python tests/roles/mcp_fixture_server.py --http 127.0.0.1:8765   # Streamable HTTP at /mcp
 
-Tools: ``echo`` (returns its text), ``slow`` (sleeps ``seconds``), ``ask`` (form elicitation when the client
-declared form mode, else a text fallback), ``steps`` (reports progress), and ``hidden_echo``: callable, never
-listed. ``build_server()`` gives the same server for in-memory use.
+Tools: ``echo`` (returns its text), ``slow`` (sleeps ``seconds`` without blocking: the server still answers
+``ping`` meanwhile), ``freeze`` (blocks the server's whole event loop for ``seconds``: nothing is answered, not even
+``ping``; for stdio/HTTP only, never in memory, where the loop is the client's), ``ask`` (form elicitation when the
+client declared form mode, else a text fallback), ``steps`` (reports progress), and ``hidden_echo``: callable,
+never listed. ``build_server()`` gives the same server for in-memory use.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -34,6 +37,11 @@ TOOLS = [
     types.Tool(
         name="slow",
         description="Sleeps `seconds`, then answers.",
+        input_schema={"type": "object", "properties": {"seconds": {"type": "number"}}},
+    ),
+    types.Tool(
+        name="freeze",
+        description="Blocks the whole server for `seconds` (not even ping is answered), then answers.",
         input_schema={"type": "object", "properties": {"seconds": {"type": "number"}}},
     ),
     types.Tool(
@@ -76,6 +84,10 @@ async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReques
             seconds = float(args.get("seconds", 1.0))
             await anyio.sleep(seconds)
             return _text(f"slept {seconds:g}")
+        if params.name == "freeze":
+            seconds = float(args.get("seconds", 1.0))
+            time.sleep(seconds)  # on purpose: the event loop stops, so a ping gets no answer either
+            return _text(f"froze {seconds:g}")
         if params.name == "steps":
             n = int(args.get("n", 3))
             for i in range(1, n + 1):

@@ -16,7 +16,9 @@ import time
 
 import pytest
 
-from simulator.errors import NotApplicable, SubjectTimeout, TargetError
+from simulator.errors import (
+    MissingFrame, NegativeWindowBroken, NotApplicable, SubjectRefused, SubjectTimeout, TargetError,
+)
 from simulator.hook import (
     HOOK_FEATURE_TURN_REOPEN,
     HOOK_MAX_FRAME_CHARS,
@@ -255,15 +257,56 @@ def test_hello_with_omitted_field_is_invalid(roles):
 # -- timeouts, closing, dropping -----------------------------------------------------------------------------------
 
 
-def test_expect_times_out_within_its_limit(pair):
+def test_expect_on_a_live_peer_that_sends_nothing_is_a_missing_frame(pair):
+    """The peer answers ping but never sends the frame: its failure (``MissingFrame``, an ``AssertionError``), not
+    a timeout, and still bounded by the limit plus the ping."""
     server, _desktop = pair
     started = time.monotonic()
-    with pytest.raises(SubjectTimeout) as info:
+    with pytest.raises(MissingFrame, match=r"no task\.ack frame from the subject within 0\.3 s") as info:
         server.expect_ack(timeout=0.3)
-    elapsed = time.monotonic() - started
-    assert elapsed < 0.3 + 1.0
-    assert info.value.waited_s is not None and info.value.waited_s >= 0.3
-    assert "task.ack" in info.value.reason
+    assert isinstance(info.value, AssertionError)
+    assert time.monotonic() - started < 0.3 + 1.0
+
+
+def test_expect_on_a_silent_peer_is_a_timeout():
+    """A peer that answers nothing at all, not even a WebSocket ping: ``SubjectTimeout`` with the time waited."""
+    url, listener, stop = _silent_peer()
+    desktop = DesktopRole(step_timeout=STEP, close_timeout=0.3)
+    try:
+        desktop.connect(url)
+        with pytest.raises(SubjectTimeout) as info:
+            desktop.expect_welcome(timeout=0.3)
+        assert info.value.waited_s is not None and info.value.waited_s >= 0.3
+        assert "welcome" in info.value.reason and "stopped answering" in info.value.reason
+    finally:
+        stop.set()
+        listener.close()
+        desktop.close()
+
+
+def test_expect_none_fails_when_the_peer_closes_during_the_window(pair):
+    """Silence is evidence only from an open connection: a close during a "nothing arrives" window fails it."""
+    server, desktop = pair
+    timer = threading.Timer(0.2, server.close_connection)
+    timer.start()
+    try:
+        with pytest.raises(NegativeWindowBroken, match="closed"):
+            desktop.expect_none("task.dispatch", within=1.5)
+    finally:
+        timer.join()
+
+
+def test_expect_none_fails_when_the_peer_stops_answering():
+    url, listener, stop = _silent_peer()
+    desktop = DesktopRole(step_timeout=STEP, close_timeout=0.3)
+    try:
+        desktop.connect(url)
+        with pytest.raises(NegativeWindowBroken, match="did not answer a ping"):
+            desktop.expect_none("task.dispatch", within=0.2)
+    finally:
+        stop.set()
+        listener.close()
+        desktop.close()
 
 
 def test_expect_none(pair):
@@ -351,6 +394,57 @@ def test_bearer_token_required():
         desktop.connect(url, token="s3cret")
         server.accept()
         assert server.conn.is_open
+    finally:
+        desktop.close()
+        server.close()
+
+
+def _answering_peer(response: bytes) -> tuple[str, socket.socket]:
+    """A TCP server that reads one request and answers ``response`` (b"" closes at once), then closes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            request += chunk
+        if response:
+            conn.sendall(response)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"ws://127.0.0.1:{listener.getsockname()[1]}/hook", listener
+
+
+@pytest.mark.parametrize("response", [
+    b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",  # no Accept
+    b"",  # the connection cut off without an answer
+], ids=["no-accept-header", "cut-off"])
+def test_a_broken_upgrade_answer_is_the_subjects_refusal(roles, response):
+    """The subject was reached and answered the upgrade, badly: its answer, judged (``SubjectRefused``, a failure),
+    never the harness's ``TargetError``."""
+    _server, desktop = roles
+    url, listener = _answering_peer(response)
+    try:
+        with pytest.raises(SubjectRefused) as info:
+            desktop.connect(url)
+        assert not isinstance(info.value, TargetError) and isinstance(info.value, AssertionError)
+        assert "not a WebSocket handshake" in str(info.value)
+    finally:
+        listener.close()
+
+
+def test_a_refused_upgrade_is_a_subject_refusal_with_its_status():
+    server = ServerRole(step_timeout=STEP, require_token="s3cret")
+    desktop = DesktopRole(step_timeout=STEP)
+    try:
+        with pytest.raises(SubjectRefused) as info:
+            desktop.connect(server.listen(), token="wrong")
+        assert isinstance(info.value, HandshakeRejected) and info.value.status == 401
+        assert "wrong bearer token" in info.value.body
     finally:
         desktop.close()
         server.close()

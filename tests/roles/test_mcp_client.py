@@ -13,20 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from simulator.errors import HarnessError, SubjectTimeout, TargetError
+from simulator.errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
 from simulator.roles.mcp_client import (
     ElicitAnswer,
     McpClientRole,
     McpErrorResponse,
     SubjectDisconnected,
+    breaking_arguments,
     build_client_capabilities,
     tool_text,
+    valid_arguments,
 )
 from simulator.wirelog import Direction
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "mcp_fixture_server.py"
-LISTED = ["echo", "slow", "ask", "steps"]
+LISTED = ["echo", "slow", "freeze", "ask", "steps"]
 
 
 def _load_fixture():
@@ -149,16 +151,29 @@ def test_task_augmented_call_puts_task_in_params(mem):
     assert sent_params(mem, "tools/call")[-1]["task"] == {"ttl": 60000}
 
 
-def test_timeout_raises_quickly_then_role_stays_usable(mem):
+def test_a_missed_deadline_of_a_live_subject_is_a_missing_frame_then_role_stays_usable(mem):
+    """docs/targets.md "Verdicts": a subject that still answers ping but never answered the request is alive and
+    failed to answer (fail, "no response to <method> within N s"), not silent (timeout)."""
     mem.initialize()
     started = time.monotonic()
-    with pytest.raises(SubjectTimeout) as info:
+    with pytest.raises(MissingFrame) as info:
         mem.call_tool("slow", {"seconds": 5}, timeout=0.5)
     assert time.monotonic() - started < 1.5
-    assert 0.4 < info.value.waited_s < 1.5 and "tools/call" in info.value.reason
+    assert "no response to tools/call within 0.5 s" in str(info.value)
     assert tool_text(mem.call_tool("echo", {"text": "still here"})) == "still here"
     (cancel,) = sent_params(mem, "notifications/cancelled")
     assert cancel["requestId"] == 2  # the abandoned tools/call
+    assert [json.loads(e.text)["id"] for e in sent(mem, "ping")] == [3]  # the liveness probe, after the cancel
+
+
+def test_ping_probe_disabled_keeps_the_plain_timeout(role):
+    role.ping_probe_s = 0
+    role.connect_memory(fixture_server.build_server())
+    role.initialize()
+    with pytest.raises(SubjectTimeout) as info:
+        role.call_tool("slow", {"seconds": 5}, timeout=0.3)
+    assert "tools/call" in info.value.reason and 0.2 < info.value.waited_s < 1.3
+    assert sent(role, "ping") == []
 
 
 def test_progress_events_recorded(mem):
@@ -167,8 +182,8 @@ def test_progress_events_recorded(mem):
     events = mem.progress_events
     assert [(p.progress_token, p.progress, p.total) for p in events] == [("tok", 1, 3), ("tok", 2, 3), ("tok", 3, 3)]
     assert mem.wait_for_notification("notifications/progress")["params"]["progress"] == 1
-    with pytest.raises(SubjectTimeout):
-        mem.wait_for_notification("notifications/message", timeout=0.2)
+    with pytest.raises(MissingFrame, match="no notifications/message notification within 0.2 s"):
+        mem.wait_for_notification("notifications/message", timeout=0.2)  # alive (answers ping), never sent it
 
 
 # -- elicitation -------------------------------------------------------------------------------------------------
@@ -239,7 +254,7 @@ def test_stdio_initialize_call_timeout_and_close():
         assert pid is not None and pid_alive(pid)
         assert role.initialize(elicitation="form")["serverInfo"]["name"] == "mcp-fixture"
         assert tool_text(role.call_tool("echo", {"text": "over stdio"})) == "over stdio"
-        with pytest.raises(SubjectTimeout):
+        with pytest.raises(MissingFrame):  # alive: the ping after the deadline is answered
             role.call_tool("slow", {"seconds": 5}, timeout=0.5)
         role.script_elicit_answers({"action": "accept", "content": {"answer": "raw dict"}})
         assert tool_text(role.call_tool("ask", {"question": "q"})) == "answer: raw dict"
@@ -253,6 +268,25 @@ def test_stdio_initialize_call_timeout_and_close():
     assert any("MCP_TOOLSET=core" in line for line in stderr)  # the env reached the child; stderr recorded
     closed = [e for e in role.wirelog if e.summary == "closed"]
     assert closed and "child exited" in closed[0].text
+
+
+def test_stdio_subject_that_stops_answering_altogether_is_a_timeout():
+    """A frozen subject answers neither the request nor the ping: ``SubjectTimeout``, within the request's deadline
+    plus the bounded ping probe."""
+    role = McpClientRole(ping_probe_s=0.5)
+    role.connect_stdio([sys.executable, str(FIXTURE)])
+    try:
+        role.initialize()
+        started = time.monotonic()
+        with pytest.raises(SubjectTimeout) as info:
+            role.call_tool("freeze", {"seconds": 4}, timeout=0.5)
+        elapsed = time.monotonic() - started
+        assert "tools/call" in info.value.reason
+        assert elapsed < 0.5 + 0.5 + 2.5, elapsed  # deadline + ping probe + the loop's grace, never the 4 s freeze
+        assert len(sent(role, "ping")) == 1
+        assert any(e.summary == "subject silent" for e in role.wirelog)
+    finally:
+        role.close()
 
 
 def test_stdio_spawn_failure_is_a_target_error():
@@ -371,3 +405,42 @@ def test_http_unreachable_is_a_target_error():
         role.connect_http(f"http://127.0.0.1:{_free_port()}/mcp")
         with pytest.raises(TargetError):
             role.initialize(timeout=5)
+
+
+# -- arguments from a tool's own inputSchema ---------------------------------------------------------------------
+
+
+def test_valid_arguments_fill_only_what_the_schema_requires():
+    """issue 11: where the spec defines no input, a call carries arguments the subject's own inputSchema accepts."""
+    schema = {"type": "object", "required": ["description", "mode", "count", "tags", "opts"],
+              "properties": {"description": {"type": "string", "minLength": 30}, "mode": {"enum": ["a", "b"]},
+                             "count": {"type": "integer", "minimum": 2}, "tags": {"type": "array", "minItems": 2,
+                                                                                 "items": {"type": "string"}},
+                             "opts": {"type": "object", "required": ["on"], "properties": {"on": {"type": "boolean"}}},
+                             "optional": {"type": "string"}}}
+    arguments, problems = valid_arguments(schema, "a page")
+    assert problems == []
+    assert set(arguments) == {"description", "mode", "count", "tags", "opts"}  # never the optional one
+    assert len(arguments["description"]) >= 30 and arguments["mode"] == "a" and arguments["count"] == 3
+    assert arguments["tags"] == ["a page", "a page"] and arguments["opts"] == {"on": True}
+    assert valid_arguments({"type": "object", "properties": {}}, "x") == ({}, [])
+
+
+def test_valid_arguments_report_what_they_cannot_build():
+    assert valid_arguments(None, "x")[0] is None
+    arguments, problems = valid_arguments({"type": "object", "required": ["p"],
+                                           "properties": {"p": {"type": "string", "pattern": "^[0-9]+$"}}}, "abc")
+    assert arguments is None and "does not match" in problems[0]
+    arguments, problems = valid_arguments({"type": "nonsense"}, "x")
+    assert arguments is None and "not a valid JSON Schema" in problems[0]
+
+
+def test_breaking_arguments_break_one_declared_property_and_nothing_else():
+    schema = {"type": "object", "required": ["question"],
+              "properties": {"question": {"type": "string"}, "options": {"type": "array"}}}
+    arguments, what = breaking_arguments(schema, "q")
+    assert arguments == {"question": 12345} and what.startswith("/question = 12345")
+    enum_only = {"type": "object", "properties": {"kind": {"enum": ["feat", "fix"]}}}
+    assert breaking_arguments(enum_only, "q")[0] == {"kind": "not-one-of-the-enum-values"}
+    arguments, why = breaking_arguments({"type": "object", "properties": {}}, "q")
+    assert arguments is None and "no property" in why

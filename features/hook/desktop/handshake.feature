@@ -15,8 +15,14 @@ Feature: The desktop's hello
     Then the hello states lifecycleAnnouncement explicitly
 
   @req:HOOK-DESKTOP-HELLO-DEFAULT-01 @must
-  Scenario: a defaultWorkspace in hello is one of its workspaces
+  Scenario: a defaultWorkspace in the first hello, when it names one, is one of its workspaces
     Then the hello's defaultWorkspace, when given, is one of its workspaces
+
+  @req:HOOK-DESKTOP-HELLO-DEFAULT-01 @must
+  Scenario: a defaultWorkspace chosen at the desktop is one of the hello's workspaces
+    When the desktop's workspaces are set to "repo" as default
+    Then the desktop's next hello has "repo" as defaultWorkspace
+    And the hello's defaultWorkspace is one of its workspaces
 
   @req:HOOK-DESKTOP-HELLO-RESEND-01 @should
   Scenario: after the alias mapping changes the desktop sends hello again
@@ -27,7 +33,7 @@ Feature: The desktop's hello
   @req:HOOK-DESKTOP-HELLO-DEFAULT-02 @must
   Scenario: once the default workspace's folder is removed, the next hello no longer names it
     When the desktop's workspaces are set to "repo" as default
-    Then the desktop sends a new hello with "repo" as defaultWorkspace
+    Then the desktop's next hello has "repo" as defaultWorkspace
     When the folder of workspace "repo" is removed
     Then the next hello has no defaultWorkspace "repo"
     And the hello's defaultWorkspace, when given, is one of its workspaces

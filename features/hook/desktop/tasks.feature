@@ -80,7 +80,7 @@ Feature: task.dispatch and task.ack on the desktop
   @req:HOOK-DESKTOP-ACK-REJECT-05 @must
   Scenario: a dispatch to an alias whose folder was removed is rejected, not run
     When the desktop's workspaces are set to "repo" as default
-    Then the desktop sends a new hello with "repo" as defaultWorkspace
+    Then the desktop's next hello has "repo" as defaultWorkspace
     When the folder of workspace "repo" is removed
     Then the next hello has no defaultWorkspace "repo"
     When the harness dispatches "first" to workspace "repo"

@@ -1,6 +1,7 @@
 Feature: The WebSocket channel is authenticated
   The hook server only talks to desktops that present its bearer token; a refused desktop is told why
-  (slack-hook-protocol.md §7: "复用已鉴权的 WS 通道").
+  (slack-hook-protocol.md §7: "复用已鉴权的 WS 通道"). The run names the token the server was started with
+  (--hook-token); a run without it cannot judge these requirements: not testable, never not applicable.
 
   @req:HOOK-SERVER-AUTH-01 @must
   Scenario Outline: a desktop <how> is refused and never welcomed

@@ -1,7 +1,8 @@
 Feature: The hook server's handshake: hello first, welcome, re-sent hello, ping / pong
   hello is the desktop's first frame: before it the server sends nothing but pong. welcome carries the server's
   configured features. A re-sent hello takes effect at once (the latest one counts). Every ping is answered with an
-  empty pong; the server may ping too (slack-hook-protocol.md §5 阶段 1).
+  empty pong; the server may ping too, which the harness drives with the control capability ping-desktops (not
+  testable without it) (slack-hook-protocol.md §5 阶段 1).
 
   @req:HOOK-SERVER-HELLO-FIRST-01 @must
   Scenario: before hello the server answers ping with pong and sends nothing else

@@ -1,7 +1,8 @@
 Feature: Interaction cards: rendered, decided, withdrawn
   The server is a "dumb renderer": it renders interaction.request as a card with its buttons and sends back the
   pressed buttonId in interaction.decision; interaction.cancel removes the buttons (with the reason), idempotently
-  (slack-hook-protocol.md §2 决策语义留在 desktop, §5 阶段 10).
+  (slack-hook-protocol.md §2 决策语义留在 desktop, §5 阶段 10). A user who tries to press a withdrawn card is
+  refused the documented way (control press-button: 409 card-closed) or not at all; either way no decision follows.
 
   Background:
     Given device "A" is online

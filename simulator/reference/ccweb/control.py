@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ..control_http import JsonControlServer, route_control
 from .contract import DEFAULT_FALLBACK_NAMESPACE
-from .core import CcwebCore, CoreError
+from .core import CcwebCore, CoreError, Variant
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "ControlApi"]
 
@@ -63,7 +63,7 @@ class ControlApi:
             "get-run": lambda b: core.run(_string(b, "runId")),
             "complete-run": lambda b: core.complete_run(_string(b, "runId"), b.get("output"),
                                                         b.get("status", "completed")),
-            "pending-replies": lambda b: {"pending": core.pending_replies()},
+            "pending-replies": self._pending_replies,
             "seed-pending-reply": lambda b: core.seed_pending_reply(b.get("record")),
             "restart": self._restart,
             "fallback-tools": lambda b: {"tools": core.fallback_tools(
@@ -75,6 +75,11 @@ class ControlApi:
     @property
     def capabilities(self) -> list[str]:
         return list(self._routes)
+
+    def _pending_replies(self, body: dict[str, Any]) -> Any:
+        if self.core.variant is Variant.CONTROL_MALFORMED:  # broken on purpose: not the documented object
+            return self.core.pending_replies()
+        return {"pending": self.core.pending_replies()}
 
     def _restart(self, body: dict[str, Any]) -> dict[str, Any]:
         self.core.restart()

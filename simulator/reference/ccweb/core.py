@@ -96,6 +96,21 @@ class Variant(BrokenVariant):
     FALLBACK_COPIED_DRIFT = "fallback-copied-drift"
     #: The source continuation prompt omits the request id (core.py, ``_reply_records``).
     CONTINUATION_WITHOUT_REQUEST_ID = "continuation-without-request-id"
+    #: A legacy ``ccweb_send_message`` without ``replyMode`` fails for a reason unrelated to the field (core.py,
+    #: ``dispatch``): an answer to judge, never a declared absence of the optional behaviour.
+    LEGACY_NOMODE_BROKEN = "legacy-nomode-broken"
+    #: Conformant: a legacy call without ``replyMode`` is refused, the refusal naming the field (PRD §2 可继续: the
+    #: one_way handling is optional).
+    LEGACY_NOMODE_REFUSED = "legacy-nomode-refused"
+    #: A finished return_and_continue target run is never delivered: no write-back, no continuation (core.py,
+    #: ``complete_run``); the control API keeps answering.
+    NO_DELIVERY = "no-delivery"
+    #: The control API's ``pending-replies`` answers a JSON array instead of an object (control.py).
+    CONTROL_MALFORMED = "control-malformed"
+    #: The send tool's description names only one_way (core.py, ``tool_definitions``).
+    DESCRIPTION_ONE_MODE = "description-one-mode"
+    #: The control API lists the continuation run without its request id (core.py, ``runs``).
+    CONTINUATION_UNLINKED = "continuation-unlinked"
 
     @classmethod
     def subject(cls) -> str:
@@ -233,8 +248,12 @@ class CcwebCore:
 
     def runs(self, conversation_id: str | None = None) -> list[dict[str, Any]]:
         with self._lock:
-            return [r.to_record() for r in self._runs.values()
-                    if conversation_id is None or r.conversation_id == conversation_id]
+            records = [r.to_record() for r in self._runs.values()
+                       if conversation_id is None or r.conversation_id == conversation_id]
+        if self.variant is Variant.CONTINUATION_UNLINKED:  # broken on purpose: the link to the request is lost
+            records = [{**r, "requestId": None} if r.get("kind") == RunKind.SOURCE_CONTINUATION.value else r
+                       for r in records]
+        return records
 
     def run(self, run_id: Any) -> dict[str, Any]:
         with self._lock:
@@ -264,6 +283,10 @@ class CcwebCore:
         if self.variant is Variant.REPLYMODE_DEFAULT:  # broken on purpose: a default for new calls (PRD §1)
             send = next(t for t in tools if t["name"] == SEND_TOOL)
             send["inputSchema"]["properties"]["replyMode"]["default"] = contract.REPLY_MODE_ONE_WAY
+        if self.variant is Variant.DESCRIPTION_ONE_MODE:  # broken on purpose: the selection rules are gone
+            send = next(t for t in tools if t["name"] == SEND_TOOL)
+            send["description"] = ("Send a message to another cc-web conversation. Use replyMode one_way to "
+                                   "deliver it.")
         return tools
 
     def fallback_tools(self, namespace: str = contract.DEFAULT_FALLBACK_NAMESPACE) -> list[dict[str, Any]]:
@@ -294,7 +317,8 @@ class CcwebCore:
             answer = Message("assistant", output, self._new_id("msg"), request_id=run.request_id, run_id=run.run_id)
             pending = self._pending.get(run.request_id) if run.request_id else None
             deliver = (run.kind is RunKind.TARGET and pending is not None
-                       and pending.status is PendingStatus.WAITING)
+                       and pending.status is PendingStatus.WAITING
+                       and self.variant is not Variant.NO_DELIVERY)  # the variant: broken on purpose
             with self.store.transaction():
                 self.store.put_run(done)
                 self.store.add_message(run.conversation_id, answer)
@@ -394,6 +418,11 @@ class CcwebCore:
             request = contract.parse_send(name, arguments)
             if not isinstance(request, SendRequest):
                 return ToolOutcome.error(f"{name}: nothing was sent. " + "; ".join(request))
+            if request.legacy_default and self.variant is Variant.LEGACY_NOMODE_BROKEN:  # broken on purpose
+                return ToolOutcome.error(f"{name}: internal error: the conversation store is unavailable.")
+            if request.legacy_default and self.variant is Variant.LEGACY_NOMODE_REFUSED:
+                return ToolOutcome.error(f"{name}: nothing was sent. /replyMode: required (one_way or "
+                                         f"return_and_continue); calls without it are no longer accepted.")
             return self._send(request, source_conversation_id or self.default_source)
         handler = _OTHER_TOOLS.get(name)
         if handler is None:

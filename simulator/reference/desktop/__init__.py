@@ -2,8 +2,9 @@
 
 ``machine.DesktopMachine`` is the sans-I/O protocol machine; ``client.DesktopClient`` its WebSocket shell (own
 asyncio loop in a thread, SQLite outbox from ``store``); ``agent.Script`` the scripted agent; ``control`` the
-control API. ``start_instance`` wires one desktop together; ``start_embedded(config)`` gives the harness a
-``RunningReference`` whose ``dial(url, token)`` starts one fresh instance (temp db, control API on 127.0.0.1:0).
+control API; ``variants`` the broken variants that wrap the machine (``machine_class``). ``start_instance`` wires
+one desktop together; ``start_embedded(config)`` gives the harness a ``RunningReference`` whose
+``dial(url, token)`` starts one fresh instance (temp db, control API on 127.0.0.1:0).
 ``python -m simulator serve desktop`` runs one as a process (``cli.main``).
 """
 
@@ -21,6 +22,7 @@ from .client import DesktopClient
 from .control import CAPABILITIES, DesktopControlApi
 from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, DesktopMachine, Variant
 from .store import OutboxStore
+from .variants import machine_class, make_machine
 
 if TYPE_CHECKING:
     from ...subjects import RunningReference
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CAPABILITIES", "CONSUMED_FEATURES", "DEFAULT_SCRIPT", "DesktopClient", "DesktopControlApi", "DesktopHandle",
     "DesktopMachine", "InteractionScript", "OutboxStore", "Script", "VARIANT_ENV", "Variant", "start_embedded",
-    "start_instance", "INTERVAL_ENV",
+    "start_instance", "INTERVAL_ENV", "machine_class",
 ]
 
 
@@ -59,11 +61,11 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
     store = OutboxStore(db if db is not None else temp_dir / "outbox.sqlite3")
     import uuid
 
-    machine = DesktopMachine(workspaces=dict(workspaces), default_workspace=default_workspace,
-                             device_id=device_id or f"ref-desktop-{uuid.uuid4()}", variant=chosen,
-                             progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
-                             outbox=store.load(), saved_sessions=store.load_sessions(),
-                             saved_acks=store.load_acks())
+    machine = make_machine(chosen, workspaces=dict(workspaces), default_workspace=default_workspace,
+                           device_id=device_id or f"ref-desktop-{uuid.uuid4()}",
+                           progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
+                           outbox=store.load(), saved_sessions=store.load_sessions(),
+                           saved_acks=store.load_acks())
     client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()
     api = DesktopControlApi(client, *control).start() if control is not None else None
     return DesktopHandle(client, api, store, temp_dir)

@@ -21,6 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
+from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule
 from .store import OutboxStore
 
@@ -29,13 +30,19 @@ __all__ = ["DesktopClient"]
 log = logging.getLogger(__name__)
 
 
+#: Largest WebSocket message the desktop reads. The protocol limit is 48 Mi UTF-16 units (spec §3
+#: HOOK_MAX_FRAME_CHARS), and a unit can take three UTF-8 bytes: a smaller transport limit would close the
+#: connection (1009) on a valid frame of CJK text instead of letting the parser judge it.
+MAX_FRAME_BYTES = 4 * HOOK_MAX_FRAME_CHARS
+
+
 def _now() -> float:
     return time.time() * 1000
 
 
 class DesktopClient:
     def __init__(self, url: str, token: str | None, machine: DesktopMachine, store: OutboxStore, *,
-                 reconnect_delay: float = 0.2, max_size: int | None = 64 * 1024 * 1024) -> None:
+                 reconnect_delay: float = 0.2, max_size: int | None = MAX_FRAME_BYTES) -> None:
         self.url, self.token = url, token
         self.machine, self.store = machine, store
         self.reconnect_delay = reconnect_delay

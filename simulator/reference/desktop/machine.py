@@ -14,7 +14,9 @@ callable (UUID v4 by default); whether a workspace folder exists comes from ``fo
 Spec references (slack-hook-protocol.md): hello §5 阶段 1 + 默认工作目录; dispatch/ack §5 阶段 2, §4 requestId
 idempotency; progress throttling §4 latest-wins; turn.end linkage §5; outbox + turn.delivery §4/§5;
 task.cancel, session.archive §4 idempotent; interactions §5 阶段 10; lifecycle.preference 上下线通知偏好;
-turn.reopen 阶段 18 (desktop side).
+turn.reopen 阶段 18 (desktop side); query.request answered §5 阶段 6 (sessions only with session-picker-v1 on both
+sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于 desktop,永不过网线").
+Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
 from __future__ import annotations
@@ -33,12 +35,16 @@ from ...hook import (
     HookMessage,
     InteractionButton,
     MessageType,
+    QueryAgentModels,
+    QueryModelEntry,
+    QuerySessionEntry,
     TurnUsage,
     make_hello,
     make_interaction_cancel,
     make_interaction_request,
     make_lifecycle_preference,
     make_pong,
+    make_query_response,
     make_task_ack,
     make_turn_end,
     make_turn_progress,
@@ -53,13 +59,19 @@ __all__ = [
     "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck",
     "Effect",
     "DesktopMachine", "MachineError", "CONSUMED_FEATURES", "DEFAULT_PROGRESS_INTERVAL_MS", "REOPEN_TTL_MS",
+    "MAX_QUERY_SESSIONS", "REFERENCE_MODELS",
 ]
 
 VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
 DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
-CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value)
+CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
+                     Feature.SESSION_PICKER.value)
+#: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
+MAX_QUERY_SESSIONS = 20
+#: The models the reference offers per agent kind (query.response kind=models).
+REFERENCE_MODELS = (QueryModelEntry("default", "Default model", ("low", "medium", "high"), "medium"),)
 
 
 class Variant(BrokenVariant):
@@ -70,6 +82,12 @@ class Variant(BrokenVariant):
     COUNTER_REOPEN_ID = "counter-reopen-id"
     REDELIVERY_RUNS_TWICE = "redelivery-runs-twice"
     LIFECYCLE_WITHOUT_FEATURE = "lifecycle-without-feature"
+    # The following wrap the machine instead of switching inside it (variants.py), one rule each.
+    LIFECYCLE_HELLO_STALE = "lifecycle-hello-stale"
+    ARCHIVE_IGNORED = "archive-ignored"
+    PROGRESS_UNTHROTTLED = "progress-unthrottled"
+    PROGRESS_CONCATENATED = "progress-concatenated"
+    WORKSPACE_PATHS_IN_QUERY = "workspace-paths-in-query"
 
     @classmethod
     def subject(cls) -> str:
@@ -158,6 +176,8 @@ class Session:
     external_key: str | None
     workspace: str | None
     archived: bool = False
+    #: When a turn last started in it (unix ms); None for a session loaded from the store and not used since.
+    last_active_at: float | None = None
 
 
 @dataclass
@@ -339,6 +359,7 @@ class DesktopMachine:
             MessageType.SESSION_ARCHIVE: self._on_archive,
             MessageType.TURN_DELIVERY: self._on_delivery,
             MessageType.INTERACTION_DECISION: self._on_decision,
+            MessageType.QUERY_REQUEST: self._on_query,
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -440,6 +461,8 @@ class DesktopMachine:
         self.runs[turn.request_id] = self.runs.get(turn.request_id, 0) + 1
         turn.status = "running"
         turn.started_at = now
+        if turn.session_id in self.sessions:
+            self.sessions[turn.session_id].last_active_at = now
         turn.steps = turn.script.steps()
         turn.index = 0
         return [Schedule(("step", turn.request_id), now + turn.script.step_ms)]
@@ -638,6 +661,36 @@ class DesktopMachine:
             self.sessions[sid].archived = True
             self._save_session(self.sessions[sid])
         return []  # no binding / already archived: ignored (§4)
+
+    def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
+        """§5 阶段 6: answer at once, with aliases only (§2). sessions needs session-picker-v1 in welcome too (§2:
+        both sides declare it); without it the answer is ok=false."""
+        p = msg.payload
+        fields: dict[str, Any] = {}
+        error: str | None = None
+        if p.kind == "workspaces":
+            fields["workspaces"] = tuple(self._query_workspaces())
+        elif p.kind == "models":
+            fields["agents"] = tuple(QueryAgentModels(kind, REFERENCE_MODELS) for kind in self.agents)
+        elif self.has_feature(Feature.SESSION_PICKER.value):
+            fields["sessions"] = tuple(self._query_sessions())
+        else:
+            error = f"{Feature.SESSION_PICKER.value} was not declared in welcome.features"
+        return [self._frame(make_query_response(p.query_id, p.kind, error is None, error, **fields,
+                                                **self._env(now)))]
+
+    def _query_workspaces(self) -> list[str]:
+        """The aliases of the current hello, ``chat`` first."""
+        return self.aliases()
+
+    def _query_sessions(self) -> list[QuerySessionEntry]:
+        """The most recently active sessions that are not archived, redacted: a title without any user text."""
+        live = sorted((s for s in self.sessions.values() if not s.archived and s.last_active_at is not None),
+                      key=lambda s: s.last_active_at or 0, reverse=True)[:MAX_QUERY_SESSIONS]
+        return [QuerySessionEntry(s.session_id, f"Session {s.session_id[:8]}",
+                                  s.workspace or HOOK_CHAT_WORKSPACE_ALIAS,
+                                  int(s.last_active_at or 0))
+                for s in live]
 
     def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
         p = msg.payload

@@ -53,8 +53,15 @@ def listed_tools(config: ToolsetConfig, variant: Variant | None = None) -> list[
     if key not in _LIST_CACHE:
         names = [n for n in config.listed()
                  if not (variant is Variant.CORE_MISSING_TOOL and n == "gencommit" and config.toolset.value == "core")]
-        _LIST_CACHE[key] = [types.Tool.model_validate(tool_definition(CATALOG[n])) for n in names]
+        _LIST_CACHE[key] = [types.Tool.model_validate(_definition(n, variant)) for n in names]
     return _LIST_CACHE[key]
+
+
+def _definition(name: str, variant: Variant | None) -> dict[str, Any]:
+    tool = tool_definition(CATALOG[name])
+    if variant is not None and variant.requires_main_argument and name in WORKFLOWS:
+        tool = {**tool, "inputSchema": {**tool["inputSchema"], "required": [WORKFLOWS[name][0]]}}
+    return tool
 
 
 @lru_cache(maxsize=None)
@@ -91,13 +98,15 @@ class ProbeKit:
     def callable(self, name: str) -> bool:
         if self.variant is Variant.CORE_MISSING_TOOL and name == "gencommit" and self.config.toolset.value == "core":
             return False
+        if self.variant is Variant.TOOLSET_LEAK:  # broken on purpose: only the listing is filtered
+            return name in CATALOG
         return self.config.callable(name)
 
     def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict | None]:
         """(spec, arguments, None) for an acceptable call, else (None, None, error result)."""
         spec = CATALOG.get(name)
-        if spec is None:
-            return None, None, error_response(f"未知工具 {name!r}（unknown tool）",
+        if spec is None or (self.variant is Variant.UNKNOWN_TOOL_ERROR and name == "detect_shell"):
+            return None, None, error_response(f"未知工具 {name!r}（unknown tool）",  # the variant: broken on purpose
                                               {"code": "unknown_tool", "tool": name})
         if not self.callable(name):
             ts = self.config.toolset.value
@@ -111,6 +120,12 @@ class ProbeKit:
                                               {"code": "invalid_arguments", "tool": name})
         problems = [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
                     for e in _input_validator(name).iter_errors(args)]
+        if self.variant is Variant.LAX_INPUT:  # broken on purpose: nothing is validated
+            problems = []
+        if self.variant is not None and self.variant.requires_main_argument and name in WORKFLOWS:
+            key = WORKFLOWS[name][0]
+            if not str(args.get(key) or "").strip():
+                problems.append(f"/{key}: required ({WORKFLOWS[name][1]})")
         if problems:
             return None, None, error_response(f"{name}: invalid arguments: {'; '.join(problems)}",
                                               {"code": "invalid_arguments", "tool": name, "problems": problems})
@@ -125,6 +140,8 @@ class ProbeKit:
             if error is not None:
                 return self._finish(name, error)
             assert spec is not None and args is not None
+            if self.variant is Variant.STRICT_INPUTS and not _has_main_input(name, args):
+                return self._finish(name, ok_text(f"# {name}\n\nUsage: {_USAGE[name]}", {"tool": name}))
             if name in WORKFLOWS and ctx is not None:
                 filled = await self._workflow_input(ctx, name, args, input_responses)
                 if isinstance(filled, types.InputRequiredResult):
@@ -143,6 +160,10 @@ class ProbeKit:
                                                      {"code": "internal_error", "tool": name}))
 
     def _finish(self, name: str, result: dict[str, Any]) -> dict[str, Any]:
+        if self.variant is Variant.ALL_CALLS_FAIL:  # broken on purpose: nothing ever succeeds
+            return error_response(f"{name}: refused (all-calls-fail)", {"code": "internal_error", "tool": name})
+        if self.variant is Variant.NO_META_SCHEMA and isinstance(result.get("_meta"), dict):
+            result = {**result, "_meta": {k: v for k, v in result["_meta"].items() if k != "schema"}}  # broken
         if self.variant is Variant.ERROR_WITHOUT_ISERROR and result.get("isError"):
             result = {k: v for k, v in result.items() if k != "isError"}  # broken on purpose
         if self.variant is Variant.INVALID_STRUCTURED and name == "gencommit" and "structuredContent" in result:
@@ -169,6 +190,8 @@ class ProbeKit:
             fields = elicitation.INTERVIEW_QUESTIONS
             message = f"Interview{f' about: {topic}' if topic else ''}"
         options = args.get("options") or None
+        if self.variant is Variant.NO_SECRET_ELICITATION and elicitation.is_sensitive(message):
+            return spec.handler(args, self.env)  # broken on purpose: a secret is asked in text, never via a url
         secrets_in_form = self.variant is Variant.SECRET_IN_FORM
         if ctx.protocol_version in ("2025-06-18", "2025-11-25"):
             try:
@@ -347,6 +370,18 @@ class ProbeKit:
             return self.tasks.get(task_id)
         except TaskError as exc:
             raise MCPError(code=exc.code, message=str(exc)) from None
+
+
+#: What the strict-inputs variant answers to ask_user called without a question (guidance, as 1.x did). gencommit
+#: keeps its error: a success of a tool that declares an outputSchema must be structured (MCP 2025-11-25), and the
+#: design's gencommit always answers okStructured.
+_USAGE = {"ask_user": "ask_user {\"question\": \"<the question>\", \"options\": [\"<choice>\", …]}"}
+
+
+def _has_main_input(name: str, args: dict[str, Any]) -> bool:
+    if name == "ask_user":
+        return bool(str(args.get("question") or "").strip())
+    return True
 
 
 class _ProbeKitServer(Server[Any]):

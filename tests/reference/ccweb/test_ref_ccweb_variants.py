@@ -1,4 +1,5 @@
-"""The broken variants: each one visibly breaks its own requirement and nothing else."""
+"""The variants: each one visibly shows its own symptom and nothing else (all are broken on purpose except
+``legacy-nomode-refused``, a conformant refusal of an optional behaviour)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from mcp import Client
 
 from simulator.reference.ccweb import start_embedded
 from simulator.reference.ccweb.cli import main as cli_main
+from simulator.reference.ccweb.control import ControlApi
 from simulator.reference.ccweb.contract import LEGACY_REQUEST_REPLY_TOOL, SEND_TOOL
 from simulator.reference.ccweb.core import VARIANT_ENV, Variant
 from simulator.reference.ccweb.server import build_server
@@ -34,10 +36,24 @@ def symptoms(core) -> set[str]:
     fallback_send = next(t for t in core.fallback_tools() if t["name"] == SEND_TOOL)
     if (fallback_send["description"], fallback_send["inputSchema"]) != (send.description, send.input_schema):
         found.add(Variant.FALLBACK_COPIED_DRIFT)
+    if "return_and_continue" not in send.description:
+        found.add(Variant.DESCRIPTION_ONE_MODE)
     outcome = core.dispatch(SEND_TOOL, {**SEND, "replyMode": "return_and_continue"})
     answer = core.complete_run(outcome.structured["targetRunId"], "All green.")
-    if outcome.structured["requestId"] not in core.run(answer["continuationRunId"])["prompt"]:
-        found.add(Variant.CONTINUATION_WITHOUT_REQUEST_ID)
+    if "continuationRunId" not in answer:
+        found.add(Variant.NO_DELIVERY)
+    else:
+        if outcome.structured["requestId"] not in core.run(answer["continuationRunId"])["prompt"]:
+            found.add(Variant.CONTINUATION_WITHOUT_REQUEST_ID)
+        listed = [r for r in core.runs() if r["runId"] == answer["continuationRunId"]]
+        if listed[0]["requestId"] != outcome.structured["requestId"]:
+            found.add(Variant.CONTINUATION_UNLINKED)
+    legacy = core.dynamic_call(SEND_TOOL, SEND)  # no replyMode (PRD §2: may be handled as one_way)
+    if legacy.is_error:
+        found.add(Variant.LEGACY_NOMODE_REFUSED if "replyMode" in legacy.text else Variant.LEGACY_NOMODE_BROKEN)
+    status, body = ControlApi(core).handle("POST", "/v1/pending-replies", b"{}")
+    if status != 200 or not isinstance(body, dict):
+        found.add(Variant.CONTROL_MALFORMED)
     return found
 
 

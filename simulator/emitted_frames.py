@@ -1,0 +1,113 @@
+"""Frames a hook subject sent, judged against the frame requirements (issue "every requirement judges the subject").
+
+Every frame the harness receives from a hook server or a desktop under test, in every scenario, is parsed by the
+protocol core. ``EmittedFrames`` keeps, per subject role, how many valid frames of each type it saw and every
+invalid one (its type, the JSON pointer and code of the issue, the scenario, the text). ``results`` turns that into
+one scenario result per (subject, HOOK-FRAME requirement) that the frames bear on: *fail* with the frame and the
+pointer as evidence when a frame the subject sent violates the requirement (``FrameRuleIndex.requirement_for``),
+*pass* with the count of frames of the requirement's types that were valid. A requirement none of whose message
+types the subject sent gets no emitted-frames result (no evidence, so no pass). Sans-I/O: texts in, results out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .frame_cases import FrameRuleIndex
+from .hook import parse_hook_message
+from .results import ScenarioResult, Verdict
+
+__all__ = ["EmittedFrames", "Violation", "EMITTED_FEATURE"]
+
+#: The ``feature`` of emitted-frame results (they come from every scenario, not from one feature file).
+EMITTED_FEATURE = "features/hook/frames (frames the subject sent, in every scenario)"
+_MAX_TEXT = 2000
+_MAX_VIOLATIONS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    type: str | None
+    path: str
+    code: str
+    message: str
+    scenario: str
+    text: str
+
+
+@dataclass
+class _Seen:
+    valid: dict[str, int] = field(default_factory=dict)
+    violations: list[Violation] = field(default_factory=list)
+
+
+class EmittedFrames:
+    def __init__(self) -> None:
+        self._by_role: dict[str, _Seen] = {}
+        self.targets: dict[str, str] = {}
+
+    def observe(self, role: str, target: str, scenario: str, texts: Iterable[str]) -> None:
+        """The frames (texts as received) the subject in ``role`` sent during ``scenario``."""
+        seen = self._by_role.setdefault(role, _Seen())
+        self.targets.setdefault(role, target)
+        for text in texts:
+            result = parse_hook_message(text)
+            if result.ok:
+                t = result.message.type.value
+                seen.valid[t] = seen.valid.get(t, 0) + 1
+                continue
+            err = result.error
+            seen.violations.append(Violation(_claimed_type(text), err.path, err.code.value, err.message, scenario,
+                                             text[:_MAX_TEXT]))
+
+    def roles(self) -> list[str]:
+        return sorted(self._by_role)
+
+    def results(self, index: FrameRuleIndex, level_of: Callable[[str], str | None],
+                selected: Callable[[str], bool] = lambda rid: True) -> list[ScenarioResult]:
+        out: list[ScenarioResult] = []
+        for role in self.roles():
+            seen = self._by_role[role]
+            charged: dict[str, list[Violation]] = {}
+            for v in seen.violations:
+                charged.setdefault(index.requirement_for(v.type, v.path, v.code), []).append(v)
+            for rid in index.requirements():
+                if not selected(rid):
+                    continue
+                bad = charged.get(rid, [])
+                counted = {t: n for t, n in seen.valid.items() if index.applies_to(rid, t)}
+                if not bad and not counted:
+                    continue
+                level = level_of(rid)
+                result = ScenarioResult(
+                    nodeid=f"emitted-frames::{role}::{rid}", feature=EMITTED_FEATURE,
+                    name=f"Every frame the {role} subject sent satisfies {rid}", requirement=rid, level=level,
+                    verdict=Verdict.PASS, subject={"role": role, "target": self.targets.get(role, "")},
+                )
+                total = sum(counted.values())
+                kinds = ", ".join(f"{n} {t}" for t, n in sorted(counted.items()))
+                if bad:
+                    result.verdict = Verdict.WARN if level == "should" else Verdict.FAIL
+                    first = bad[0]
+                    result.reason = (f"the {role} subject sent {len(bad)} frame(s) the protocol core rejects under "
+                                     f"{rid}: {first.type or '(no type)'} at {first.path or '(frame)'!r} "
+                                     f"({first.code}: {first.message}), in {first.scenario}")
+                    result.evidence = [f"{v.scenario}: {v.type or '(no type)'} rejected at {v.path or '(frame)'!r} "
+                                       f"({v.code}: {v.message}): {v.text}" for v in bad[:_MAX_VIOLATIONS]]
+                else:
+                    result.evidence = [f"{total} frame(s) of the requirement's types from the {role} subject, all "
+                                       f"valid: {kinds}"]
+                out.append(result)
+        return out
+
+
+def _claimed_type(text: str) -> str | None:
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    value = data.get("type") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None

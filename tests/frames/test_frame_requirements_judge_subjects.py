@@ -1,0 +1,69 @@
+"""The frame requirements judge the subject under test (issue 11 §1): rejection cases are delivered over the wire
+and the frames a subject sends are parsed; a subject that breaks one rule fails that HOOK-FRAME requirement, for
+that subject, and a conformant one passes. The subjects are small fakes (tests/frames/fake_hook_server.py), run as
+separate processes and reached by URL like any user's server."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance_runs import PYTHON, ROOT, RunPool, run_features, serving
+
+FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
+#: A few ping rules: cheap to deliver, and each mode below breaks one of them.
+SELECT = ["--req=HOOK-FRAME-PING-EMPTY-01", "--req=HOOK-FRAME-ENV-JSON-01", "-k", "hook-server"]
+
+
+def _run(mode: str):
+    def job(workdir):
+        with serving([PYTHON, FAKE, mode]) as ready:
+            return run_features(mode, workdir, "features/hook/test_hook_frames.py",
+                                [f"--target=hook-server={ready['url']}", "--step-timeout=2", *SELECT])
+    return job
+
+
+MODES = ("conformant", "closes-on-bad", "pongs-bad-pings", "bad-pong", "acks-bad-frames")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    pool = RunPool(tmp_path_factory.mktemp("frames"), {m: _run(m) for m in MODES}, workers=2)
+    yield pool
+    pool.close()
+
+
+def _subject_verdicts(run, rid: str) -> dict[str, str]:
+    req = next((r for r in run.report["requirements"] if r["id"] == rid), None)
+    assert req is not None, run.explain()
+    return {s["role"]: s["verdict"] for s in req["subjects"]}
+
+
+def test_a_conformant_fake_passes_and_each_result_names_its_subject(runs):
+    run = runs["conformant"]
+    assert run.returncode == 0, run.explain()
+    for rid in ("HOOK-FRAME-PING-EMPTY-01", "HOOK-FRAME-ENV-JSON-01"):
+        assert _subject_verdicts(run, rid) == {"hook-server": "pass"}, run.explain()
+    assert all(s["subject"]["role"] == "hook-server" for s in run.report["scenarios"]), run.explain()
+    # its pongs were parsed and counted: the emitted-frames result is a pass with evidence, not an absence
+    emitted = [s for s in run.report["scenarios"] if s["nodeid"] == "emitted-frames::hook-server::HOOK-FRAME-PING-EMPTY-01"]
+    assert emitted and emitted[0]["verdict"] == "pass", run.explain()
+
+
+@pytest.mark.parametrize("mode, rid", [
+    ("closes-on-bad", "HOOK-FRAME-PING-EMPTY-01"),    # closes instead of dropping (§3 丢帧不断连)
+    ("pongs-bad-pings", "HOOK-FRAME-PING-EMPTY-01"),  # acts on a frame its parser rejects
+    ("acks-bad-frames", "HOOK-FRAME-ENV-JSON-01"),    # sends a frame in reaction to garbage
+    ("bad-pong", "HOOK-FRAME-PING-EMPTY-01"),         # emits an invalid pong (payload 恒空对象)
+])
+def test_a_fake_breaking_one_rule_fails_that_requirement(runs, mode, rid):
+    run = runs[mode]
+    assert run.returncode == 1, run.explain()
+    assert _subject_verdicts(run, rid).get("hook-server") == "fail", run.explain()
+
+
+def test_an_invalid_frame_the_subject_sends_is_charged_with_the_frame_as_evidence(runs):
+    run = runs["bad-pong"]
+    emitted = next(s for s in run.report["scenarios"]
+                   if s["nodeid"] == "emitted-frames::hook-server::HOOK-FRAME-PING-EMPTY-01")
+    assert emitted["verdict"] == "fail"
+    assert "/payload/late" in emitted["reason"] and any('"late"' in e for e in emitted["evidence"]), emitted

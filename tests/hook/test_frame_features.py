@@ -1,0 +1,54 @@
+"""The parser's agreement with the frame features: every case of features/hook/frames, judged on the harness's
+own ``parse_hook_message``. A unit test of the protocol core, never a conformance result (the ``self_test``
+marker keeps it out of every report): conformance is judged on the subjects (features/hook/test_hook_frames.py).
+
+The Given/When steps are the conformance ones (steps/hook_frames.py); the Then-steps below override them in
+this module and ask the parser instead of the wire.
+"""
+
+from __future__ import annotations
+
+import pytest
+import pytest_bdd as bdd
+from pytest_bdd import parsers
+
+from simulator.jsonpointer import pointer_get
+from steps.hook_frames import FrameCase, _json_literal
+
+pytestmark = pytest.mark.self_test
+
+bdd.scenarios("hook/frames")
+
+
+def _describe(result) -> str:
+    if result.ok:
+        return "accepted"
+    err = result.error
+    return f"rejected at {err.path!r} ({err.code.value}): {err.message} [{err.spec_ref}]"
+
+
+@bdd.then("the frame is accepted")
+def then_accepted(frame_case: FrameCase) -> None:
+    result = frame_case.parse()
+    assert result.ok, f"expected the frame to be accepted, but it was {_describe(result)}"
+
+
+@bdd.then(parsers.re(r'the frame is rejected at "(?P<pointer>[^"]*)"'))
+def then_rejected_at(frame_case: FrameCase, pointer: str) -> None:
+    result = frame_case.parse()
+    assert not result.ok, f"expected a rejection at {pointer!r}, but the frame was accepted"
+    assert result.error.path == pointer, f"expected a rejection at {pointer!r}, but it was {_describe(result)}"
+
+
+@bdd.then(parsers.parse('the error code is "{code}"'))
+def then_error_code(frame_case: FrameCase, code: str) -> None:
+    result = frame_case.parse()
+    assert not result.ok, f"expected error code {code}, but the frame was accepted"
+    assert result.error.code.value == code, f"expected error code {code}, but it was {_describe(result)}"
+
+
+@bdd.then(parsers.re(r'the parsed field "(?P<pointer>[^"]*)" equals (?P<value>.+)'))
+def then_parsed_field(frame_case: FrameCase, pointer: str, value: str) -> None:
+    result = frame_case.parse()
+    assert result.ok, f"expected the frame to be accepted, but it was {_describe(result)}"
+    assert pointer_get(result.message.to_wire(), pointer) == _json_literal(value)
