@@ -6,7 +6,12 @@ invalid one (its type, the JSON pointer and code of the issue, the scenario, the
 one scenario result per (subject, HOOK-FRAME requirement) that the frames bear on: *fail* with the frame and the
 pointer as evidence when a frame the subject sent violates the requirement (``FrameRuleIndex.requirement_for``),
 *pass* with the count of frames of the requirement's types that were valid. A requirement none of whose message
-types the subject sent gets no emitted-frames result (no evidence, so no pass). Sans-I/O: texts in, results out.
+types the subject sent gets no emitted-frames result (no evidence, so no pass).
+
+Every frame a **desktop** sends is also scanned for a local absolute path (§2 "workspace 是别名:本地绝对路径只存在于
+desktop,永不过网线"; ``simulator.hook.local_paths``): one whole-run result for HOOK-DESKTOP-NO-LOCAL-PATH-01, a pass
+with the count of frames scanned, or a fail naming the frame, the pointer and the path. Sans-I/O: texts in,
+results out.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .frame_cases import FrameRuleIndex
 from .hook import parse_hook_message
+from .hook.local_paths import find_local_paths_in_frame
 from .results import ScenarioResult, Verdict
 
 __all__ = ["EmittedFrames", "Violation", "EMITTED_FEATURE"]
@@ -36,10 +42,17 @@ class Violation:
     text: str
 
 
+#: Role → the requirement that none of its frames carries a local absolute path, judged on every frame it sends.
+PATH_RULES = {"desktop": "HOOK-DESKTOP-NO-LOCAL-PATH-01"}
+
+
 @dataclass
 class _Seen:
     valid: dict[str, int] = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
+    #: Frames scanned for local paths, and (scenario, where, frame text) of each frame that carried one.
+    scanned: int = 0
+    paths: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class EmittedFrames:
@@ -51,7 +64,13 @@ class EmittedFrames:
         """The frames (texts as received) the subject in ``role`` sent during ``scenario``."""
         seen = self._by_role.setdefault(role, _Seen())
         self.targets.setdefault(role, target)
+        scan = role in PATH_RULES
         for text in texts:
+            if scan:
+                seen.scanned += 1
+                found = find_local_paths_in_frame(text)
+                if found:
+                    seen.paths.append((scenario, "; ".join(str(p) for p in found[:3]), text[:_MAX_TEXT]))
             result = parse_hook_message(text)
             if result.ok:
                 t = result.message.type.value
@@ -99,7 +118,25 @@ class EmittedFrames:
                     result.evidence = [f"{total} frame(s) of the requirement's types from the {role} subject, all "
                                        f"valid: {kinds}"]
                 out.append(result)
+            rid = PATH_RULES.get(role)
+            if rid and selected(rid) and seen.scanned:
+                out.append(self._path_result(role, rid, level_of(rid), seen))
         return out
+
+    def _path_result(self, role: str, rid: str, level: str | None, seen: _Seen) -> ScenarioResult:
+        result = ScenarioResult(
+            nodeid=f"emitted-frames::{role}::{rid}", feature=EMITTED_FEATURE,
+            name=f"No frame the {role} subject sent carries a local absolute path", requirement=rid, level=level,
+            verdict=Verdict.PASS, subject={"role": role, "target": self.targets.get(role, "")},
+            evidence=[f"{seen.scanned} frame(s) from the {role} subject scanned in this run, none with a local path"],
+        )
+        if seen.paths:
+            scenario, where, _ = seen.paths[0]
+            result.verdict = Verdict.WARN if level == "should" else Verdict.FAIL
+            result.reason = (f"{len(seen.paths)} of the {seen.scanned} frame(s) the {role} subject sent carry a local "
+                             f"absolute path (§2: 本地绝对路径只存在于 desktop,永不过网线): {where}, in {scenario}")
+            result.evidence = [f"{sc}: {w}: {text}" for sc, w, text in seen.paths[:_MAX_VIOLATIONS]]
+        return result
 
 
 def _claimed_type(text: str) -> str | None:

@@ -1,0 +1,84 @@
+"""The emitted-frames judge (simulator/emitted_frames.py) and the rule index it charges violations with
+(simulator/frame_cases.py), on frames written here: pure functions, no subject."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from simulator.emitted_frames import EmittedFrames
+from simulator.frame_cases import frame_rule_index, normalise_pointer
+from simulator.results import Verdict
+
+FEATURES = Path(__file__).resolve().parents[2] / "features"
+
+
+def frame(type_: str, payload: dict, **extra) -> str:
+    return json.dumps({"v": 1, "type": type_, "id": "f-1", "ts": 1767225600000, "payload": payload, **extra})
+
+
+@pytest.fixture(scope="module")
+def index():
+    return frame_rule_index(FEATURES)
+
+
+def results_by_id(seen: EmittedFrames, index, selected=lambda rid: True) -> dict[str, object]:
+    return {r.requirement: r for r in seen.results(index, lambda rid: "must", selected)}
+
+
+def test_the_index_reads_every_rejection_case_of_the_frame_features(index):
+    rejected = [c for c in index.cases if c.pointer is not None]
+    assert len(rejected) > 1000 and all(c.requirement.startswith("HOOK-FRAME-") for c in rejected)
+    assert normalise_pointer("/payload/buttons/3/id") == "/payload/buttons/*/id"
+
+
+@pytest.mark.parametrize("type_, path, code, rid", [
+    ("task.ack", "/payload/reason", "LINKAGE", "HOOK-FRAME-ACK-LINKAGE-01"),   # same type and pointer
+    ("pong", "/payload/late", "UNKNOWN_FIELD", "HOOK-FRAME-PING-EMPTY-01"),    # same type, nearest pointer
+    ("welcome", "/payload/serverName", "X", "HOOK-FRAME-WELCOME-SHAPE-01"),
+    (None, "", "NOT_JSON", "HOOK-FRAME-ENV-JSON-01"),                           # same code
+])
+def test_a_violation_is_charged_to_the_rule_whose_cases_match_it(index, type_, path, code, rid):
+    assert index.requirement_for(type_, path, code) == rid
+
+
+def test_valid_frames_pass_with_their_count_as_evidence_and_unseen_types_get_no_result(index):
+    seen = EmittedFrames()
+    seen.observe("hook-server", "ws://x", "s1", [frame("pong", {}), frame("pong", {})])
+    got = results_by_id(seen, index)
+    assert got["HOOK-FRAME-PING-EMPTY-01"].verdict is Verdict.PASS
+    assert "2 pong" in got["HOOK-FRAME-PING-EMPTY-01"].evidence[0]
+    assert got["HOOK-FRAME-PING-EMPTY-01"].subject == {"role": "hook-server", "target": "ws://x"}
+    assert "HOOK-FRAME-ACK-LINKAGE-01" not in got  # no task.ack seen: no evidence, no result
+
+
+def test_an_invalid_frame_fails_its_requirement_with_the_frame_as_evidence(index):
+    seen = EmittedFrames()
+    bad = frame("pong", {"late": True})
+    seen.observe("desktop", "listen:127.0.0.1:1", "features/x::test_y", [frame("pong", {}), bad])
+    result = results_by_id(seen, index)["HOOK-FRAME-PING-EMPTY-01"]
+    assert result.verdict is Verdict.FAIL
+    assert "/payload/late" in result.reason and "features/x::test_y" in result.reason
+    assert bad in result.evidence[0]
+
+
+def test_the_selection_limits_the_results(index):
+    seen = EmittedFrames()
+    seen.observe("hook-server", "ref", "s", [frame("pong", {})])
+    assert results_by_id(seen, index, selected=lambda rid: rid.startswith("HOOK-SERVER-")) == {}
+
+
+def test_every_desktop_frame_is_scanned_for_local_paths(index):
+    clean = EmittedFrames()
+    clean.observe("desktop", "ref", "s", [frame("pong", {}), frame("turn.progress", {"requestId": "r", "text": "/new"})])
+    result = results_by_id(clean, index)["HOOK-DESKTOP-NO-LOCAL-PATH-01"]
+    assert result.verdict is Verdict.PASS and "2 frame(s)" in result.evidence[0]
+    leaky = EmittedFrames()
+    leaky.observe("desktop", "ref", "s", [frame("turn.end", {"requestId": "r", "text": "done in /Users/ann/repo"})])
+    result = results_by_id(leaky, index)["HOOK-DESKTOP-NO-LOCAL-PATH-01"]
+    assert result.verdict is Verdict.FAIL and "/Users/ann/repo" in result.reason
+    server = EmittedFrames()
+    server.observe("hook-server", "ref", "s", [frame("pong", {})])
+    assert "HOOK-DESKTOP-NO-LOCAL-PATH-01" not in results_by_id(server, index)
