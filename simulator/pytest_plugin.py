@@ -43,7 +43,8 @@ from . import __version__
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames
-from .errors import ConfigError, HarnessError, NeedsReview, NotApplicable, NotTestable, SubjectTimeout
+from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
+                     SubjectTimeout, TargetError)
 from .frame_cases import frame_rule_index
 from .requirements import load_registry
 from .reviews import Reviews, load_reviews, material_digest
@@ -247,6 +248,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _req_of(item) is not None:
             item.add_marker(pytest.mark.timeout(harness.config.scenario_timeout))
+            _show_verdicts_not_tracebacks(item, harness)
+
+
+def _show_verdicts_not_tracebacks(item: pytest.Item, harness: Harness) -> None:
+    """A failing conformance item is shown as its requirement, verdict and reason, not a traceback, when the harness
+    decided the verdict (an assertion about the subject, a conformance outcome, an unreachable target) and the user
+    did not ask for tracebacks (``--tb`` other than auto). A bug in the harness keeps its traceback. Formatting a
+    traceback costs ~0.1 s: against an absent subject that was most of the run."""
+    original = getattr(item, "repr_failure", None)
+    if original is None:
+        return
+
+    def repr_failure(excinfo: pytest.ExceptionInfo[BaseException], *args: Any, **kwargs: Any) -> Any:
+        if not _concise(item.config, excinfo):
+            return original(excinfo, *args, **kwargs)
+        level = _level_of(item)
+        verdict, reason = _verdict_for(excinfo, level, harness.config.strict, "call")
+        return f"{_req_of(item)} [{level}] {verdict.value}: {_trim(reason, 2000)}"
+
+    item.repr_failure = repr_failure  # type: ignore[method-assign]
 
 
 # -- verdicts --------------------------------------------------------------------------------------------------
@@ -368,6 +389,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.sections.append(("conformance", f"@should not met ({rid}): {reason}"))
         item.warn(ShouldNotMet(f"{rid}: @should not met: {_trim(reason, 500)}"))
     harness.results[item.nodeid] = result
+
+
+def _concise(config: pytest.Config, excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
+    """Whether a failing conformance item is shown as its verdict and reason instead of a traceback: for a verdict
+    the harness decided (an assertion about the subject, a conformance outcome, an unreachable target), unless
+    the user asked for tracebacks (``--tb`` other than auto). A bug in the harness keeps its traceback."""
+    if excinfo is None or getattr(config.option, "tbstyle", "auto") != "auto":
+        return False
+    return isinstance(excinfo.value, (AssertionError, ConformanceOutcome, TargetError, pytest.fail.Exception))
 
 
 #: Requirement id prefix → the role of the subject it judges.
