@@ -83,20 +83,28 @@ class Baseline:
         return out
 
 
-def load_baseline(path: Path) -> Baseline:
+def read_entry_tables(path: Path, option: str, table: str) -> list[dict]:
+    """The ``[[table]]`` entries of a TOML file given with ``option``; a missing or unreadable file, another key,
+    or an entry that is not a table is a ``ConfigError`` naming the file (and the entry)."""
     if not path.is_file():
-        raise ConfigError(f"--baseline {path}: no such file")
+        raise ConfigError(f"{option} {path}: no such file")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"--baseline {path}: not a readable TOML file: {exc}") from None
-    unknown = sorted(set(data) - {"expected"})
+        raise ConfigError(f"{option} {path}: not a readable TOML file: {exc}") from None
+    unknown = sorted(set(data) - {table})
     if unknown:
-        raise ConfigError(f"--baseline {path}: unknown key {unknown[0]!r} (only [[expected]] tables)")
-    entries = []
-    for i, item in enumerate(data.get("expected", []), 1):
+        raise ConfigError(f"{option} {path}: unknown key {unknown[0]!r} (only [[{table}]] tables)")
+    items = data.get(table, [])
+    for i, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            raise ConfigError(f"--baseline {path}: entry #{i} is not a table")
+            raise ConfigError(f"{option} {path}: entry #{i} is not a table")
+    return items
+
+
+def load_baseline(path: Path) -> Baseline:
+    entries = []
+    for i, item in enumerate(read_entry_tables(path, "--baseline", "expected"), 1):
         extra = sorted(set(item) - {"requirement", "scenario", "reason", "verdict"})
         if extra:
             raise ConfigError(f"--baseline {path}: entry #{i}: unknown key {extra[0]!r}")

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .baseline import read_entry_tables
 from .errors import ConfigError
 
 __all__ = ["ReviewEntry", "Reviews", "load_reviews", "material_digest"]
@@ -77,20 +77,9 @@ class Reviews:
 
 def load_reviews(path: Path, known_requirements: set[str] | None = None) -> Reviews:
     """Read and check a reviewed-decisions file; every problem is a ``ConfigError`` naming the entry."""
-    if not path.is_file():
-        raise ConfigError(f"--reviews {path}: no such file")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"--reviews {path}: not a readable TOML file: {exc}") from None
-    unknown = sorted(set(data) - {"review"})
-    if unknown:
-        raise ConfigError(f"--reviews {path}: unknown key {unknown[0]!r} (only [[review]] tables)")
     entries: dict[str, ReviewEntry] = {}
-    for i, item in enumerate(data.get("review", []), 1):
+    for i, item in enumerate(read_entry_tables(path, "--reviews", "review"), 1):
         where = f"--reviews {path}: entry #{i}"
-        if not isinstance(item, dict):
-            raise ConfigError(f"{where} is not a table")
         extra = sorted(set(item) - _KEYS)
         if extra:
             raise ConfigError(f"{where}: unknown key {extra[0]!r} (known: {', '.join(sorted(_KEYS))})")

@@ -84,6 +84,8 @@ class FrameProbe:
             if self._open_failure is not None:
                 raise TargetError(f"the {self.subject} subject could not be reached for the frame cases (first "
                                   f"attempt: {self._open_failure}); not retried for every case")
+            if role is not None and role is not getattr(self.opener, "server", None):
+                role.close()  # a lost connection's role (its loop thread) goes before a new one is opened
             try:
                 self.role = role = self._open(wire)
             except (TargetError, SubjectTimeout) as exc:
