@@ -10,7 +10,8 @@ One ``Subjects`` object per run (the ``subjects`` fixture) resolves each role's 
   or, for ``ref``, the embedded server;
 * ``control(role)`` → a ``ControlClient`` for the subject's control API (``--control``, or the reference's own).
 
-Embedded references register a starter in ``REFERENCE_STARTERS``; a role whose reference does not exist yet
+Embedded references register a starter in ``REFERENCE_STARTERS`` (``running.py``, with ``RunningReference``: the
+only module the references and the harness share); a role whose reference does not exist yet
 raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pass.
 """
 
@@ -18,49 +19,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .config import HarnessConfig
 from .control import ControlClient
 from .errors import NotTestable, TargetError
+from .running import REFERENCE_STARTERS, RunningReference
 from .targets import Role, TargetKind
 from .wirelog import WireLog
 
 __all__ = ["RunningReference", "REFERENCE_STARTERS", "Subjects"]
 
-
-@dataclass
-class RunningReference:
-    """An embedded reference implementation started for the run."""
-
-    role: Role
-    #: ws:// URL (hook-server), or None.
-    url: str | None = None
-    #: Control API base URL, or None.
-    control_url: str | None = None
-    #: For MCP subjects: a server object for in-memory connections, or a command line.
-    server: Any = None
-    #: For MCP subjects configured by environment (MCP_TOOLSET, …): builds a server object for that environment.
-    server_factory: Callable[[dict[str, str]], Any] | None = None
-    command: tuple[str, ...] | None = None
-    #: For a desktop: start one fresh desktop instance dialling ``url`` (with a bearer token); the handle has
-    #: ``control_url`` and ``stop()``.
-    dial: Callable[[str, str | None], Any] | None = None
-    identity: dict[str, Any] = field(default_factory=dict)
-    stop: Callable[[], None] = lambda: None
-    #: For a hook server: the bearer token a desktop must present (None: no token required).
-    token: str | None = None
-
-
-#: Role → "module:function" of the function that starts the embedded reference (given the run's configuration),
-#: imported only when a run needs it.
-REFERENCE_STARTERS: dict[Role, str] = {
-    Role.CCWEB: "simulator.reference.ccweb:start_embedded",
-    Role.PROBEKIT: "simulator.reference.probekit:start_embedded",
-    Role.DESKTOP: "simulator.reference.desktop:start_embedded",
-    Role.HOOK_SERVER: "simulator.reference.hookserver:start_embedded",
-}
 
 #: What an environment variable means when a subject does not say (the probe-kit design's defaults).
 _DEFAULTS: dict[str, str] = {"MCP_TOOLSET": "full"}

@@ -22,15 +22,9 @@ from enum import StrEnum
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .running import Role  # defined there so the references need not import the harness
 
 __all__ = ["Role", "TargetKind", "TargetSpec", "parse_target", "parse_target_assignment", "DEFAULT_TARGETS"]
-
-
-class Role(StrEnum):
-    HOOK_SERVER = "hook-server"
-    DESKTOP = "desktop"
-    CCWEB = "ccweb"
-    PROBEKIT = "probekit"
 
 
 class TargetKind(StrEnum):

@@ -70,6 +70,7 @@ from pytest_bdd import parsers
 
 from simulator.control import ControlClient
 from simulator.errors import MissingFrame, NeedsReview, NotApplicable
+from simulator.jsonpointer import join, pointer_get
 from simulator.roles.mcp_client import McpClientRole, tool_text
 from simulator.targets import Role
 from simulator.wirelog import Direction, WireLog
@@ -341,15 +342,10 @@ def _resolve(schema: dict[str, Any], node: Any, seen: frozenset[str] = frozenset
     ref = node["$ref"]
     if ref in seen:
         return node
-    target: Any = schema
-    for part in ref[1:].lstrip("/").split("/") if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, dict) and part in target:
-            target = target[part]
-        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-            target = target[int(part)]
-        else:
-            return node
+    try:
+        target = pointer_get(schema, ref[1:])  # the fragment of "#/…" is a JSON pointer (RFC 6901)
+    except (KeyError, ValueError):  # points nowhere in the schema, or is not a pointer (e.g. "#anchor")
+        return node
     return _resolve(schema, target, seen | {ref})
 
 
@@ -390,9 +386,9 @@ def find_defaults(schema: Any, prop: str) -> list[str]:
     def walk(node: Any, path: str, inside: bool, refs: frozenset[str]) -> None:
         if isinstance(node, dict):
             if inside and "default" in node:
-                found.append(f"{path}/default")
+                found.append(join(path, "default"))
             if isinstance(node.get("default"), dict) and prop in node["default"]:
-                found.append(f"{path}/default/{prop}")
+                found.append(join(path, "default", prop))
             ref = node.get("$ref")
             if inside and isinstance(ref, str) and ref.startswith("#") and ref not in refs:
                 walk(_resolve(schema, {"$ref": ref}), f"{path}->{ref}", True, refs | {ref})
@@ -400,10 +396,10 @@ def find_defaults(schema: Any, prop: str) -> list[str]:
                 if key == "default":
                     continue
                 child_inside = inside or (key == prop and path.endswith("/properties"))
-                walk(value, f"{path}/{key}", child_inside, refs)
+                walk(value, join(path, key), child_inside, refs)
         elif isinstance(node, list):
             for i, value in enumerate(node):
-                walk(value, f"{path}/{i}", inside, refs)
+                walk(value, join(path, i), inside, refs)
 
     walk(schema, "", False, frozenset())
     return sorted(set(found))

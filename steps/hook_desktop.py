@@ -65,7 +65,11 @@ from pytest_bdd import parsers
 
 from simulator.control import ControlClient
 from simulator.errors import MissingFrame, NotTestable, SubjectTimeout
-from simulator.hook import ABSENT
+from simulator.hook import (
+    ABSENT,
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    SUPPORTED_IMAGE_MIME_TYPES,
+)
 from simulator.roles.hook_conn import HookConnectionClosed, Inbound
 from simulator.roles.hook_server import ServerRole
 from simulator.targets import Role
@@ -74,13 +78,9 @@ from simulator.wirelog import WireLog
 __all__ = ["DesktopScenario"]
 
 ROLE = Role.DESKTOP.value
-#: The spec's names (slack-hook-protocol.md §5, §7), written here once rather than read from the simulator.
-CHAT = "chat"
-FEATURE_TURN_DELIVERY = "turn-delivery-v1"
-FEATURE_TURN_REOPEN = "turn-reopen-v1"
-FEATURE_LIFECYCLE = "lifecycle-announcement-v1"
-SUPPORTED_IMAGE_MIME = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-MAX_BUTTONS = 24
+#: The protocol's names and limits (slack-hook-protocol.md §5, §7) come from the core's constants, the spec's single
+#: source. §5 阶段 18 "desktop 必须用全局抗碰撞的标识(UUID v4 或同等强度)" is not a parse rule ("parse 只能校验
+#: 非空且不等于 reopenOf"), so it is judged by a step:
 UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.I)
 #: A desktop reconnects with backoff: accepting its next connection may take longer than one step.
 RECONNECT_MIN_S = 15.0
@@ -149,7 +149,7 @@ class DesktopScenario:
 
     def end_entry(self, name: str) -> Inbound:
         rid = self.rid(name)
-        entry = self.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid)
+        entry = self.server.expect(lambda e: e.type == "turn.end" and e.request_id == rid)
         if not entry.ok:
             raise AssertionError(f"the desktop's turn.end for {name!r} is invalid: {entry.issue}")
         self.ends.setdefault(name, []).append(entry)
@@ -159,17 +159,6 @@ class DesktopScenario:
         if not self.ends.get(name):
             self.end_entry(name)
         return self.ends[name][-1]
-
-
-def _rid_of(entry: Inbound) -> str | None:
-    """The requestId a frame carries; for an invalid frame the one it claims, None when it names none."""
-    if entry.ok:
-        return getattr(entry.message.payload, "request_id", None)  # type: ignore[union-attr]
-    try:
-        rid = json.loads(entry.text)["payload"]["requestId"]
-    except (ValueError, KeyError, TypeError):  # not JSON, or no payload.requestId in it
-        return None
-    return rid if isinstance(rid, str) else None
 
 
 #: docs/control-api.md "desktop": the fields of the ``state`` answer, and of each of its ``runs``.
@@ -286,7 +275,8 @@ _DISPATCH = parsers.re(r'the harness dispatches "(?P<name>[^"]+)"(?: to workspac
 @bdd.when(_DISPATCH)
 def dispatch(desk: DesktopScenario, name: str, ws: str | None, key: str | None) -> None:
     desk.key_names[name] = key or name
-    desk.server.dispatch(desk.rid(name), desk.key_for(name), ws or CHAT, prompt=f"Conformance task {name}.")
+    desk.server.dispatch(desk.rid(name), desk.key_for(name), ws or HOOK_CHAT_WORKSPACE_ALIAS,
+                         prompt=f"Conformance task {name}.")
 
 
 @bdd.when(parsers.parse('the harness dispatches "{name}" to an unknown session'))
@@ -367,7 +357,8 @@ def hello_first(desk: DesktopScenario, alias: str) -> None:
 @bdd.then("the hello states lifecycleAnnouncement explicitly")
 def hello_lifecycle(desk: DesktopScenario) -> None:
     value = desk.hellos[-1].lifecycle_announcement
-    assert isinstance(value, bool), "hello.lifecycleAnnouncement is left out (an old server would default it)"
+    # its type (boolean when present) is the core's hello check; the step judges that it is present at all
+    assert value is not ABSENT, "hello.lifecycleAnnouncement is left out (an old server would default it)"
 
 
 @bdd.then("the hello's defaultWorkspace, when given, is one of its workspaces")
@@ -447,16 +438,17 @@ def _first_ack(desk: DesktopScenario, name: str) -> Any:
 @bdd.then(parsers.parse('the desktop acks "{name}" as accepted with a session id'))
 def ack_accepted(desk: DesktopScenario, name: str) -> None:
     ack = _ack(desk, name)
+    # an accepted/queued ack carries a non-empty sessionId, a queued one an integer queuePosition: the core's task.ack
+    # check (§5 task.ack "联动约束(parse 强制)"), run on every received frame; ``expect_ack`` returns only valid acks.
     assert ack.result == "accepted", f"task.ack result {ack.result!r} (reason {ack.reason!r}), expected accepted"
-    assert isinstance(ack.session_id, str) and ack.session_id, "an accepted ack carries no sessionId"
 
 
 @bdd.then(parsers.parse('the desktop acks "{name}" as queued with a queue position and a session id'))
 def ack_queued(desk: DesktopScenario, name: str) -> None:
     ack = _ack(desk, name)
     assert ack.result == "queued", f"task.ack result {ack.result!r}, expected queued (the session is busy)"
-    assert isinstance(ack.queue_position, int) and ack.queue_position >= 1, f"queuePosition {ack.queue_position!r}"
-    assert isinstance(ack.session_id, str) and ack.session_id, "a queued ack carries no sessionId"
+    # the session is busy with one task, so this one waits behind at least it (the value, not the shape)
+    assert ack.queue_position >= 1, f"queuePosition {ack.queue_position!r}"
 
 
 @bdd.then(parsers.parse('the desktop acks "{name}" as rejected with reason "{reason}"'))
@@ -526,8 +518,9 @@ def end_linkage(desk: DesktopScenario, name: str) -> None:
 def end_duration(desk: DesktopScenario, name: str) -> None:
     usage = desk.last_end(name).payload.usage
     d = usage.duration_ms if _given(usage) else None
-    assert d is None or d is ABSENT or (isinstance(d, int) and not isinstance(d, bool) and d >= 0), \
-        f"usage.durationMs is {d!r}"
+    # null or a finite number >= 0 is the core's turn.end check (§5 "usage.durationMs(拿不到就 null,不编造)");
+    # the scenario's phrase asks for a whole number of milliseconds on top of that
+    assert d is None or d is ABSENT or (isinstance(d, int) and not isinstance(d, bool)), f"usage.durationMs is {d!r}"
 
 
 @bdd.then(parsers.re(r'the turn.progress frames of "(?P<name>[^"]+)" are whole snapshots among (?P<snaps>\[.*\])$'))
@@ -535,7 +528,7 @@ def progress_snapshots(desk: DesktopScenario, name: str, snaps: str) -> None:
     expected: list[str] = json.loads(snaps)
     desk.last_end(name)
     rid = desk.rid(name)
-    got = [e.payload.text for e in desk.server.pending() if e.type == "turn.progress" and e.ok and _rid_of(e) == rid]
+    got = [e.payload.text for e in desk.server.pending() if e.type == "turn.progress" and e.ok and e.request_id == rid]
     assert got, "the desktop sent no turn.progress for a turn scripted with progress"
     last = -1
     for text in got:
@@ -551,7 +544,7 @@ def end_attachments_allowed(desk: DesktopScenario, name: str) -> None:
     types = [a.mime_type for a in (end.attachments if _given(end.attachments) else ())]
     assert types, f"the turn.end of {name!r} carries no attachment: there is nothing to judge (the turn was " \
                   f"scripted to produce some)"
-    bad = [t for t in types if t not in SUPPORTED_IMAGE_MIME]
+    bad = [t for t in types if t not in SUPPORTED_IMAGE_MIME_TYPES]
     assert not bad, f"turn.end carries attachments of unsupported types {bad!r}"
 
 
@@ -573,7 +566,7 @@ def end_resent_identical(desk: DesktopScenario, name: str) -> None:
 @bdd.then(parsers.parse('the desktop does not send the turn.end of "{name}" again'))
 def end_not_resent(desk: DesktopScenario, name: str) -> None:
     rid = desk.rid(name)
-    desk.server.expect_none(lambda e: e.type == "turn.end" and _rid_of(e) == rid, desk.quiet)
+    desk.server.expect_none(lambda e: e.type == "turn.end" and e.request_id == rid, desk.quiet)
 
 
 @bdd.then("the connection stays open and the desktop answers a ping")
@@ -593,11 +586,8 @@ def still_alive(desk: DesktopScenario) -> None:
 def interaction_request(desk: DesktopScenario, name: str) -> None:
     req = desk.server.expect_payload("interaction.request", where=lambda p: p.request_id == desk.rid(name),
                                      timeout=None)
-    ids = [b.id for b in req.buttons]
-    assert 0 < len(ids) <= MAX_BUTTONS, f"{len(ids)} buttons"
-    assert len(set(ids)) == len(ids), f"duplicate button ids {ids!r}"
-    assert not any("|" in i for i in ids), f"a button id contains '|': {ids!r}"
-    assert req.interaction_id, "empty interactionId"
+    # 1 to 24 buttons, unique ids without "|", a non-empty interactionId: the core's interaction.request check
+    # (``parse_hook_message``); ``expect_payload`` fails the step with its issue when the frame breaks one.
     desk.acks.setdefault(f"interaction:{name}", []).append(req)
 
 
@@ -652,9 +642,9 @@ def reopen_uuid(desk: DesktopScenario) -> None:
 def reopen_first(desk: DesktopScenario) -> None:
     reopen = _reopen(desk)
     rid = reopen.request_id
-    desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid, consume=False)
+    desk.server.expect(lambda e: e.type == "turn.end" and e.request_id == rid, consume=False)
     entries = desk.server.pending()
-    round_frames = [e for e in entries if e.type in ("turn.progress", "turn.end") and _rid_of(e) == rid]
+    round_frames = [e for e in entries if e.type in ("turn.progress", "turn.end") and e.request_id == rid]
     reopen_seq = desk.reopens[-1].seq
     early = [e for e in round_frames if e.seq < reopen_seq]
     assert not early, f"{early[0].type} of the reopened round came before its turn.reopen"
@@ -663,7 +653,7 @@ def reopen_first(desk: DesktopScenario) -> None:
 @bdd.then(parsers.parse('the turn.end of the reopened round has status "{status}"'))
 def reopened_end_status(desk: DesktopScenario, status: str) -> None:
     rid = _reopen(desk).request_id
-    entry = desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == rid, consume=False)
+    entry = desk.server.expect(lambda e: e.type == "turn.end" and e.request_id == rid, consume=False)
     assert entry.payload.status == status, f"the reopened round ended {entry.payload.status!r}, expected {status!r}"
 
 
@@ -671,7 +661,7 @@ def reopened_end_status(desk: DesktopScenario, status: str) -> None:
 def reopened_not_replayed(desk: DesktopScenario) -> None:
     rid = _reopen(desk).request_id
     desk.server.expect_none(
-        lambda e: e.type in ("turn.reopen", "turn.progress", "turn.end") and _rid_of(e) == rid,
+        lambda e: e.type in ("turn.reopen", "turn.progress", "turn.end") and e.request_id == rid,
         desk.quiet)
 
 
@@ -679,7 +669,7 @@ def reopened_not_replayed(desk: DesktopScenario) -> None:
 def nothing_for(desk: DesktopScenario, name: str) -> None:
     rid = desk.rid(name)
     desk.server.expect_none(
-        lambda e: (e.type in ("turn.progress", "turn.end") and _rid_of(e) == rid)
+        lambda e: (e.type in ("turn.progress", "turn.end") and e.request_id == rid)
         or (e.type == "turn.reopen" and e.ok and e.payload.reopen_of == rid),
         desk.quiet)
 
@@ -738,8 +728,8 @@ def dispatch_takeover(desk: DesktopScenario, name: str, other: str, key: str) ->
 @bdd.when(parsers.parse('the harness dispatches "{name}" asking for the agent kind "{kind}"'))
 def dispatch_agent_kind(desk: DesktopScenario, name: str, kind: str) -> None:
     desk.key_names[name] = name
-    desk.server.dispatch(desk.rid(name), desk.key(name), CHAT, prompt=f"Conformance task {name}.",
-                         options={"agentKind": kind})
+    desk.server.dispatch(desk.rid(name), desk.key(name), HOOK_CHAT_WORKSPACE_ALIAS,
+                         prompt=f"Conformance task {name}.", options={"agentKind": kind})
 
 
 @bdd.when(parsers.parse('the harness dispatches "{name}" asking for the first agent kind of the hello'))
@@ -907,7 +897,7 @@ def interaction_cancelled(desk: DesktopScenario) -> None:
                                 and e.payload.interaction_id == req.interaction_id, consume=False)
     assert cancel.payload.request_id == req.request_id, (
         f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
-    end = desk.server.expect(lambda e: e.type == "turn.end" and _rid_of(e) == req.request_id, consume=False)
+    end = desk.server.expect(lambda e: e.type == "turn.end" and e.request_id == req.request_id, consume=False)
     assert cancel.seq < end.seq, "the turn ended before the timed-out interaction was cancelled"
 
 
@@ -921,7 +911,7 @@ def ping_mid_turn(desk: DesktopScenario, count: int, name: str) -> None:
     turn did not run long enough)."""
     rid = desk.rid(name)
     conn = desk.server.connection
-    if any(e.type == "turn.end" and _rid_of(e) == rid for e in list(conn.received)):
+    if any(e.type == "turn.end" and e.request_id == rid for e in list(conn.received)):
         raise NotTestable(f"{name!r} ended before the harness could ping: the turn scripted with script-next-turn "
                           f"did not run long enough to ping the desktop while it runs")
     desk.ping_floor = len(conn.received)
@@ -951,7 +941,7 @@ def every_ping_answered(desk: DesktopScenario) -> None:
         assert not extra, f"the desktop's pong {n} of {desk.pings} has a payload that is not empty: {extra!r}"
         last = entry.seq
     rid = desk.rid(desk.ping_request)
-    ended = [e.seq for e in list(conn.received) if e.type == "turn.end" and _rid_of(e) == rid]
+    ended = [e.seq for e in list(conn.received) if e.type == "turn.end" and e.request_id == rid]
     assert not ended or ended[0] > last, (
         f"the desktop answered the last of {desk.pings} pings only after the turn of {desk.ping_request!r} ended")
 

@@ -31,16 +31,12 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.errors import MissingFrame, NotTestable
-from simulator.hook import ABSENT, find_local_paths_in_frame
+from simulator.hook import ABSENT, HOOK_FEATURE_SESSION_PICKER, QUERY_KINDS, find_local_paths_in_frame
 from simulator.roles.hook_conn import Inbound
 from simulator.wirelog import Direction
 from steps.hook_desktop import DesktopScenario
 
 __all__: list[str] = []
-
-#: The spec's names (slack-hook-protocol.md §2, §5 阶段 6), written here rather than read from the simulator.
-FEATURE_SESSION_PICKER = "session-picker-v1"
-QUERY_KINDS = ("workspaces", "models", "sessions")
 
 
 def _note(desk: DesktopScenario, text: str, summary: str) -> None:
@@ -57,14 +53,7 @@ def _progress_of(desk: DesktopScenario, name: str) -> list[tuple[int, Inbound]]:
     desk.last_end(name)
     rid = desk.rid(name)
 
-    def of_request(e: Inbound) -> bool:
-        if e.ok:
-            return getattr(e.payload, "request_id", None) == rid
-        try:
-            return json.loads(e.text).get("payload", {}).get("requestId") == rid
-        except (ValueError, AttributeError):
-            return False
-    return [(i, e) for i, e in _received(desk) if e.type == "turn.progress" and of_request(e)]
+    return [(i, e) for i, e in _received(desk) if e.type == "turn.progress" and e.request_id == rid]
 
 
 # -- §1: the current preference in every hello --------------------------------------------------------------------
@@ -131,24 +120,17 @@ def query_desktop(desk: DesktopScenario, kind: str) -> None:
     allowed (§5 阶段 6 "server 自行超时"); it is noted in the wire log."""
     assert kind in QUERY_KINDS, f"unknown query kind {kind!r} in the feature"
     if kind == "sessions":
-        declared = FEATURE_SESSION_PICKER in desk.server.desktop_features
-        if not declared or FEATURE_SESSION_PICKER not in desk.features:
+        declared = HOOK_FEATURE_SESSION_PICKER in desk.server.desktop_features
+        if not declared or HOOK_FEATURE_SESSION_PICKER not in desk.features:
             # §2: only when hello and welcome both carry session-picker-v1 may the frame be used
-            _note(desk, f"sessions query not sent: {FEATURE_SESSION_PICKER} is not declared by "
+            _note(desk, f"sessions query not sent: {HOOK_FEATURE_SESSION_PICKER} is not declared by "
                         f"{'the desktop' if not declared else 'this scenario welcome'}", "query skipped")
             return
     query_id = str(uuid.uuid4())
     desk.server.query(kind, query_id)
 
     def answer(e: Inbound) -> bool:
-        if e.type != "query.response":
-            return False
-        if e.ok:
-            return e.payload.query_id == query_id
-        try:
-            return json.loads(e.text).get("payload", {}).get("queryId") == query_id
-        except (ValueError, AttributeError):
-            return False
+        return e.type == "query.response" and e.query_id == query_id
     answer.description = f"a query.response to {kind} ({query_id})"  # type: ignore[attr-defined]
     try:
         desk.server.expect(answer, consume=False)

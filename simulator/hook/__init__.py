@@ -24,7 +24,7 @@ from .builders import *  # noqa: F403 - the make_* builders, listed in builders.
 from .checks import ABSENT, utf16_len
 from .constants import *  # noqa: F403 - every protocol constant and enum, listed in constants.__all__
 from .constants import __all__ as _constants_all
-from .envelope import HookMessage, build_hook_message, parse_hook_message, serialize_hook_message
+from .envelope import HookMessage, HookParseResult, build_hook_message, parse_hook_message, serialize_hook_message
 from .group import GroupMessageAuthor, GroupMessagePayload, GroupMessageRecipient
 from .interaction import (
     InteractionButton,
@@ -32,7 +32,7 @@ from .interaction import (
     InteractionDecisionPayload,
     InteractionRequestPayload,
 )
-from .issues import HookBuildError, HookIssue, HookParseResult, IssueCode
+from .issues import HookBuildError, HookIssue, IssueCode
 from .local_paths import LocalPath, PathRule, find_local_paths, find_local_paths_in_frame
 from .msg_op import MessageOpPayload, MessageOpResultPayload, MessageOpScope
 from .prefs import (

@@ -21,6 +21,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -28,7 +29,7 @@ import orjson
 
 from .checks import Obj, is_finite_number, is_number, is_object, js_number
 from .constants import HOOK_MAX_FRAME_CHARS, HOOK_PROTOCOL_VERSION, MessageType
-from .issues import SPEC, UPSTREAM, HookBuildError, HookIssue, HookParseResult, IssueCode
+from .issues import SPEC, UPSTREAM, HookBuildError, HookIssue, IssueCode
 from .jsontext import JsonTextError
 from .jsontext import loads as _json_loads
 from .registry import TYPES, spec_for_payload
@@ -43,6 +44,7 @@ from .wire import Wire
 
 __all__ = [
     "HookMessage",
+    "HookParseResult",
     "parse_hook_message",
     "serialize_hook_message",
     "build_hook_message",
@@ -123,6 +125,26 @@ class HookMessage:
 
     def __repr__(self) -> str:
         return f"HookMessage(type={self.type.value!r}, id={self.id!r}, ts={self.ts!r}, payload={self.payload!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class HookParseResult:
+    """``ok`` with the typed ``message``, or not ``ok`` with the first ``error`` found."""
+
+    ok: bool
+    message: HookMessage | None = None
+    error: HookIssue | None = None
+
+    @classmethod
+    def success(cls, message: HookMessage) -> HookParseResult:
+        return cls(True, message, None)
+
+    @classmethod
+    def failure(cls, error: HookIssue) -> HookParseResult:
+        return cls(False, None, error)
+
+    def __bool__(self) -> bool:
+        return self.ok
 
 
 # -- parsing ---------------------------------------------------------------------------------------------------

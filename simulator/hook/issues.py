@@ -1,24 +1,24 @@
 """What a failed parse says: where (a JSON pointer), what (a stable code), why (a sentence) and the spec reference.
 
-    HookParseResult
+    HookParseResult                       (envelope.py, next to HookMessage)
     ├── ok=True   .message: HookMessage
     └── ok=False  .error:   HookIssue(path, code, message, spec_ref, origin)
 
 ``parse_hook_message`` never raises on peer input (spec §2: "坏帧返回 ok:false + 字段路径,绝不抛异常"): every problem
 becomes a ``HookIssue``. Exceptions are for our own misuse only (``HookBuildError`` when a builder is handed
 values that would make an invalid frame).
+
+This module imports no other module of the core (not even under ``TYPE_CHECKING``): every family module, ``checks``,
+``registry`` and ``envelope`` import it, so it sits at the bottom of the core's one-way import graph. The result
+type that holds a ``HookMessage`` lives in ``envelope`` for that reason (tests/test_import_graph.py pins it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .envelope import HookMessage
-
-__all__ = ["IssueCode", "HookIssue", "HookParseResult", "HookBuildError", "SPEC", "UPSTREAM"]
+__all__ = ["IssueCode", "HookIssue", "HookBuildError", "SPEC", "UPSTREAM"]
 
 #: Reference prefixes: the spec document, and the facts about the upstream package real peers run.
 SPEC = "slack-hook-protocol.md"
@@ -82,26 +82,6 @@ class HookIssue:
     def __str__(self) -> str:
         where = self.path or "(frame)"
         return f"{where}: {self.message} [{self.code.value}; {self.spec_ref}]"
-
-
-@dataclass(frozen=True, slots=True)
-class HookParseResult:
-    """``ok`` with the typed ``message``, or not ``ok`` with the first ``error`` found."""
-
-    ok: bool
-    message: HookMessage | None = None
-    error: HookIssue | None = None
-
-    @classmethod
-    def success(cls, message: HookMessage) -> HookParseResult:
-        return cls(True, message, None)
-
-    @classmethod
-    def failure(cls, error: HookIssue) -> HookParseResult:
-        return cls(False, None, error)
-
-    def __bool__(self) -> bool:
-        return self.ok
 
 
 class HookBuildError(ValueError):

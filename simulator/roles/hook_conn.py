@@ -148,6 +148,28 @@ class Inbound:
     def text(self) -> str:
         return self.raw if isinstance(self.raw, str) else self.raw.decode("utf-8", "replace")
 
+    @property
+    def request_id(self) -> str | None:
+        """The requestId this frame carries: the typed payload's when the frame is valid; for an invalid frame the
+        ``payload.requestId`` string it claims (so a step can tell which request a broken frame is about); None when
+        it names none (not JSON, no payload object, no string ``requestId``, or a type without one)."""
+        return self._payload_str("request_id", "requestId")
+
+    @property
+    def query_id(self) -> str | None:
+        """The queryId this frame carries (``query.request``/``query.response``), read like ``request_id``."""
+        return self._payload_str("query_id", "queryId")
+
+    def _payload_str(self, attr: str, key: str) -> str | None:
+        if self.message is not None:
+            value = getattr(self.message.payload, attr, None)
+        else:
+            try:
+                value = json.loads(self.text)["payload"][key]
+            except (ValueError, KeyError, TypeError, IndexError):  # not JSON, or no payload.<key> in it
+                return None
+        return value if isinstance(value, str) else None
+
 
 #: What ``expect`` accepts: a type ("task.ack" or ``MessageType``), several types, or a predicate on ``Inbound``.
 Matcher = str | MessageType | Iterable[str | MessageType] | Callable[[Inbound], bool]

@@ -23,15 +23,19 @@ from simulator.hook import (
     HOOK_FEATURE_TURN_REOPEN,
     HOOK_MAX_FRAME_CHARS,
     IssueCode,
+    make_ping,
     make_turn_progress,
+    serialize_hook_message,
 )
 from simulator.roles import (
     DesktopRole,
     HandshakeRejected,
+    Inbound,
     HookConnectionClosed,
     LoopClosed,
     LoopThread,
     ServerRole,
+    describe_frame,
 )
 from simulator.wirelog import Direction, WireLog
 
@@ -587,3 +591,37 @@ def test_server_role_records_the_handshake_headers():
     finally:
         desktop.close()
         server.close()
+
+
+def _inbound(raw: str | bytes) -> Inbound:
+    d = describe_frame(raw, origin="subject")
+    return Inbound(1, 0.0, raw, not isinstance(raw, str), d.message, d.issue, d.claimed_type)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    # a valid frame: the typed payload's requestId
+    (serialize_hook_message(make_turn_progress("r-valid", "hi")), "r-valid"),
+    # a valid frame of a type that names no request
+    (serialize_hook_message(make_ping()), None),
+    # an invalid frame (text missing): the requestId string it claims
+    ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":{"requestId":"r-claimed"}}', "r-claimed"),
+    # an invalid frame whose requestId is not a string, or that has none, or no payload object, or is not JSON
+    ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":{"requestId":7,"text":""}}', None),
+    ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":{"text":""}}', None),
+    ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":["r"]}', None),
+    ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":"r"}', None),
+    ("[1, 2]", None),
+    ("not json", None),
+    (b"\xff\xfe", None),
+])
+def test_inbound_request_id(raw, expected):
+    entry = _inbound(raw)
+    assert entry.request_id == expected
+    if expected == "r-claimed":
+        assert not entry.ok, "the claimed-requestId case must be an invalid frame"
+
+
+def test_inbound_query_id_valid_and_claimed():
+    claimed = _inbound('{"v":1,"type":"query.response","id":"x","ts":1,"payload":{"queryId":"q-claimed"}}')
+    assert not claimed.ok and claimed.query_id == "q-claimed"
+    assert _inbound(serialize_hook_message(make_turn_progress("r", ""))).query_id is None

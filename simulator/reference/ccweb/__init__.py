@@ -10,16 +10,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...running import Role, RunningReference
 from .contract import CCWEB_MCP_TOOLS, REPLY_MODES, ReplyMode, codex_fallback_tools
 from .control import ControlApi
 from .core import VARIANT_ENV, CcwebCore, Variant
 from .server import build_server
 from .store import Store
-
-if TYPE_CHECKING:
-    from ...subjects import RunningReference
 
 __all__ = [
     "CCWEB_MCP_TOOLS",
@@ -41,8 +39,6 @@ def start_embedded(config: Any = None, *, variant: Variant | str | None = None) 
     is ``variant`` or the environment's ``CCWEB_REFERENCE_VARIANT``; ``stop()`` shuts it down and removes its
     state."""
     from ... import __version__
-    from ...subjects import RunningReference  # imported late: subjects may import this package
-    from ...targets import Role
 
     chosen = Variant.parse(variant) if isinstance(variant, str) else variant or Variant.from_env()
     state_dir = Path(tempfile.mkdtemp(prefix="ccweb-reference-"))

@@ -14,8 +14,9 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...running import Role, RunningReference
 from ..handle import ReferenceHandle
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script
 from .client import DesktopClient
@@ -23,9 +24,6 @@ from .control import CAPABILITIES, DesktopControlApi
 from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, DesktopMachine, Variant
 from .store import OutboxStore
 from .variants import machine_class, make_machine
-
-if TYPE_CHECKING:
-    from ...subjects import RunningReference
 
 __all__ = [
     "CAPABILITIES", "CONSUMED_FEATURES", "DEFAULT_SCRIPT", "DesktopClient", "DesktopControlApi", "DesktopHandle",
@@ -78,8 +76,6 @@ INTERVAL_ENV = "DESKTOP_REFERENCE_PROGRESS_INTERVAL_MS"
 def _subject_env(config: Any) -> dict[str, str]:
     """The run's ``--subject-env desktop=NAME=VALUE`` settings, if the config carries any."""
     try:
-        from ...targets import Role
-
         return dict((getattr(config, "subject_env", None) or {}).get(Role.DESKTOP, {}))
     except Exception:  # noqa: BLE001 - no config, or an older shape: no settings
         return {}
@@ -89,8 +85,6 @@ def start_embedded(config: Any = None, *, variant: Variant | str | None = None) 
     """The embedded reference for a run: ``dial(url, token)`` starts one fresh desktop per call; ``stop()``
     stops every instance still running."""
     from ... import __version__
-    from ...subjects import RunningReference
-    from ...targets import Role
 
     handles: list[DesktopHandle] = []
     env = _subject_env(config)

@@ -15,8 +15,9 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...running import Role, RunningReference
 from ..handle import ReferenceHandle
 from .channel import MESSAGE_TRANSITIONS, ChannelMessage, MessageEvent, MessageState
 from .control import CAPABILITIES, HookServerControlApi
@@ -35,9 +36,6 @@ from .machine import (
 from .server import HookServer
 from .store import HookServerStore
 from .variants import VARIANT_ENV, Variant
-
-if TYPE_CHECKING:
-    from ...subjects import RunningReference
 
 __all__ = [
     "CAPABILITIES", "DEFAULT_FEATURES", "DEFAULT_SERVER_NAME", "DELIVERY_TRANSITIONS", "MESSAGE_TRANSITIONS",
@@ -101,8 +99,6 @@ def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = 
 def _subject_env(config: Any) -> dict[str, str]:
     """The run's ``--subject-env hook-server=NAME=VALUE`` settings, if the config carries any."""
     try:
-        from ...targets import Role
-
         return dict((getattr(config, "subject_env", None) or {}).get(Role.HOOK_SERVER, {}))
     except Exception:  # noqa: BLE001 - no config, or an older shape: no settings
         return {}
@@ -113,8 +109,6 @@ def start_embedded(config: Any = None, *, variant: Variant | str | None = None) 
     ``config.hook_token`` or a random one; the variant comes from ``--subject-env
     hook-server=HOOK_SERVER_REFERENCE_VARIANT=…`` (or the environment)."""
     from ... import __version__
-    from ...subjects import RunningReference
-    from ...targets import Role
 
     env = _subject_env(config)
     if variant is None and env.get(VARIANT_ENV):

@@ -7,17 +7,15 @@ probekit-mcp`` runs it as a process (``cli.main``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ...running import Role, RunningReference
 from .catalog import CATALOG, STRUCTURED_TOOLS, ToolSpec, tool_definition
 from .output import error_response, ok_structured, ok_text
 from .schemas import CommitMessageSchema, WorkflowReportSchema
 from .server import ProbeKit, build_server, listed_tools
 from .toolsets import ALL_TOOLS, TOOLSET_DEFINITIONS, Toolset, ToolsetConfig
 from .variants import VARIANT_ENV, Variant
-
-if TYPE_CHECKING:
-    from ...subjects import RunningReference
 
 __all__ = [
     "ALL_TOOLS", "CATALOG", "STRUCTURED_TOOLS", "TOOLSET_DEFINITIONS", "CommitMessageSchema", "ProbeKit", "Toolset",
@@ -30,8 +28,6 @@ def start_embedded(config: Any = None, *, variant: Variant | str | None = None) 
     """Start the embedded reference for a run (``config`` unused). The variant is ``variant``, else the
     environment's ``PROBEKIT_REFERENCE_VARIANT`` (read once here, or from the env given to the factory)."""
     from ... import __version__
-    from ...subjects import RunningReference  # imported late: subjects may import this package
-    from ...targets import Role
 
     chosen = Variant.parse(variant) if isinstance(variant, str) else variant or Variant.from_env()
 

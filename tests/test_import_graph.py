@@ -1,0 +1,223 @@
+"""Dependencies point one way (docs/architecture.md "The one-way data flow"; issue 12 "no import cycle").
+
+The module import graph of ``simulator/``, ``steps/`` and ``reports/`` is read from the source with ``ast``, not
+by importing it: every ``import`` / ``from … import`` statement counts wherever it stands (module level, inside a
+function, a ``try``), except those under ``if TYPE_CHECKING:``, which never run. An edge goes to the module
+named, or to the package when the imported name is not a submodule; importing ``a.b.c`` is not counted as an
+edge to ``a`` and ``a.b`` (the parent packages Python runs first). Imports by string (``importlib``, the
+``REFERENCE_STARTERS`` registry) are not edges: that is how the harness reaches a reference without importing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("simulator", "steps", "reports")
+
+#: Cycles inside ``simulator/`` not broken yet, each named with its modules and the reason. Empty: none remain.
+#: An entry here is a known debt, never a way to make this test pass quietly.
+ALLOWED_CYCLES: tuple[frozenset[str], ...] = ()
+
+#: What ``reports/`` may import of the simulator (architecture: reports render a ``RunRecord`` and nothing else).
+REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog"})
+
+
+def _modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _statements(node: ast.AST, *, type_checking: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement under ``node``, at any depth; ``if TYPE_CHECKING:`` bodies only if asked."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _is_type_checking(child.test) and not type_checking:
+            for stmt in child.orelse:
+                yield from _statements_of(stmt, type_checking=type_checking)
+            continue
+        yield from _statements_of(child, type_checking=type_checking)
+
+
+def _statements_of(node: ast.AST, *, type_checking: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        yield node
+    yield from _statements(node, type_checking=type_checking)
+
+
+def _known(name: str) -> str | None:
+    """The longest prefix of ``name`` that is one of our modules (None: a third-party or stdlib module)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(module: str, path: Path, *, type_checking: bool = False) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    out: set[str] = set()
+    for stmt in _statements(tree, type_checking=type_checking):
+        if isinstance(stmt, ast.Import):
+            targets: Iterable[str | None] = (_known(alias.name) for alias in stmt.names)
+        else:
+            if stmt.level:
+                base = ".".join(package[: len(package) - stmt.level + 1] + ([stmt.module] if stmt.module else []))
+            else:
+                base = stmt.module or ""
+            targets = (
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else _known(base) for alias in stmt.names
+            )
+        out.update(t for t in targets if t)
+    out.discard(module)
+    return out
+
+
+@functools.cache
+def import_graph(*, type_checking: bool = False) -> dict[str, set[str]]:
+    """Module → the project modules it imports at run time (``type_checking``: those under the guard too).
+    Cached: callers must not change it."""
+    return {module: _imports(module, path, type_checking=type_checking) for module, path in MODULES.items()}
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative; components of more than one module, each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def _describe(cycles: list[list[str]], graph: dict[str, set[str]]) -> str:
+    lines = []
+    for cycle in cycles:
+        members = set(cycle)
+        lines.append(f"cycle of {len(cycle)}: " + ", ".join(cycle))
+        lines.extend(f"    {m} -> {', '.join(sorted(graph[m] & members))}" for m in cycle)
+    return "\n".join(lines)
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_graph_sees_the_project():
+    graph = import_graph()
+    assert "simulator.hook.envelope" in graph and "reports._common" in graph and "steps" in graph
+    assert "simulator.hook.issues" in graph["simulator.hook.envelope"]
+    # A function-level import counts: the subjects module imports the dial watcher inside a method.
+    assert "simulator.roles.dial_watch" in graph["simulator.subjects"]
+
+
+def test_no_import_cycle_in_simulator():
+    graph = import_graph()
+    cycles = [c for c in strongly_connected(graph) if all(_in(m, "simulator") for m in c)]
+    unexpected = [c for c in cycles if frozenset(c) not in ALLOWED_CYCLES]
+    assert not unexpected, "import cycles in simulator/ (runtime imports, function-level included):\n" + _describe(
+        unexpected, graph
+    )
+    stale = [sorted(c) for c in ALLOWED_CYCLES if list(sorted(c)) not in cycles]
+    assert not stale, f"ALLOWED_CYCLES entries that are no longer cycles (remove them): {stale}"
+
+
+def test_no_cycle_in_the_protocol_core_even_for_the_type_checker():
+    """``simulator/hook/`` is a one-way stack even counting ``TYPE_CHECKING`` imports (issues ← checks ← wire ←
+    registry ← envelope: the result type holding a ``HookMessage`` lives in ``envelope``)."""
+    graph = import_graph(type_checking=True)
+    cycles = [c for c in strongly_connected(graph) if all(_in(m, "simulator.hook") for m in c)]
+    assert not cycles, _describe(cycles, graph)
+
+
+def test_protocol_core_imports_no_other_project_module_but_jsonpointer():
+    graph = import_graph()
+    outside = {
+        (m, t)
+        for m, targets in graph.items()
+        if _in(m, "simulator.hook")
+        for t in targets
+        if not _in(t, "simulator.hook") and t != "simulator.jsonpointer"
+    }
+    assert not outside, sorted(outside)
+
+
+def test_references_do_not_import_the_harness():
+    """The references share only ``simulator.running`` with the harness (and the package's ``__version__``)."""
+    graph = import_graph()
+    harness = {"simulator.subjects", "simulator.targets", "simulator.config", "simulator.pytest_plugin"}
+    bad = {
+        (m, t)
+        for m, targets in graph.items()
+        if _in(m, "simulator.reference")
+        for t in targets
+        if t in harness
+    }
+    assert not bad, sorted(bad)
+    assert graph["simulator.running"] == set(), graph["simulator.running"]
+
+
+def test_reports_import_only_the_result_record_and_the_wire_log():
+    graph = import_graph()
+    bad = {
+        (m, t)
+        for m, targets in graph.items()
+        if _in(m, "reports")
+        for t in targets
+        if _in(t, "simulator") and t not in REPORTS_MAY_IMPORT
+    }
+    assert not bad, sorted(bad)
+
+
+def test_simulator_imports_nothing_from_steps():
+    graph = import_graph()
+    bad = {(m, t) for m, targets in graph.items() if _in(m, "simulator") for t in targets if _in(t, "steps")}
+    assert not bad, sorted(bad)
