@@ -42,14 +42,14 @@ def _env() -> dict[str, str]:
 def desktop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desktop]:
     """ONE reference desktop for the module: it dials the WebSocket relay, which relays to the port the harness
     listens on during a run (between runs the relay finds nothing there and hangs up; the desktop dials again)."""
-    listen_port, control_port = free_port(), free_port()
+    listen_port = free_port()
     ws = WsProxy(f"ws://127.0.0.1:{listen_port}/hook")
     workdir = tmp_path_factory.mktemp("desktop-evidence")
     cmd = [PYTHON, "-m", "simulator", "serve", "desktop", "--connect", ws.url, "--control",
-           f"127.0.0.1:{control_port}", "--db", str(workdir / "outbox.sqlite3")]
+           "127.0.0.1:0", "--db", str(workdir / "outbox.sqlite3")]
     try:
         with serving(cmd, env=_env()) as ready:
-            control = ControlProxy(ready.get("control") or f"http://127.0.0.1:{control_port}")
+            control = ControlProxy(ready["control"])
             try:
                 yield Desktop(listen_port, ws, control)
             finally:

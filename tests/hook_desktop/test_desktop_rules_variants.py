@@ -63,12 +63,12 @@ def _run_embedded(name: str, workdir: Path, variant: str | None) -> Run:
 
 
 def _run_external(name: str, workdir: Path) -> Run:
-    hook_port, control_port = free_port(), free_port()
+    hook_port = free_port()
     env = _env()
     cmd = [PYTHON, "-m", "simulator", "serve", "desktop", "--connect", f"ws://127.0.0.1:{hook_port}/hook",
-           "--control", f"127.0.0.1:{control_port}", "--db", str(workdir / "outbox.sqlite3")]
+           "--control", "127.0.0.1:0", "--db", str(workdir / "outbox.sqlite3")]
     with serving(cmd, env=env) as ready:
-        control = ready.get("control") or f"http://127.0.0.1:{control_port}"
+        control = ready["control"]
         return run_features(name, workdir, FEATURES, [f"--target=desktop=listen:127.0.0.1:{hook_port}",
                                                       f"--control=desktop={control}", *_req_args()], env)
 

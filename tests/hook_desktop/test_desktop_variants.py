@@ -63,12 +63,14 @@ def _run_embedded(name: str, workdir: Path, variant: str | None, reqs: set[str] 
 
 
 def _run_external(name: str, workdir: Path) -> Run:
-    hook_port, control_port = free_port(), free_port()
+    hook_port = free_port()
     env = _env()
+    # the control API binds a port of its own choosing (no race with another run for a port picked here) and says
+    # which in its readiness line
     cmd = [PYTHON, "-m", "simulator", "serve", "desktop", "--connect", f"ws://127.0.0.1:{hook_port}/hook",
-           "--control", f"127.0.0.1:{control_port}", "--db", str(workdir / "outbox.sqlite3"), "--token", EXTERNAL_TOKEN]
+           "--control", "127.0.0.1:0", "--db", str(workdir / "outbox.sqlite3"), "--token", EXTERNAL_TOKEN]
     with serving(cmd, env=env) as ready:
-        control = ready.get("control") or f"http://127.0.0.1:{control_port}"
+        control = ready["control"]
         return run_features(name, workdir, FEATURES, [f"--target=desktop=listen:127.0.0.1:{hook_port}",
                                                       f"--control=desktop={control}",
                                                       f"--hook-token={EXTERNAL_TOKEN}"], env)

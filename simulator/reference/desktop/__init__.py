@@ -65,7 +65,12 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
                            outbox=store.load(), saved_sessions=store.load_sessions(),
                            saved_acks=store.load_acks())
     client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()
-    api = DesktopControlApi(client, *control).start() if control is not None else None
+    try:
+        api = DesktopControlApi(client, *control).start() if control is not None else None
+    except BaseException:  # e.g. the control port is taken: nothing may keep running (or dialling) behind the error
+        client.stop()
+        store.close()
+        raise
     return DesktopHandle(client, api, store, temp_dir)
 
 
