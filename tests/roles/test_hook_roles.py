@@ -313,6 +313,37 @@ def test_expect_none_fails_when_the_peer_stops_answering():
         desktop.close()
 
 
+def test_expect_none_fails_when_the_harness_lost_a_frame_in_the_window(pair, monkeypatch):
+    """A frame the reader failed to handle (a harness bug) may be the very frame the window watches for: the
+    window proves nothing, an error verdict, never silence."""
+    from simulator.errors import HarnessError
+
+    server, desktop = pair
+
+    async def broken(data):
+        raise RuntimeError("injected harness bug")
+
+    monkeypatch.setattr(desktop.conn, "_on_frame", broken)
+    timer = threading.Timer(0.1, server.dispatch)
+    timer.start()
+    try:
+        with pytest.raises(HarnessError, match="failed to handle a frame"):
+            desktop.expect_none("task.dispatch", within=0.8)
+    finally:
+        timer.join()
+
+
+def test_an_invalid_frame_only_the_exact_reader_can_decode_still_claims_its_type():
+    """orjson refuses 5,000 levels of nesting; the frame's claimed type is read as the parser reads it, so an
+    invalid turn.end of that shape still matches an expectation (or a "no turn.end" window) by its type."""
+    from simulator.roles.hook_conn import describe_frame
+
+    deep = "[" * 5000 + "]" * 5000
+    raw = ('{"v":1,"type":"turn.end","id":"f","ts":1,"payload":{"requestId":"","status":"ok","deep":' + deep + "}}")
+    described = describe_frame(raw)
+    assert described.issue is not None and described.claimed_type == "turn.end", described
+
+
 def test_expect_none(pair):
     server, desktop = pair
     desktop.expect_none("task.dispatch", within=0.2)
