@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pytester_project import make_project
 
 pytest_plugins = ["pytester"]
 
@@ -194,17 +195,6 @@ def silent_subject():
     sock.recv(1)  # the subject never answers: only the scenario time limit ends this
 '''
 
-INI = """
-[pytest]
-markers =
-    req(id): requirement id
-    must: MUST
-    should: SHOULD
-    may: MAY
-bdd_features_base_dir = features
-"""
-
-
 @pytest.fixture
 def silent_server(monkeypatch):
     """A TCP server that accepts and never says a word."""
@@ -234,14 +224,7 @@ def silent_server(monkeypatch):
 
 @pytest.fixture
 def demo(pytester: pytest.Pytester, silent_server):
-    pytester.makeini(INI)
-    pytester.makeconftest('pytest_plugins = ["simulator.pytest_plugin"]\n')
-    (pytester.path / "scenarios" / "requirements").mkdir(parents=True)
-    (pytester.path / "scenarios" / "requirements" / "demo.toml").write_text(REGISTRY, encoding="utf-8")
-    (pytester.path / "features").mkdir()
-    (pytester.path / "features" / "demo.feature").write_text(FEATURE, encoding="utf-8")
-    (pytester.path / "features" / "test_demo.py").write_text(STEPS, encoding="utf-8")
-    return pytester
+    return make_project(pytester, REGISTRY, FEATURE, STEPS)
 
 
 def run(demo: pytest.Pytester, *args: str):

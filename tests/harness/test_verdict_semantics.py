@@ -8,6 +8,7 @@ import json
 import textwrap
 
 import pytest
+from pytester_project import make_project
 
 from simulator.reviews import material_digest
 
@@ -64,27 +65,9 @@ def well():
     pass
 '''
 
-INI = """
-[pytest]
-markers =
-    req(id): requirement id
-    must: MUST
-    should: SHOULD
-    may: MAY
-bdd_features_base_dir = features
-"""
-
-
 @pytest.fixture
 def demo(pytester: pytest.Pytester):
-    pytester.makeini(INI)
-    pytester.makeconftest('pytest_plugins = ["simulator.pytest_plugin"]\n')
-    (pytester.path / "scenarios" / "requirements").mkdir(parents=True)
-    (pytester.path / "scenarios" / "requirements" / "demo.toml").write_text(REGISTRY, encoding="utf-8")
-    (pytester.path / "features").mkdir()
-    (pytester.path / "features" / "demo.feature").write_text(FEATURE, encoding="utf-8")
-    (pytester.path / "features" / "test_demo.py").write_text(STEPS, encoding="utf-8")
-    return pytester
+    return make_project(pytester, REGISTRY, FEATURE, STEPS)
 
 
 def run(demo: pytest.Pytester, *args: str):
