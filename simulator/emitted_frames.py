@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .frame_cases import FrameRuleIndex
-from .hook import parse_hook_message
 from .hook.local_paths import find_local_paths_in_frame
 from .results import ScenarioResult, Verdict
+from .roles.hook_conn import describe_frame
 
 __all__ = ["EmittedFrames", "Violation", "EMITTED_FEATURE"]
 
@@ -71,13 +71,13 @@ class EmittedFrames:
                 found = find_local_paths_in_frame(text)
                 if found:
                     seen.paths.append((scenario, "; ".join(str(p) for p in found[:3]), text[:_MAX_TEXT]))
-            result = parse_hook_message(text)
-            if result.ok:
-                t = result.message.type.value
+            described = describe_frame(text)
+            if described.issue is None:
+                t = described.claimed_type or ""
                 seen.valid[t] = seen.valid.get(t, 0) + 1
                 continue
-            err = result.error
-            seen.violations.append(Violation(_claimed_type(text), err.path, err.code.value, err.message, scenario,
+            err = described.issue
+            seen.violations.append(Violation(described.claimed_type, err.path, err.code.value, err.message, scenario,
                                              text[:_MAX_TEXT]))
 
     def roles(self) -> list[str]:
@@ -138,13 +138,3 @@ class EmittedFrames:
             result.evidence = [f"{sc}: {w}: {text}" for sc, w, text in seen.paths[:_MAX_VIOLATIONS]]
         return result
 
-
-def _claimed_type(text: str) -> str | None:
-    import json
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    value = data.get("type") if isinstance(data, dict) else None
-    return value if isinstance(value, str) else None

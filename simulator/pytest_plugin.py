@@ -51,7 +51,7 @@ from .reviews import Reviews, load_reviews, material_digest
 from .results import FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, worst
 from .wirelog import Direction, WireLog
 
-__all__ = ["ShouldNotMet", "Harness"]
+__all__ = ["ShouldNotMet", "Harness", "scenario_template"]
 
 MAX_EVIDENCE_CHARS = 8000
 MAX_WIRE_EVENTS = 400
@@ -322,8 +322,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if call.when == "call":
         _observe_emitted(item, subject, harness)
     review_entry = None
+    material = getattr(call.excinfo.value, "material", "") if call.excinfo is not None else ""
     if verdict is Verdict.REVIEW:
-        material = getattr(call.excinfo.value, "material", "") if call.excinfo is not None else ""
         if harness.reviews is not None:
             review_entry, why = harness.reviews.decision_for(rid, material)
             if review_entry is None:
@@ -352,10 +352,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         subject=subject,
         review=review_entry.to_json() if review_entry is not None else None,
     )
-    if verdict is Verdict.REVIEW or review_entry is not None:
-        material = getattr(call.excinfo.value, "material", "") if call.excinfo is not None else ""
-        if material:
-            result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))
+    if material and (verdict is Verdict.REVIEW or review_entry is not None):
+        result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))
     if verdict is not Verdict.PASS:
         if call.excinfo is not None and reason != str(call.excinfo.value):
             result.evidence.append(_trim(str(call.excinfo.value), MAX_EVIDENCE_CHARS))
@@ -440,7 +438,7 @@ def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness:
         harness.emitted.observe(subject["role"], subject["target"], item.nodeid, texts)
 
 
-def _template_of(item: pytest.Item) -> Any:
+def scenario_template(item: pytest.Item) -> Any:
     """The pytest-bdd scenario template behind an item (None for a plain test)."""
     from pytest_bdd.scenario import scenario_wrapper_template_registry
 
@@ -453,7 +451,7 @@ def _template_of(item: pytest.Item) -> Any:
 
 def _feature_file(item: pytest.Item, rootdir: Path) -> str:
     """The ``.feature`` file of a scenario (relative to the root), else the test module's path."""
-    scenario = _template_of(item)
+    scenario = scenario_template(item)
     path = Path(scenario.feature.filename) if scenario is not None else Path(str(item.path))
     try:
         return str(path.resolve().relative_to(rootdir.resolve()))
@@ -462,7 +460,7 @@ def _feature_file(item: pytest.Item, rootdir: Path) -> str:
 
 
 def _scenario_name(item: pytest.Item) -> str:
-    scenario = _template_of(item)
+    scenario = scenario_template(item)
     if scenario is not None:
         name = scenario.name
         params = getattr(item, "callspec", None)

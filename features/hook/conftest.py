@@ -13,14 +13,13 @@ import re
 
 import pytest
 
+from simulator.pytest_plugin import scenario_template
+
 _SAMPLE_PING = re.compile(r'^the sample frame "ping/')
 
 
 def _is_wire_case(item: pytest.Item) -> bool:
-    from pytest_bdd.scenario import scenario_wrapper_template_registry
-
-    obj = getattr(item, "obj", None)
-    scenario = scenario_wrapper_template_registry.get(obj) if obj is not None else None
+    scenario = scenario_template(item)
     if scenario is None:
         return True
     callspec = getattr(item, "callspec", None)
