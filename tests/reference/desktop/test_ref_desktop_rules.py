@@ -28,7 +28,6 @@ from simulator.hook import (
 from simulator.reference.desktop import machine_class
 from simulator.reference.desktop.agent import Script
 from simulator.reference.desktop.machine import (
-    MAX_QUERY_SESSIONS,
     DesktopMachine,
     Schedule,
     Send,
@@ -45,6 +44,8 @@ from simulator.reference.desktop.variants import (
 )
 
 FOLDER = "/abs/home-of/repo"
+#: §5 query.response: "sessions 最多 20 条 {id,title,workspace,lastActiveAt}" (the spec's number, not the reference's).
+MAX_QUERY_SESSIONS = 20
 #: The variants that are switches inside the machine (the older ones); every other variant wraps it.
 SWITCHES = {Variant.REOPEN_AFTER_PROGRESS, Variant.REOPEN_REPLAYED, Variant.COUNTER_REOPEN_ID,
             Variant.REDELIVERY_RUNS_TWICE, Variant.LIFECYCLE_WITHOUT_FEATURE}
