@@ -1,0 +1,61 @@
+"""``simulator.drivers.timing``: the shared waiting rules of the drivers (a fake clock, no sleeping)."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulator.drivers.timing import QUIET_S, eventually, quiet_window
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_quiet_window_is_bounded_by_the_step_limit():
+    assert quiet_window(0.2) == 0.2
+    assert quiet_window(60.0) == QUIET_S
+
+
+def test_eventually_returns_the_first_success():
+    clock = FakeClock()
+    answers = iter([AssertionError("not yet"), AssertionError("not yet"), "done"])
+
+    def check() -> str:
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert eventually(check, 5.0, poll=1.0, clock=clock, sleep=clock.sleep) == "done"
+    assert clock.now == 2.0
+
+
+def test_eventually_raises_the_last_failure_at_the_deadline():
+    clock = FakeClock()
+    count = 0
+
+    def check() -> None:
+        nonlocal count
+        count += 1
+        raise AssertionError(f"look {count}")
+
+    with pytest.raises(AssertionError, match="look 4"):
+        eventually(check, 3.0, poll=1.0, clock=clock, sleep=clock.sleep)
+
+
+def test_eventually_lets_other_errors_through_at_once():
+    clock = FakeClock()
+
+    def check() -> None:
+        raise ConnectionError("closed")
+
+    with pytest.raises(ConnectionError):
+        eventually(check, 3.0, poll=1.0, clock=clock, sleep=clock.sleep)
+    assert clock.now == 0.0
