@@ -1,5 +1,8 @@
-"""JUnit XML: one ``<testsuite>`` per feature file, one ``<testcase>`` per scenario (classname = the feature,
-name = the scenario's name), for CI systems that show test results.
+"""JUnit XML: one ``<testsuite>`` per feature file, one ``<testcase>`` per scenario, for CI systems that show test
+results. CI viewers show ``classname`` and ``name`` and little else, so both say what a reader looks for: the
+``classname`` is the spec family and feature as a dotted name (``features/hook/server/delivery.feature`` →
+``hook.server.delivery``: viewers group by its dots), the ``name`` is ``<REQ-ID> <scenario title>`` (just the title
+for a scenario without a requirement). The suite keeps the feature file's path as its name.
 
 Verdict mapping (``<properties>`` on each testcase carry ``requirement``, ``level`` and ``verdict``):
 
@@ -25,13 +28,14 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from simulator.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import as_record, fails_run, scenario_details, visible
 
-__all__ = ["render_junit", "RUN_SUITE"]
+__all__ = ["render_junit", "RUN_SUITE", "case_classname", "case_name"]
 
 #: The name (and classname) of the synthetic suite of run-level failures.
 RUN_SUITE = "(run)"
@@ -52,10 +56,26 @@ def _one_line(text: str) -> str:
     return first + (" …" if rest.strip() else "")
 
 
+def case_classname(feature: str) -> str:
+    """The dotted spec family and feature of a feature file path: ``features/ccweb/calls.feature`` → ``ccweb.calls``
+    (a path outside ``features/`` keeps its folders: ``tests/x/test_y.py`` → ``tests.x.test_y``)."""
+    path = PurePosixPath(feature.replace("\\", "/"))
+    parts = list(path.with_suffix("").parts) if path.suffix else list(path.parts)
+    if parts and parts[0] == "features":
+        parts = parts[1:]
+    return ".".join(parts) or feature
+
+
+def case_name(scenario: ScenarioResult) -> str:
+    """``<REQ-ID> <scenario title>``: the requirement id first, where a CI view shows it."""
+    return f"{scenario.requirement} {scenario.name}" if scenario.requirement else scenario.name
+
+
 def _testcase(suite: ET.Element, scenario: ScenarioResult, strict: bool) -> str | None:
     """Adds the testcase; returns its outcome: None (passed), "failure", "error" or "skipped"."""
     case = _el(
-        suite, "testcase", classname=scenario.feature, name=scenario.name, time=f"{scenario.duration_s:.3f}",
+        suite, "testcase", classname=case_classname(scenario.feature), name=case_name(scenario),
+        time=f"{scenario.duration_s:.3f}",
     )
     props = _el(case, "properties")
     if scenario.requirement is not None:

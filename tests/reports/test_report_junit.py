@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from reports.junit import RUN_SUITE, render_junit
+from reports.junit import RUN_SUITE, case_classname, case_name, render_junit
 from simulator.results import Verdict
 
 
@@ -30,15 +30,16 @@ def test_parses_with_one_suite_per_feature_and_one_case_per_scenario(record):
     assert [s.get("name") for s in suites] == features + [RUN_SUITE]
     for suite in suites[:-1]:
         cases = suite.findall("testcase")
-        assert {c.get("classname") for c in cases} == {suite.get("name")}
-        assert [c.get("name") for c in cases] == [s.name for s in record.scenarios if s.feature == suite.get("name")]
+        assert {c.get("classname") for c in cases} == {case_classname(suite.get("name"))}
+        assert [c.get("name") for c in cases] == [case_name(s) for s in record.scenarios
+                                                  if s.feature == suite.get("name")]
     assert sum(int(s.get("tests")) for s in suites) == int(root.get("tests")) == len(record.scenarios) + 2
 
 
 def test_every_case_has_requirement_level_and_verdict(record):
     cases = _cases(_parse(record))
     for s in record.scenarios:
-        props = _props(cases[(s.feature, s.name)])
+        props = _props(cases[(case_classname(s.feature), case_name(s))])
         assert props["requirement"] == s.requirement
         assert props["level"] == s.level
         assert props["verdict"] == s.verdict.value
@@ -49,7 +50,7 @@ def test_verdicts_map_to_junit_outcomes(record):
     cases = _cases(_parse(record))
     by_verdict = {}
     for s in record.scenarios:
-        by_verdict.setdefault((s.verdict, s.baselined), []).append(cases[(s.feature, s.name)])
+        by_verdict.setdefault((s.verdict, s.baselined), []).append(cases[(case_classname(s.feature), case_name(s))])
     for case in by_verdict[(Verdict.PASS, False)]:
         assert [c.tag for c in case] == ["properties"]
     for verdict in (Verdict.FAIL, Verdict.NOT_TESTABLE, Verdict.TIMEOUT):
@@ -73,13 +74,13 @@ def test_warn_fails_only_under_strict(record):
     record.strict = True
     cases = _cases(_parse(record))
     warn = next(s for s in record.scenarios if s.verdict is Verdict.WARN)
-    failure = cases[(warn.feature, warn.name)].find("failure")
+    failure = cases[(case_classname(warn.feature), case_name(warn))].find("failure")
     assert failure is not None and failure.get("type") == "warn"
 
 
 def test_failure_carries_reason_evidence_and_the_wire_log(record):
     failing = record.scenarios[3]
-    failure = _cases(_parse(record))[(failing.feature, failing.name)].find("failure")
+    failure = _cases(_parse(record))[(case_classname(failing.feature), case_name(failing))].find("failure")
     # A multi-line reason: the message is its first line, the body has it whole.
     first_line = "expected the frame to be rejected at /payload/reason, but the subject accepted it"
     assert failure.get("message") == first_line + " …"
@@ -120,4 +121,24 @@ def test_every_character_xml_forbids_is_escaped(record):
     text = render_junit(record)
     text.encode("utf-8")
     root = ET.fromstring(text.encode("utf-8"))
-    assert any(c.get("name").startswith("name \\u0000\\u0001") for c in root.iter("testcase"))
+    assert any("name \\u0000\\u0001" in c.get("name") for c in root.iter("testcase"))
+
+
+def test_ci_views_see_the_spec_family_and_the_requirement_id():
+    """Issue 13: ``classname`` = the spec family / feature, ``name`` = ``<REQ-ID> <scenario title>``."""
+    assert case_classname("features/hook/server/delivery.feature") == "hook.server.delivery"
+    assert case_classname("features/ccweb/calls.feature") == "ccweb.calls"
+    assert case_classname("features\\probekit\\tasks.feature") == "probekit.tasks"
+    assert case_classname("tests/x/test_y.py") == "tests.x.test_y"
+
+
+def test_case_names_lead_with_the_requirement(record):
+    root = _parse(record)
+    names = [c.get("name") for c in root.iter("testcase") if c.get("classname") != RUN_SUITE]
+    with_req = [s for s in record.scenarios if s.requirement]
+    assert with_req, "the sample record has scenarios with a requirement"
+    for s in with_req:
+        assert f"{s.requirement} {s.name}" in names
+    for s in record.scenarios:
+        if not s.requirement:
+            assert s.name in names
