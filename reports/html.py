@@ -189,6 +189,7 @@ _JS = r"""
     return node;
   }
   function outcome(code) {
+    if (data.interrupted) return "interrupted by " + data.interrupted + ": a partial report";
     return code === 0 ? "conformant" : code === 1 ? "non-conformant" : code === 3 ? "harness error"
       : "run did not complete";
   }

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from simulator.results import REPORT_SCHEMA_VERSION, RunRecord
+from simulator.results import READABLE_SCHEMA_VERSIONS, RunRecord
 
 from ._common import as_record
 
@@ -116,11 +116,11 @@ def validate_document(data: Any, file: str | Path = "<report>") -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
-    if isinstance(data, dict) and "schemaVersion" in data and data["schemaVersion"] != REPORT_SCHEMA_VERSION:
+    if isinstance(data, dict) and "schemaVersion" in data and data["schemaVersion"] not in READABLE_SCHEMA_VERSIONS:
         raise ReportError(
             file, "/schemaVersion",
             f"report schema version {data['schemaVersion']!r} is not supported (this harness reads "
-            f"{REPORT_SCHEMA_VERSION!r})",
+            f"{', '.join(repr(v) for v in READABLE_SCHEMA_VERSIONS)})",
         )
     validator = Draft202012Validator(load_schema())
     errors = list(validator.iter_errors(data))

@@ -75,7 +75,8 @@ def _identity(identity: dict[str, Any]) -> str:
 
 def outcome(exit_code: int) -> str:
     """What a run's exit code says (see ``exitCode`` in docs/report-schema.json)."""
-    return {0: "conformant", 1: "non-conformant", 3: "harness error"}.get(exit_code, "run did not complete")
+    return {0: "conformant", 1: "non-conformant", 3: "harness error", 130: "interrupted (SIGINT), partial",
+            143: "interrupted (SIGTERM), partial"}.get(exit_code, "run did not complete")
 
 
 def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
@@ -98,6 +99,8 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     add(_row("Started", md_cell(record.started_at)))
     add(_row("Finished", md_cell(record.finished_at)))
     add(_row("Strict", "yes (warn fails the run)" if record.strict else "no"))
+    if record.interrupted:
+        add(_row("Interrupted", md_cell(f"by {record.interrupted}: the scenarios not reached are absent")))
     add(_row("Exit code", f"{record.exit_code} ({outcome(record.exit_code)})"))
     for doc in sorted(record.spec_revisions):
         add(_row(f"Spec {md_cell(doc)}", md_cell(record.spec_revisions[doc])))

@@ -8,7 +8,8 @@
     python -m simulator serve  SUBJECT [options]
 
 A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
-Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error (docs/targets.md).
+Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error, 130 / 143 interrupted by SIGINT /
+SIGTERM (a partial report is written; docs/targets.md).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import sys
 from pathlib import Path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
+#: An interrupted run (simulator.interruption): 128 + the signal number, SIGINT 130, SIGTERM 143.
+EXIT_INTERRUPTED = (130, 143)
 
 #: What ``serve`` can start, filled in as the reference implementations arrive: name → "module:function".
 SERVABLE: dict[str, str] = {
@@ -87,6 +90,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if code == 5:
         print("simulator: the selection matched no scenario", file=sys.stderr)
         return EXIT_USAGE
+    if code in EXIT_INTERRUPTED:
+        return code
     return {0: EXIT_OK, 1: EXIT_FINDINGS, 2: EXIT_INFRA, 3: EXIT_INFRA, 4: EXIT_USAGE}.get(code, EXIT_INFRA)
 
 

@@ -46,6 +46,7 @@ from .emitted_frames import EmittedFrames
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
 from .frame_cases import frame_rule_index
+from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .requirements import load_registry
 from .reviews import Reviews, load_reviews, material_digest
 from .results import FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, worst
@@ -79,6 +80,8 @@ class Harness:
         self.started = _now()
         self.record: RunRecord | None = None
         self.report_paths: dict[str, Path] = {}
+        #: The signal that stopped the run (simulator.interruption), None while it runs on.
+        self.interrupted: str | None = None
 
     def note_subject(self, role: str, target: str, identity: dict[str, Any] | None = None) -> None:
         """Roles and steps call this with what the subject said about itself (server name, features, …)."""
@@ -152,6 +155,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if harness_cfg.markers and not config.option.markexpr:
         config.option.markexpr = harness_cfg.markers
     config.stash[_HARNESS] = harness
+    config.add_cleanup(install_sigterm())
+    config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
+
+
+class _InterruptWatch:
+    """Ctrl-C or SIGTERM (simulator.interruption): remembers which, for the partial report and the exit code."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        self.harness.interrupted = signal_of(excinfo.value)
 
 
 _HARNESS = pytest.StashKey[Harness]()
@@ -584,16 +599,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _HARNESS not in config.stash:
         return
     harness = harness_of(config)
-    if not harness.results:
+    if harness.interrupted is None and int(session.exitstatus) == pytest.ExitCode.INTERRUPTED:
+        harness.interrupted = "SIGINT"
+    if not harness.results and harness.interrupted is None:
         return
     record = build_record(harness)
     code = exit_code_for(record)
     pytest_status = int(session.exitstatus)
-    if code == 3:
-        session.exitstatus = 3
-    elif code == 1 and pytest_status == 0:
-        session.exitstatus = 1
-    record.exit_code = code if pytest_status in (0, 1) else pytest_status
+    if harness.interrupted is not None:
+        record.interrupted = harness.interrupted
+        session.exitstatus = record.exit_code = interrupted_exit_code(harness.interrupted)
+    else:
+        if code == 3:
+            session.exitstatus = 3
+        elif code == 1 and pytest_status == 0:
+            session.exitstatus = 1
+        record.exit_code = code if pytest_status in (0, 1) else pytest_status
     harness.record = record
     write_baseline = config.getoption("--write-baseline")
     if write_baseline:
@@ -626,3 +647,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if harness.report_paths:
         folder = next(iter(harness.report_paths.values())).parent
         tr.write_line(f"reports: {folder}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The console's last line: the run's overall verdict (after pytest's own counts)."""
+    if _HARNESS not in config.stash:
+        return
+    record = harness_of(config).record
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if record is not None and reporter is not None:
+        failing = record.exit_code != 0
+        reporter.write_line(f"conformance: {record.overall()}", red=failing, green=not failing, bold=True)

@@ -31,10 +31,13 @@ __all__ = [
     "RequirementResult",
     "RunRecord",
     "REPORT_SCHEMA_VERSION",
+    "READABLE_SCHEMA_VERSIONS",
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
+#: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2")
 
 
 class Verdict(StrEnum):
@@ -191,12 +194,24 @@ class RunRecord:
     #: Baseline entries that now pass (they fail the run).
     stale_baseline: list[str] = field(default_factory=list)
     exit_code: int = 0
+    #: The signal that stopped the run before it ended ("SIGINT", "SIGTERM"); None for a run that ran to its end.
+    #: An interrupted run's report is partial: scenarios not reached are simply absent.
+    interrupted: str | None = None
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
         for r in self.requirements:
             out[r.verdict.value] += 1
         return out
+
+    def overall(self) -> str:
+        """One line a release manager reads first: the run's verdict, its exit code and the counts behind it."""
+        counts = ", ".join(f"{n} {v}" for v, n in self.counts().items() if n) or "no requirement judged"
+        if self.interrupted:
+            return (f"INTERRUPTED by {self.interrupted} (exit {self.exit_code}): a partial report of "
+                    f"{len(self.scenarios)} scenarios; no verdict on the subject ({counts})")
+        label = {0: "CONFORMANT", 1: "NOT CONFORMANT", 3: "ERROR: the harness could not judge every requirement"}
+        return f"{label.get(self.exit_code, 'INCOMPLETE RUN')} (exit {self.exit_code}): {counts}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -208,6 +223,7 @@ class RunRecord:
             "finishedAt": self.finished_at,
             "strict": self.strict,
             "exitCode": self.exit_code,
+            "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
             "staleBaseline": list(self.stale_baseline),
             "requirements": [r.to_json() for r in self.requirements],
@@ -226,5 +242,6 @@ class RunRecord:
             scenarios=[ScenarioResult.from_json(s) for s in data.get("scenarios", [])],
             requirements=[RequirementResult.from_json(r) for r in data.get("requirements", [])],
             stale_baseline=list(data.get("staleBaseline", [])),
+            interrupted=data.get("interrupted"),
             exit_code=int(data.get("exitCode", 0)),
         )

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from reports.json_report import SCHEMA_PATH, ReportError, load_report, load_schema, render_json
-from simulator.results import REPORT_SCHEMA_VERSION, RunRecord, Verdict
+from simulator.results import READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION, RunRecord, Verdict
 
 
 def _walk_properties(node, path="#"):
@@ -29,7 +29,8 @@ def test_schema_is_a_documented_draft_2020_12_schema():
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"] and schema["title"] and schema["description"]
-    assert schema["properties"]["schemaVersion"]["const"] == REPORT_SCHEMA_VERSION
+    assert schema["properties"]["schemaVersion"]["enum"] == list(READABLE_SCHEMA_VERSIONS)
+    assert READABLE_SCHEMA_VERSIONS[-1] == REPORT_SCHEMA_VERSION
     props = list(_walk_properties(schema))
     assert len(props) > 40
     undocumented = [path for path, sub in props if not str(sub.get("description", "")).strip()]
@@ -60,7 +61,7 @@ def test_from_json_of_to_json_round_trips(record):
 
 def test_render_json_is_pretty_stable_and_utf8(record, hostile_text):
     text = render_json(record)
-    assert text.startswith('{\n  "schemaVersion": "1.1",\n  "harness": {')
+    assert text.startswith('{\n  "schemaVersion": "1.2",\n  "harness": {')
     assert text.endswith("}\n")
     text.encode("utf-8")  # no lone surrogate left: it is a \udc80 escape
     assert "\\udc80" in text and "第二行" in text and "😀" in text  # non-ASCII written as is
@@ -141,3 +142,17 @@ def test_load_report_rejects_text_that_is_not_json(tmp_path):
 
 def test_schema_path_is_the_documented_one():
     assert SCHEMA_PATH.parts[-2:] == ("docs", "report-schema.json")
+
+
+def test_a_1_1_report_still_reads_and_an_interrupted_one_says_so(record, tmp_path):
+    """1.2 adds ``interrupted``; a 1.1 report (without it) still reads, as a run that ran to its end."""
+    doc = json.loads(render_json(record))
+    assert doc["interrupted"] is None
+    old = {k: v for k, v in doc.items() if k != "interrupted"} | {"schemaVersion": "1.1"}
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    assert load_report(tmp_path / "old.json").interrupted is None
+    record.interrupted, record.exit_code = "SIGTERM", 143
+    (tmp_path / "new.json").write_text(render_json(record), encoding="utf-8")
+    back = load_report(tmp_path / "new.json")
+    assert (back.interrupted, back.exit_code) == ("SIGTERM", 143)
+    assert back.overall().startswith("INTERRUPTED by SIGTERM (exit 143)")
