@@ -82,6 +82,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             argv.append(f"{flag}={value}")
     if args.strict:
         argv.append("--strict-conformance")
+    if args.no_preflight:
+        argv.append("--no-preflight")
     if args.no_report:
         argv.append("--no-report")
     if args.markers:
@@ -175,26 +177,49 @@ def _serve(args: argparse.Namespace, extra: list[str]) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m simulator", description="Conformance harness and simulator.",
-                                     epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error.")
+                                     epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error "
+                                            "(an unreachable target included), 130/143 interrupted.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the conformance features (options after -- go to pytest)")
-    run.add_argument("selection", nargs="*", help="requirement ids/globs or feature paths")
-    run.add_argument("--target", action="append", default=[], metavar="NAME=SPEC")
-    run.add_argument("--control", action="append", default=[], metavar="NAME=URL")
-    run.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE")
-    run.add_argument("--hook-token", default=None)
-    run.add_argument("--config", default=None, metavar="FILE")
-    run.add_argument("--report-dir", default=None, metavar="DIR")
-    run.add_argument("--no-report", action="store_true")
-    run.add_argument("--baseline", default=None, metavar="FILE")
-    run.add_argument("--write-baseline", default=None, metavar="FILE")
-    run.add_argument("--reviews", default=None, metavar="FILE")
-    run.add_argument("--strict", action="store_true")
-    run.add_argument("--step-timeout", type=float, default=None, metavar="SECONDS")
-    run.add_argument("--scenario-timeout", type=float, default=None, metavar="SECONDS")
-    run.add_argument("--req", action="append", default=[], metavar="ID")
-    run.add_argument("-m", dest="markers", default=None, metavar="EXPR", help="a pytest marker expression, e.g. must")
+    run.add_argument("selection", nargs="*",
+                     help="what to run: requirement ids or globs (HOOK-SERVER-*) and/or feature paths "
+                          "(features/ccweb); default: every requirement of the roles named by --target, or of all "
+                          "roles when none is named")
+    run.add_argument("--target", action="append", default=[], metavar="NAME=SPEC",
+                     help="the subject of a role: hook-server=ws://HOST:PORT/PATH, desktop=listen:HOST:PORT, "
+                          "ccweb|probekit=stdio:COMMAND or http(s)://HOST:PORT/mcp, any role =ref (the embedded "
+                          "reference, the default); repeatable. Naming targets narrows the run to their roles")
+    run.add_argument("--control", action="append", default=[], metavar="NAME=URL",
+                     help="the control API of a role's subject (docs/control-api.md); repeatable")
+    run.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE",
+                     help="an environment variable the role's subject runs with (set when the harness starts it; "
+                          "declared for a subject it only dials, e.g. probekit=MCP_TOOLSET=core); repeatable")
+    run.add_argument("--hook-token", default=None, metavar="TOKEN",
+                     help="the bearer token of an external hook server (or env HOOK_CONFORMANCE_TOKEN)")
+    run.add_argument("--config", default=None, metavar="FILE",
+                     help="a TOML file of harness settings (default: [tool.simulator] of ./pyproject.toml)")
+    run.add_argument("--report-dir", default=None, metavar="DIR",
+                     help="where to write report.json, junit.xml, cucumber.json, summary.md, report.html")
+    run.add_argument("--no-report", action="store_true", help="write no report files")
+    run.add_argument("--baseline", default=None, metavar="FILE",
+                     help="expected failures (TOML, docs/targets.md); a listed entry that passes fails the run")
+    run.add_argument("--write-baseline", default=None, metavar="FILE",
+                     help="write this run's failing requirements as a baseline file")
+    run.add_argument("--reviews", default=None, metavar="FILE",
+                     help="reviewed decisions that settle review verdicts (TOML, docs/targets.md)")
+    run.add_argument("--strict", action="store_true", help="@should findings (warnings) fail the run")
+    run.add_argument("--step-timeout", type=float, default=None, metavar="SECONDS",
+                     help="how long one step waits for the subject (default 5)")
+    run.add_argument("--scenario-timeout", type=float, default=None, metavar="SECONDS",
+                     help="how long one scenario may take (default 120)")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="run the scenarios even when a target does not answer the preflight probe (by default an "
+                          "unreachable target stops the run at once with exit code 3)")
+    run.add_argument("--req", action="append", default=[], metavar="ID",
+                     help="run only the requirements matching this id or glob; repeatable")
+    run.add_argument("-m", dest="markers", default=None, metavar="EXPR",
+                     help="a pytest marker expression over the levels, e.g. must or 'must or should'")
     run.set_defaults(handler=_run)
 
     ls = sub.add_parser("list", help="list requirements (and scenarios) without running them")
@@ -208,8 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--output", default=None, help="where to write (default: beside report.json; - for stdout)")
     rep.set_defaults(handler=_report)
 
-    srv = sub.add_parser("serve", help="run a reference implementation on its own")
-    srv.add_argument("subject", help="hook-server, desktop, ccweb-mcp, probekit-mcp")
+    srv = sub.add_parser("serve", help="run a reference implementation on its own",
+                         description="Run a reference implementation as a process. Everything after SUBJECT goes to "
+                                     "the subject: `serve hook-server --help` shows the hook server's own options.")
+    srv.add_argument("subject", help=", ".join(sorted(SERVABLE)))
     srv.set_defaults(handler=_serve)
     return parser
 
@@ -220,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
+    if len(argv) >= 2 and argv[0] == "serve" and argv[1] in SERVABLE:
+        # Everything after the subject is the subject's own command line (its --help included).
+        return _serve(argparse.Namespace(subject=argv[1]), argv[2:] + extra)
     parser = build_parser()
     try:
         args, unknown = parser.parse_known_args(argv)

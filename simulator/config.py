@@ -53,6 +53,9 @@ _SELECT_KEYS = {"markers", "req"}
 @dataclass(frozen=True)
 class HarnessConfig:
     targets: dict[Role, TargetSpec] = field(default_factory=lambda: dict(DEFAULT_TARGETS))
+    #: The roles whose target the run names (``--target`` or the config file's ``targets``): without another
+    #: selection, the run judges only these roles' requirements (docs/targets.md "Selection").
+    named_roles: frozenset[Role] = frozenset()
     controls: dict[Role, str] = field(default_factory=dict)
     #: The environment each role's subject runs with: applied when the harness starts it (stdio, ref), taken on
     #: trust for a subject it only dials (http, ws); scenarios that need another environment are not applicable.
@@ -139,6 +142,7 @@ def build_config(
     base = base_dir or Path.cwd()
 
     targets = dict(DEFAULT_TARGETS)
+    named: set[Role] = set()
     file_targets = file_table.get("targets", {})
     if not isinstance(file_targets, dict):
         raise ConfigError(f"{where}: targets must be a table of NAME = \"SPEC\"")
@@ -147,9 +151,11 @@ def build_config(
             raise ConfigError(f"{where}: targets.{name} must be a string")
         t = parse_target(name, spec)
         targets[t.role] = t
+        named.add(t.role)
     for text in cli_targets:
         t = parse_target_assignment(text)
         targets[t.role] = t
+        named.add(t.role)
 
     controls: dict[Role, str] = {}
     file_controls = file_table.get("controls", {})
@@ -228,6 +234,7 @@ def build_config(
 
     return HarnessConfig(
         targets=targets,
+        named_roles=frozenset(named),
         controls=controls,
         subject_env=subject_env,
         hook_token=token,

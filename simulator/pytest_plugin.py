@@ -33,6 +33,7 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import hashlib
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,11 @@ from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview,
                      SubjectTimeout, TargetError)
 from .frame_cases import frame_rule_index
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
+from .preflight import Unreachable, describe, preflight
 from .requirements import load_registry
 from .reviews import Reviews, load_reviews, material_digest
 from .results import FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, worst
+from .targets import Role
 from .wirelog import Direction, WireLog
 
 __all__ = ["ShouldNotMet", "Harness", "scenario_template"]
@@ -82,6 +85,8 @@ class Harness:
         self.report_paths: dict[str, Path] = {}
         #: The signal that stopped the run (simulator.interruption), None while it runs on.
         self.interrupted: str | None = None
+        #: The targets the preflight could not reach (simulator.preflight): the run stopped before any scenario.
+        self.unreachable: list[Unreachable] = []
 
     def note_subject(self, role: str, target: str, identity: dict[str, Any] | None = None) -> None:
         """Roles and steps call this with what the subject said about itself (server name, features, …)."""
@@ -126,6 +131,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the failing requirements of this run as a baseline file")
     group.addoption("--strict-conformance", dest="simulator_strict", action="store_true", default=None,
                     help="@should findings (warnings) fail the run (python -m simulator run --strict)")
+    group.addoption("--no-preflight", action="store_true", default=False,
+                    help="run the scenarios even when a target does not answer the preflight probe (each scenario "
+                         "then fails on its own); by default an unreachable target stops the run with exit code 3")
     group.addoption("--req", action="append", default=[], metavar="ID",
                     help="run only scenarios whose requirement id matches (exact or glob); repeatable")
 
@@ -166,7 +174,8 @@ class _InterruptWatch:
         self.harness = harness
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.harness.interrupted = signal_of(excinfo.value)
+        if isinstance(excinfo.value, KeyboardInterrupt):  # pytest also calls this for pytest.exit()
+            self.harness.interrupted = signal_of(excinfo.value)
 
 
 _HARNESS = pytest.StashKey[Harness]()
@@ -256,14 +265,61 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 f"registry and no collected scenario" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     if patterns:
         keep = [i for i in items if (rid := _req_of(i)) and any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
-        drop = [i for i in items if i not in keep]
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
+    elif harness.config.named_roles and not _paths_selected(config):
+        named = {r.value for r in harness.config.named_roles}
+        keep = [i for i in items if (role := _role_of(i, harness)) is None or role in named]
+    else:
+        keep = items
+    drop = [i for i in items if i not in keep]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
     for item in items:
         if _req_of(item) is not None:
             item.add_marker(pytest.mark.timeout(harness.config.scenario_timeout))
             _show_verdicts_not_tracebacks(item, harness)
+
+
+def _paths_selected(config: pytest.Config) -> bool:
+    """The command line names test paths other than the whole ``features/`` folder (or the project): a selection
+    of its own, which the named targets do not narrow."""
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return False
+    root = Path(str(config.rootpath)).resolve()
+    whole = {root, root / "features"}
+    return any(Path(arg.split("::")[0]).resolve() not in whole for arg in config.args)
+
+
+def _role_of(item: pytest.Item, harness: Harness) -> str | None:
+    """The role of the subject a conformance item judges (None for a plain test or one that judges none)."""
+    rid = _req_of(item)
+    subject = _subject_of(item, rid, harness) if rid else None
+    return subject["role"] if subject else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """The preflight (simulator.preflight): each external target of the selected scenarios is probed once; when
+    one cannot be reached the run stops here, with one message and exit code 3."""
+    config = session.config
+    if (config.getoption("--no-preflight") or config.option.collectonly or hasattr(config, "workerinput")
+            or not session.items):
+        return
+    harness = harness_of(config)
+    roles = {Role(role) for item in session.items if (role := _role_of(item, harness)) is not None}
+    external = [r for r in roles if not harness.config.target(r).is_reference]
+    if not external:
+        return
+    harness.unreachable = preflight(harness.config, external)
+    if harness.unreachable:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        message = describe(harness.unreachable)
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_line(f"conformance: {message}", red=True, bold=True)
+        else:
+            print(f"conformance: {message}", file=sys.stderr)
+        pytest.exit("preflight: a target is not reachable", returncode=3)
 
 
 def _show_verdicts_not_tracebacks(item: pytest.Item, harness: Harness) -> None:
@@ -656,6 +712,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     record = harness_of(config).record
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if record is None and harness_of(config).unreachable and reporter is not None:
+        count = len(harness_of(config).unreachable)
+        reporter.write_line(f"conformance: NOT RUN (exit 3): {count} target{'s' if count != 1 else ''} not "
+                            f"reachable, see above", red=True, bold=True)
     if record is not None and reporter is not None:
         failing = record.exit_code != 0
         reporter.write_line(f"conformance: {record.overall()}", red=failing, green=not failing, bold=True)

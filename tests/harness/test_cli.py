@@ -115,3 +115,38 @@ def test_usage_errors_exit_2(args, fragment):
     proc = cli(*args, timeout=120)
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert fragment in proc.stdout + proc.stderr
+
+
+def test_run_help_explains_every_option(capsys):
+    """Issue 13: ``run --help`` explains each option, not just its name."""
+    assert main(["run", "--help"]) == 0
+    text = capsys.readouterr().out
+    from simulator.__main__ import build_parser
+
+    run = build_parser()._subparsers._group_actions[0].choices["run"]  # the argparse tree, read not re-declared
+    undocumented = [a.option_strings or a.dest for a in run._actions if not a.help]
+    assert not undocumented, undocumented
+    for flag in ("--target", "--control", "--subject-env", "--no-preflight", "--step-timeout"):
+        assert flag in text
+
+
+@pytest.mark.parametrize(("subject", "own_option"), [("hook-server", "--listen"), ("desktop", "--connect"),
+                                                     ("ccweb-mcp", "--http"), ("probekit-mcp", "--http")])
+def test_serve_subject_help_shows_the_subjects_own_options(subject, own_option, capsys):
+    assert main(["serve", subject, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert f"serve {subject}" in out and own_option in out, out
+
+
+@pytest.mark.parametrize(("extra", "files"), [
+    ([], {"features/ccweb/test_ccweb.py"}),
+    # a selection of its own (a feature path) is not narrowed by the named target
+    (["features/probekit"], {"features/probekit/test_probekit.py"}),
+])
+def test_naming_a_target_narrows_the_run_to_its_role(extra, files):
+    """Issue 13: a run that names --target judges only that role's requirements unless a selection says otherwise."""
+    cmd = [sys.executable, "-m", "simulator", "run", "--target", "ccweb=stdio:never-started", *extra,
+           "--", "--collect-only", "-q"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    collected = {line.split("::")[0] for line in proc.stdout.splitlines() if "::" in line}
+    assert collected == files, proc.stdout[-2000:] + proc.stderr[-2000:]

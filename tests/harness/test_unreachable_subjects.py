@@ -1,6 +1,9 @@
 """Done-criterion of issue 11: against subjects that are not there — a hook server URL where nothing listens, a
 listen target no desktop dials, MCP commands that exit at once — the full run reports no requirement as pass, warn,
-review or not applicable, and exits non-zero. A pass needs evidence from the subject."""
+review or not applicable, and exits non-zero. A pass needs evidence from the subject.
+
+The preflight (issue 13) would stop such a run before its first scenario; ``--no-preflight`` makes every scenario
+meet the absent subject, which is what this test judges: each check on its own must refuse to pass."""
 
 from __future__ import annotations
 
@@ -21,7 +24,8 @@ def test_a_run_against_absent_subjects_passes_nothing(tmp_path):
            "--target", f"desktop=listen:127.0.0.1:{free_port()}",
            "--target", f"ccweb={exits}", "--target", f"probekit={exits}",
            "--control", f"hook-server=http://127.0.0.1:{free_port()}",
-           "--step-timeout", "1", "--scenario-timeout", "30", "--report-dir", str(out), "--", "-q", "-p", "no:randomly"]
+           "--step-timeout", "1", "--scenario-timeout", "30", "--report-dir", str(out), "--", "-q", "-p", "no:randomly",
+           "--no-preflight"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1500, env=child_env())
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     verdicts = {r["id"]: r["verdict"] for r in report["requirements"]}

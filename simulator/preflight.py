@@ -1,0 +1,140 @@
+"""Preflight: before the first scenario, each external target the run will judge is probed once.
+
+A run against a subject that is not there would otherwise fail every scenario one by one (thousands of lines,
+minutes) before saying "it is not there". The preflight asks each external target once whether anything answers:
+
+| target | probe | it is there when |
+|---|---|---|
+| ``ws://…`` (hook server) | a WebSocket opening handshake (with ``--hook-token`` as a bearer token) | the handshake completes, or the server answers it with an HTTP status (a refusal is its answer, judged by the scenarios) |
+| ``listen:HOST:PORT`` (desktop) | bind the address the desktop is told to dial | the harness can listen there |
+| ``stdio:COMMAND`` (MCP) | spawn the command and ``initialize`` | it answers ``initialize`` (a result or a JSON-RPC error) |
+| ``http(s)://…/mcp`` (MCP) | ``initialize`` over Streamable HTTP | it answers ``initialize`` (a result or a JSON-RPC error) |
+| ``--control NAME=URL`` | ``GET URL/v1`` | any HTTP answer |
+
+What the subject answers is judged by the scenarios, never here: the preflight only stops a run whose subject
+cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once). The
+harness then ends with one message per unreachable target and exit code 3 (docs/targets.md). ``--no-preflight``
+runs the scenarios anyway (each then fails on its own: no check passes without evidence).
+"""
+
+from __future__ import annotations
+
+import socket
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect as ws_connect
+
+from .config import HarnessConfig
+from .targets import Role, TargetKind, TargetSpec
+
+__all__ = ["MCP_STARTUP_ALLOWANCE_S", "Unreachable", "preflight", "describe"]
+
+#: The extra time a ``stdio:`` MCP command gets to start before its ``initialize`` is answered (a cold start of a
+#: node or Python server), on top of the step limit. docs/targets.md "Timeouts".
+MCP_STARTUP_ALLOWANCE_S = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Unreachable:
+    """A target the preflight could not reach: which role, the target as given, and why."""
+
+    role: str
+    target: str
+    reason: str
+
+
+def _probe_ws(spec: TargetSpec, token: str | None, timeout: float) -> str | None:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    try:
+        with ws_connect(spec.url or spec.raw, open_timeout=timeout, additional_headers=headers,
+                        close_timeout=1.0):
+            return None
+    except InvalidStatus:
+        return None  # an HTTP answer to the handshake (401, 403, …): the server is there; the scenarios judge it
+    except TimeoutError:
+        return f"no answer to the WebSocket opening handshake within {timeout:g} s"
+    except Exception as exc:  # noqa: BLE001 - refused, reset, a non-HTTP answer: all "not reachable"
+        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _probe_listen(spec: TargetSpec) -> str | None:
+    try:
+        with socket.create_server((spec.host or "127.0.0.1", spec.port or 0), reuse_port=False):
+            return None
+    except OSError as exc:
+        return f"the harness cannot listen on {spec.host}:{spec.port} for the desktop to dial: {exc.strerror or exc}"
+
+
+def _probe_control(url: str, timeout: float) -> str | None:
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/v1", timeout=timeout):
+            return None
+    except urllib.error.HTTPError:
+        return None  # an error status is the control API's answer; the scenarios that use it judge it
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return f"the control API {url} does not answer GET /v1: {reason}"
+
+
+def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
+               client_factory: Callable[..., Any]) -> str | None:
+    from .roles.mcp_client import McpErrorResponse
+
+    allowance = step_timeout + (MCP_STARTUP_ALLOWANCE_S if spec.kind is TargetKind.STDIO else 0.0)
+    client = client_factory(role=f"preflight-{spec.role.value}", step_timeout=step_timeout,
+                            connect_timeout=allowance, close_timeout=2.0, ping_probe_s=0.0)
+    try:
+        if spec.kind is TargetKind.STDIO:
+            client.connect_stdio(list(spec.command or ()), env=env or None)
+        else:
+            client.connect_http(spec.url or spec.raw)
+        client.initialize()
+        return None
+    except McpErrorResponse:
+        return None  # a JSON-RPC error answer: the server is there; the scenarios judge it
+    except Exception as exc:  # noqa: BLE001 - a spawn failure, an exit, a refused connection, a timeout
+        return f"no answer to initialize: {type(exc).__name__}: {exc}"[:600]
+    finally:
+        try:
+            client.close()
+        except Exception:  # noqa: BLE001, S110 - closing a dead client must not hide the reason
+            pass
+
+
+def preflight(config: HarnessConfig, roles: Iterable[Role], *,
+              client_factory: Callable[..., Any] | None = None) -> list[Unreachable]:
+    """Probe the external target (and control API) of each role in ``roles``; the ones that cannot be reached.
+    Embedded references (``ref``) are not probed: the harness starts them and reports their failure itself."""
+    if client_factory is None:
+        from .roles.mcp_client import McpClientRole as client_factory  # noqa: N813
+    out: list[Unreachable] = []
+    for role in sorted(set(roles), key=lambda r: r.value):
+        spec = config.target(role)
+        problem: str | None = None
+        if spec.kind is TargetKind.WS:
+            problem = _probe_ws(spec, config.hook_token, config.step_timeout)
+        elif spec.kind is TargetKind.LISTEN:
+            problem = _probe_listen(spec)
+        elif spec.kind in (TargetKind.STDIO, TargetKind.HTTP):
+            problem = _probe_mcp(spec, dict(config.subject_env.get(role, {})), config.step_timeout, client_factory)
+        if problem:
+            out.append(Unreachable(role.value, spec.raw, problem))
+        control = config.control(role)
+        if control and not spec.is_reference:
+            problem = _probe_control(control, config.step_timeout)
+            if problem:
+                out.append(Unreachable(role.value, f"--control {role.value}={control}", problem))
+    return out
+
+
+def describe(failures: list[Unreachable]) -> str:
+    """The one message a run stopped by the preflight prints."""
+    lines = [f"the run cannot start: {len(failures)} target{'s' if len(failures) != 1 else ''} not reachable "
+             f"(nothing was judged; --no-preflight runs the scenarios anyway)"]
+    lines += [f"  {f.role}: {f.target}: {f.reason}" for f in failures]
+    return "\n".join(lines)
