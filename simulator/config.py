@@ -29,13 +29,15 @@
 from __future__ import annotations
 
 import os
+import socket
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .targets import DEFAULT_TARGETS, Role, TargetSpec, parse_target, parse_target_assignment
+from .targets import DEFAULT_TARGETS, Role, TargetKind, TargetSpec, parse_target, parse_target_assignment
 
 __all__ = ["HarnessConfig", "load_file_config", "build_config", "TOKEN_ENV", "DEFAULT_STEP_TIMEOUT",
            "DEFAULT_SCENARIO_TIMEOUT"]
@@ -120,6 +122,44 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
+#: ``--control NAME=auto``: the control API is at the address the harness put into the ``stdio:`` command's
+#: ``{control}`` (or ``{port}``) placeholder (docs/targets.md "Stdio subjects with a control API").
+CONTROL_AUTO = "auto"
+#: The placeholders of a ``stdio:`` command: ``{control}`` → ``127.0.0.1:PORT``, ``{port}`` → ``PORT``.
+PLACEHOLDERS = ("{control}", "{port}")
+CONTROL_HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 nobody listens on now (the subject binds it when the harness starts it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((CONTROL_HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def with_control_addresses(targets: dict[Role, TargetSpec], controls: dict[Role, str],
+                           pick_port: Callable[[], int]) -> tuple[dict[Role, TargetSpec], dict[Role, str]]:
+    """Fill the ``{control}`` / ``{port}`` placeholders of each ``stdio:`` command with one address the harness
+    picked for the run (the same for every start of that command), and resolve ``--control NAME=auto`` to it."""
+    targets, controls = dict(targets), dict(controls)
+    for role, spec in targets.items():
+        has_placeholder = spec.kind is TargetKind.STDIO and any(
+            p in arg for arg in spec.command or () for p in PLACEHOLDERS)
+        if not has_placeholder:
+            if controls.get(role) == CONTROL_AUTO:
+                raise ConfigError(f"--control {role.value}={CONTROL_AUTO}: the {role.value} target must be a stdio: "
+                                  f"command with a {{control}} or {{port}} placeholder (e.g. stdio:'my-server "
+                                  f"--control {{control}}'), got {spec.raw!r}")
+            continue
+        port = pick_port()
+        address = f"{CONTROL_HOST}:{port}"
+        command = tuple(arg.replace("{control}", address).replace("{port}", str(port)) for arg in spec.command or ())
+        targets[role] = replace(spec, command=command)
+        if controls.get(role) == CONTROL_AUTO:
+            controls[role] = f"http://{address}"
+    return targets, controls
+
+
 def build_config(
     file_table: dict[str, Any],
     *,
@@ -135,8 +175,10 @@ def build_config(
     strict: bool | None = None,
     report_dir: str | None = None,
     base_dir: Path | None = None,
+    pick_port: Callable[[], int] = free_port,
 ) -> HarnessConfig:
-    """Merge the file table and the command line (the command line wins)."""
+    """Merge the file table and the command line (the command line wins). ``pick_port`` chooses the port of a
+    ``stdio:`` command's ``{control}`` / ``{port}`` placeholder (called only when a command has one)."""
     where = source or "configuration"
     _unknown(set(file_table), _TOP_KEYS, where)
     base = base_dir or Path.cwd()
@@ -172,9 +214,11 @@ def build_config(
             role = Role(name.strip())
         except ValueError:
             raise ConfigError(f"{ctx}: unknown role {name!r}") from None
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ConfigError(f"{ctx}: the control API is an http(s) URL")
+        if not isinstance(url, str) or not (url == CONTROL_AUTO or url.startswith(("http://", "https://"))):
+            raise ConfigError(f"{ctx}: the control API is an http(s) URL, or {CONTROL_AUTO!r} (the address given "
+                              f"to a stdio: command's {{control}} placeholder)")
         controls[role] = url
+    targets, controls = with_control_addresses(targets, controls, pick_port)
 
     subject_env: dict[Role, dict[str, str]] = {}
     file_env = file_table.get("subject_env", {})

@@ -9,7 +9,7 @@ minutes) before saying "it is not there". The preflight asks each external targe
 | ``listen:HOST:PORT`` (desktop) | bind the address the desktop is told to dial | the harness can listen there |
 | ``stdio:COMMAND`` (MCP) | spawn the command and ``initialize`` | it answers ``initialize`` (a result or a JSON-RPC error) |
 | ``http(s)://…/mcp`` (MCP) | ``initialize`` over Streamable HTTP | it answers ``initialize`` (a result or a JSON-RPC error) |
-| ``--control NAME=URL`` | ``GET URL/v1`` | any HTTP answer |
+| ``--control NAME=URL`` | ``GET URL/v1`` (for a ``stdio:`` command, while it runs) | any HTTP answer |
 
 What the subject answers is judged by the scenarios, never here: the preflight only stops a run whose subject
 cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once). The
@@ -30,13 +30,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
 from .config import HarnessConfig
-from .targets import Role, TargetKind, TargetSpec
+from .targets import Role, TargetKind, TargetSpec, mcp_initialize_timeout
 
-__all__ = ["MCP_STARTUP_ALLOWANCE_S", "Unreachable", "preflight", "describe"]
-
-#: The extra time a ``stdio:`` MCP command gets to start before its ``initialize`` is answered (a cold start of a
-#: node or Python server), on top of the step limit. docs/targets.md "Timeouts".
-MCP_STARTUP_ALLOWANCE_S = 15.0
+__all__ = ["Unreachable", "preflight", "describe"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +78,12 @@ def _probe_control(url: str, timeout: float) -> str | None:
 
 
 def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
-               client_factory: Callable[..., Any]) -> str | None:
+               client_factory: Callable[..., Any], control: str | None = None) -> str | None:
+    """``initialize`` the MCP subject; for a ``stdio:`` command that serves a control API (``{control}``), that
+    API is probed while the command runs (it exists only then)."""
     from .roles.mcp_client import McpErrorResponse
 
-    allowance = step_timeout + (MCP_STARTUP_ALLOWANCE_S if spec.kind is TargetKind.STDIO else 0.0)
+    allowance = mcp_initialize_timeout(spec.kind, step_timeout)
     client = client_factory(role=f"preflight-{spec.role.value}", step_timeout=step_timeout,
                             connect_timeout=allowance, close_timeout=2.0, ping_probe_s=0.0)
     try:
@@ -93,10 +91,11 @@ def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
             client.connect_stdio(list(spec.command or ()), env=env or None)
         else:
             client.connect_http(spec.url or spec.raw)
-        client.initialize()
-        return None
-    except McpErrorResponse:
-        return None  # a JSON-RPC error answer: the server is there; the scenarios judge it
+        try:
+            client.initialize()
+        except McpErrorResponse:
+            pass  # a JSON-RPC error answer: the server is there; the scenarios judge it
+        return _probe_control(control, step_timeout) if control else None
     except Exception as exc:  # noqa: BLE001 - a spawn failure, an exit, a refused connection, a timeout
         return f"no answer to initialize: {type(exc).__name__}: {exc}"[:600]
     finally:
@@ -121,11 +120,13 @@ def preflight(config: HarnessConfig, roles: Iterable[Role], *,
         elif spec.kind is TargetKind.LISTEN:
             problem = _probe_listen(spec)
         elif spec.kind in (TargetKind.STDIO, TargetKind.HTTP):
-            problem = _probe_mcp(spec, dict(config.subject_env.get(role, {})), config.step_timeout, client_factory)
+            during = config.control(role) if spec.kind is TargetKind.STDIO else None
+            problem = _probe_mcp(spec, dict(config.subject_env.get(role, {})), config.step_timeout, client_factory,
+                                 during)
         if problem:
             out.append(Unreachable(role.value, spec.raw, problem))
         control = config.control(role)
-        if control and not spec.is_reference:
+        if control and spec.kind in (TargetKind.WS, TargetKind.LISTEN, TargetKind.HTTP):
             problem = _probe_control(control, config.step_timeout)
             if problem:
                 out.append(Unreachable(role.value, f"--control {role.value}={control}", problem))

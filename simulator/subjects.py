@@ -25,7 +25,7 @@ from .config import HarnessConfig
 from .control import ControlClient
 from .errors import NotTestable, TargetError
 from .running import REFERENCE_STARTERS, RunningReference
-from .targets import Role, TargetKind
+from .targets import Role, TargetKind, mcp_initialize_timeout
 from .wirelog import WireLog
 
 __all__ = ["RunningReference", "REFERENCE_STARTERS", "Subjects"]
@@ -118,6 +118,9 @@ class Subjects:
         role = Role(role)
         target = self.config.target(role)
         wanted = {**self.subject_env(role), **(env or {})}
+        # initialize waits the step limit (+ the start-up allowance for a command the harness spawns)
+        spawned = target.kind is TargetKind.STDIO or (target.is_reference and self._spawns_reference(role))
+        client.connect_timeout = mcp_initialize_timeout(target.kind, self.config.step_timeout, spawned=spawned)
         if target.kind is TargetKind.STDIO:
             client.connect_stdio(list(target.command or ()), env=wanted or None)
         elif target.kind is TargetKind.HTTP:
@@ -143,6 +146,10 @@ class Subjects:
             else:
                 raise TargetError(f"the embedded reference {role.value} offers no way to connect")
         self._note(role.value, target.raw, {})
+
+    def _spawns_reference(self, role: Role) -> bool:
+        ref = self._reference(role)
+        return ref.server_factory is None and ref.server is None and bool(ref.command)
 
     def control(self, role: Role | str, wire: WireLog | None = None) -> ControlClient:
         role = Role(role)

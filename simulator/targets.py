@@ -59,6 +59,18 @@ class TargetSpec:
         return self.kind is TargetKind.REF
 
 
+#: The extra time a spawned MCP subject (a ``stdio:`` command) gets to answer ``initialize``, on top of the step
+#: limit: a cold start of a Node or Python server (docs/targets.md "Timeouts of MCP subjects").
+MCP_STARTUP_ALLOWANCE_S = 15.0
+
+
+def mcp_initialize_timeout(kind: TargetKind, step_timeout: float, *, spawned: bool | None = None) -> float:
+    """How long ``initialize`` may take: the step limit, plus the start-up allowance when the harness spawns the
+    subject (``stdio:``, or ``spawned=True`` for a reference run as a command)."""
+    spawns = kind is TargetKind.STDIO if spawned is None else spawned
+    return step_timeout + (MCP_STARTUP_ALLOWANCE_S if spawns else 0.0)
+
+
 DEFAULT_TARGETS: dict[Role, TargetSpec] = {role: TargetSpec(role, TargetKind.REF, "ref") for role in Role}
 
 

@@ -160,3 +160,45 @@ def test_http_subject_with_another_environment_is_not_testable():
 
     Subjects(cfg).connect_mcp("probekit", Recorder(), env={"MCP_TOOLSET": "ui"})
     assert seen == ["http://127.0.0.1:1/mcp"]
+
+
+# -- stdio subjects with a control API (issue 13) -----------------------------------------------------------------
+
+
+def test_a_stdio_command_gets_the_address_the_harness_picked_and_auto_control_uses_it():
+    config = build_config({}, cli_targets=["ccweb=stdio:my-server --control {control} --port={port}"],
+                          cli_controls=["ccweb=auto"], pick_port=lambda: 43210)
+    target = config.target("ccweb")
+    assert target.command == ("my-server", "--control", "127.0.0.1:43210", "--port=43210")
+    assert target.raw == "stdio:my-server --control {control} --port={port}"  # reports show what the user wrote
+    assert config.control("ccweb") == "http://127.0.0.1:43210"
+
+
+def test_a_placeholder_without_auto_keeps_an_explicit_control_url():
+    config = build_config({}, cli_targets=["ccweb=stdio:srv {port}"], cli_controls=["ccweb=http://10.0.0.1:9"],
+                          pick_port=lambda: 5000)
+    assert config.target("ccweb").command == ("srv", "5000")
+    assert config.control("ccweb") == "http://10.0.0.1:9"
+
+
+def test_no_port_is_picked_without_a_placeholder():
+    def never() -> int:
+        raise AssertionError("a port was picked for a command without a placeholder")
+
+    config = build_config({}, cli_targets=["ccweb=stdio:srv --x"], pick_port=never)
+    assert config.target("ccweb").command == ("srv", "--x")
+
+
+@pytest.mark.parametrize("target", ["ccweb=stdio:srv --x", "ccweb=http://127.0.0.1:1/mcp", "ccweb=ref"])
+def test_auto_control_needs_a_placeholder(target):
+    with pytest.raises(ConfigError, match=r"\{control\} or \{port\} placeholder"):
+        build_config({}, cli_targets=[target], cli_controls=["ccweb=auto"], pick_port=lambda: 1)
+
+
+def test_initialize_waits_the_step_limit_plus_a_start_up_allowance_only_for_a_spawned_subject():
+    from simulator.targets import MCP_STARTUP_ALLOWANCE_S, mcp_initialize_timeout
+
+    assert mcp_initialize_timeout(TargetKind.HTTP, 2.0) == 2.0
+    assert mcp_initialize_timeout(TargetKind.STDIO, 2.0) == 2.0 + MCP_STARTUP_ALLOWANCE_S
+    assert mcp_initialize_timeout(TargetKind.REF, 2.0) == 2.0
+    assert mcp_initialize_timeout(TargetKind.REF, 2.0, spawned=True) == 2.0 + MCP_STARTUP_ALLOWANCE_S
