@@ -4,7 +4,8 @@
                                [--reviews F]
                                [--write-baseline F] [--strict] [--config FILE] [selection …] [-- pytest options]
     python -m simulator list   [selection …] [--scenarios]
-    python -m simulator report REPORT.json --format html|md|junit|cucumber|json [--output FILE]
+    python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
+    python -m simulator report merge A/report.json B/report.json … --out DIR [--label TEXT …]
     python -m simulator serve  SUBJECT [options]
 
 A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
@@ -149,13 +150,68 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
     except ReportError as exc:
         return _usage(str(exc))
     text = FORMATS[args.format](record)
-    output = Path(args.output) if args.output else Path(args.report).with_name(FILENAMES[args.format])
+    own = Path(args.report).with_name(FILENAMES[args.format])
+    output = Path(args.output) if args.output else own.with_name(f"{own.stem}.rerendered{own.suffix}")
+    run_files = {Path(args.report).with_name(name).resolve() for name in FILENAMES.values()}
+    if args.output != "-" and output.resolve() in run_files and output.exists() and not args.force:
+        return _usage(f"report: {output} was written by the run; give another --output, or --force to replace it")
     if args.output == "-":
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
         print(output)
     return EXIT_OK
+
+
+def _merge_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m simulator report merge",
+        description="Merge the report.json of several runs of one release (one subject under several environments, "
+                    "or the parts of a split run) into one report: a scenario takes the verdict of the runs that "
+                    "judged it (the worst of them), with one evidence line per run. Writes every report format.")
+    parser.add_argument("reports", nargs="+", metavar="REPORT.json", help="the report.json files to merge")
+    parser.add_argument("--out", required=True, metavar="DIR", help="where to write the merged reports")
+    parser.add_argument("--label", action="append", default=[], metavar="TEXT",
+                        help="what to call each input in the evidence, in order (default: its folder's name)")
+    return parser
+
+
+def _labels(paths: list[Path], given: list[str]) -> list[str]:
+    if given:
+        return given
+    names = [p.parent.name or str(p) for p in paths]
+    return names if len(set(names)) == len(names) else [str(p) for p in paths]
+
+
+def _merge(argv: list[str]) -> int:
+    try:
+        args = _merge_parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) and EXIT_USAGE
+    root = project_root()
+    if root is not None and str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from reports import write_all
+    from reports.json_report import ReportError, load_report
+
+    from .errors import ConfigError
+    from .merge import LabelledRun, merge_runs
+
+    paths = [Path(p) for p in args.reports]
+    if args.label and len(args.label) != len(paths):
+        return _usage(f"report merge: {len(args.label)} --label for {len(paths)} reports")
+    try:
+        runs = [LabelledRun(label, load_report(path)) for label, path in zip(_labels(paths, args.label), paths)]
+        merged = merge_runs(runs)
+    except (ReportError, ConfigError) as exc:
+        return _usage(str(exc))
+    out = Path(args.out)
+    if any(out.resolve() == p.resolve().parent for p in paths):
+        return _usage(f"report merge: --out {out} is the folder of an input; choose a folder of its own")
+    written = write_all(merged, out)
+    print(f"merged {len(runs)} runs: {merged.overall()}")
+    print(next(iter(written.values())).parent)
+    return merged.exit_code if merged.exit_code in (EXIT_OK, EXIT_FINDINGS, EXIT_INFRA) else EXIT_INFRA
 
 
 # -- serve -----------------------------------------------------------------------------------------------------
@@ -227,10 +283,16 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--scenarios", action="store_true", help="also list each requirement's scenarios")
     ls.set_defaults(handler=_list)
 
-    rep = sub.add_parser("report", help="re-render a saved report.json")
+    rep = sub.add_parser("report", help="re-render a saved report.json (or: report merge A B … --out DIR)",
+                         description="Re-render a saved report.json in one format. `report merge --help` tells how "
+                                     "to merge several runs into one report.")
     rep.add_argument("report", help="a report.json written by a run")
-    rep.add_argument("--format", required=True, choices=["html", "md", "junit", "cucumber", "json"])
-    rep.add_argument("--output", default=None, help="where to write (default: beside report.json; - for stdout)")
+    rep.add_argument("--format", default="html", choices=["html", "md", "junit", "cucumber", "json"],
+                     help="the format to write (default html)")
+    rep.add_argument("--output", default=None,
+                     help="where to write (default: beside report.json as report.rerendered.<ext>, never over the "
+                          "run's own files; - for stdout)")
+    rep.add_argument("--force", action="store_true", help="allow --output to replace a file the run wrote")
     rep.set_defaults(handler=_report)
 
     srv = sub.add_parser("serve", help="run a reference implementation on its own",
@@ -247,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
+    if argv[:2] == ["report", "merge"]:
+        return _merge(argv[2:] + extra)
     if len(argv) >= 2 and argv[0] == "serve" and argv[1] in SERVABLE:
         # Everything after the subject is the subject's own command line (its --help included).
         return _serve(argparse.Namespace(subject=argv[1]), argv[2:] + extra)

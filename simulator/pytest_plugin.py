@@ -51,7 +51,8 @@ from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .preflight import Unreachable, describe, preflight
 from .requirements import load_registry
 from .reviews import Reviews, load_reviews, material_digest
-from .results import FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, worst
+from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
+                      requirement_verdict, subjects_of)
 from .targets import Role
 from .wirelog import Direction, WireLog
 
@@ -575,14 +576,6 @@ def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[Scenari
     return out
 
 
-def _subjects_of(scen: list[ScenarioResult]) -> list[dict[str, str]]:
-    by: dict[tuple[str, str], list[Verdict]] = {}
-    for s in scen:
-        if s.subject:
-            by.setdefault((s.subject["role"], s.subject.get("target", "")), []).append(s.verdict)
-    return [{"role": role, "target": target, "verdict": worst(v).value} for (role, target), v in sorted(by.items())]
-
-
 def build_record(harness: Harness) -> RunRecord:
     registry = harness.registry
     results = list(harness.results.values()) + _emitted_results(harness, registry)
@@ -601,10 +594,10 @@ def build_record(harness: Harness) -> RunRecord:
             section=meta.section if meta else "",
             quote=meta.quote if meta else "",
             summary=meta.summary if meta else "(not in the requirement registry)",
-            verdict=_requirement_verdict(scen),
+            verdict=requirement_verdict(scen),
             scenarios=[s.nodeid for s in scen],
             baselined=any(s.baselined for s in scen),
-            subjects=_subjects_of(scen),
+            subjects=subjects_of(scen),
         ))
     stale = harness.baseline.stale(results, strict=harness.config.strict) if harness.baseline else []
     subjects = list(harness.subjects.values())
@@ -622,27 +615,6 @@ def build_record(harness: Harness) -> RunRecord:
         requirements=requirements,
         stale_baseline=[e.key for e in stale],
     )
-
-
-def _requirement_verdict(scen: list[ScenarioResult]) -> Verdict:
-    """The worst verdict of the scenarios; a requirement none of whose scenarios judged a subject is never a pass."""
-    verdict = worst([s.verdict for s in scen])
-    if verdict in (Verdict.PASS, Verdict.WARN, Verdict.NOT_APPLICABLE) and not any(s.subject for s in scen):
-        return Verdict.NOT_TESTABLE
-    return verdict
-
-
-def exit_code_for(record: RunRecord) -> int:
-    """0 conformant, 1 findings (including a stale baseline entry), 3 infrastructure error."""
-    live = [s for s in record.scenarios if not s.baselined]
-    if any(s.verdict is Verdict.ERROR for s in live):
-        return 3
-    failing = set(FAILING) | ({Verdict.WARN} if record.strict else set())
-    if record.stale_baseline or any(s.verdict in failing for s in live):
-        return 1
-    if any(r.verdict in failing and not r.baselined for r in record.requirements):
-        return 1  # e.g. a requirement whose scenarios passed without judging any subject (never a pass)
-    return 0
 
 
 def _default_report_dir(harness: Harness) -> Path:

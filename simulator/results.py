@@ -31,6 +31,9 @@ __all__ = [
     "RequirementResult",
     "RunRecord",
     "REPORT_SCHEMA_VERSION",
+    "exit_code_for",
+    "requirement_verdict",
+    "subjects_of",
     "READABLE_SCHEMA_VERSIONS",
 ]
 
@@ -245,3 +248,36 @@ class RunRecord:
             interrupted=data.get("interrupted"),
             exit_code=int(data.get("exitCode", 0)),
         )
+
+
+# -- what a run's records add up to (the plugin at the end of a run, and ``report merge``) --------------------------
+
+
+def subjects_of(scenarios: list[ScenarioResult]) -> list[dict[str, str]]:
+    """Per subject the scenarios judged: ``{"role", "target", "verdict"}``, the worst verdict for that subject."""
+    by: dict[tuple[str, str], list[Verdict]] = {}
+    for s in scenarios:
+        if s.subject:
+            by.setdefault((s.subject["role"], s.subject.get("target", "")), []).append(s.verdict)
+    return [{"role": role, "target": target, "verdict": worst(v).value} for (role, target), v in sorted(by.items())]
+
+
+def requirement_verdict(scenarios: list[ScenarioResult]) -> Verdict:
+    """The worst verdict of the scenarios; a requirement none of whose scenarios judged a subject is never a pass."""
+    verdict = worst([s.verdict for s in scenarios])
+    if verdict in (Verdict.PASS, Verdict.WARN, Verdict.NOT_APPLICABLE) and not any(s.subject for s in scenarios):
+        return Verdict.NOT_TESTABLE
+    return verdict
+
+
+def exit_code_for(record: RunRecord) -> int:
+    """0 conformant, 1 findings (including a stale baseline entry), 3 infrastructure error."""
+    live = [s for s in record.scenarios if not s.baselined]
+    if any(s.verdict is Verdict.ERROR for s in live):
+        return 3
+    failing = set(FAILING) | ({Verdict.WARN} if record.strict else set())
+    if record.stale_baseline or any(s.verdict in failing for s in live):
+        return 1
+    if any(r.verdict in failing and not r.baselined for r in record.requirements):
+        return 1  # e.g. a requirement whose scenarios passed without judging any subject (never a pass)
+    return 0

@@ -31,8 +31,6 @@ from .wirelog import WireLog
 __all__ = ["RunningReference", "REFERENCE_STARTERS", "Subjects"]
 
 
-#: What an environment variable means when a subject does not say (the probe-kit design's defaults).
-_DEFAULTS: dict[str, str] = {"MCP_TOOLSET": "full"}
 
 
 def _starter(role: Role) -> Callable[[HarnessConfig], RunningReference] | None:
@@ -124,16 +122,7 @@ class Subjects:
         if target.kind is TargetKind.STDIO:
             client.connect_stdio(list(target.command or ()), env=wanted or None)
         elif target.kind is TargetKind.HTTP:
-            declared = self.subject_env(role)
-            differing = {k: v for k, v in (env or {}).items() if declared.get(k, _DEFAULTS.get(k)) != v}
-            if differing:
-                have = ", ".join(f"{k}={declared.get(k, _DEFAULTS.get(k, '(unset)'))}" for k in differing)
-                need = ", ".join(f"{k}={v}" for k, v in differing.items())
-                raise NotTestable(
-                    f"the {role.value} target {target.raw} runs with {have} (an HTTP subject's environment is fixed "
-                    f"when it starts; declare it with --subject-env, or run another instance with {need}); this "
-                    f"scenario needs {need}"
-                )
+            self._check_declared_env(role, target.raw, env or {})
             client.connect_http(target.url)
         else:
             ref = self._reference(role)
@@ -146,6 +135,29 @@ class Subjects:
             else:
                 raise TargetError(f"the embedded reference {role.value} offers no way to connect")
         self._note(role.value, target.raw, {})
+
+    def _check_declared_env(self, role: Role, target: str, needed: dict[str, str]) -> None:
+        """An HTTP subject was started by someone else: the harness cannot set its environment, only know it from
+        ``--subject-env``. A scenario that needs a variable the run does not declare, or declares otherwise, is
+        *not testable* in this run (a configuration the run lacks); nothing is assumed about an undeclared one."""
+        declared = self.subject_env(role)
+        undeclared = {k: v for k, v in needed.items() if k not in declared}
+        differing = {k: v for k, v in needed.items() if k in declared and declared[k] != v}
+        need = ", ".join(f"{k}={v}" for k, v in needed.items())
+        if undeclared:
+            flags = " ".join(f"--subject-env {role.value}={k}=<value>" for k in undeclared)
+            raise NotTestable(
+                f"this scenario needs the {role.value} subject to run with {need}, and the run does not say what "
+                f"{', '.join(undeclared)} the subject at {target} was started with: declare it with {flags} (an "
+                f"HTTP subject's environment is fixed when it starts; run one instance per environment and merge the "
+                f"reports with `python -m simulator report merge`)")
+        if differing:
+            have = ", ".join(f"{k}={declared[k]}" for k in differing)
+            raise NotTestable(
+                f"this scenario needs the {role.value} subject to run with {need}; the subject at {target} runs with "
+                f"{have} (declared with --subject-env): run another instance with "
+                f"{', '.join(f'{k}={v}' for k, v in differing.items())} and merge the reports with "
+                f"`python -m simulator report merge`")
 
     def _spawns_reference(self, role: Role) -> bool:
         ref = self._reference(role)

@@ -202,3 +202,21 @@ def test_initialize_waits_the_step_limit_plus_a_start_up_allowance_only_for_a_sp
     assert mcp_initialize_timeout(TargetKind.STDIO, 2.0) == 2.0 + MCP_STARTUP_ALLOWANCE_S
     assert mcp_initialize_timeout(TargetKind.REF, 2.0) == 2.0
     assert mcp_initialize_timeout(TargetKind.REF, 2.0, spawned=True) == 2.0 + MCP_STARTUP_ALLOWANCE_S
+
+
+def test_http_subject_without_a_declared_environment_is_not_testable_and_says_how_to_declare_it():
+    """Issue 13: nothing is assumed about an HTTP subject's environment (no MCP_TOOLSET=full by default)."""
+    from simulator.errors import NotTestable
+    from simulator.subjects import Subjects
+
+    class Client:
+        connect_timeout = 0.0
+
+        def connect_http(self, url):  # pragma: no cover - must not be reached
+            raise AssertionError("connected although the run does not know the subject's environment")
+
+    cfg = build_config({}, cli_targets=["probekit=http://127.0.0.1:1/mcp"])
+    with pytest.raises(NotTestable) as info:
+        Subjects(cfg).connect_mcp("probekit", Client(), env={"MCP_TOOLSET": "full"})
+    message = str(info.value)
+    assert "--subject-env probekit=MCP_TOOLSET=<value>" in message and "None" not in message, message

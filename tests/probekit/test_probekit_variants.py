@@ -31,9 +31,9 @@ from conformance_runs import (
 
 SERVE = [PYTHON, "-m", "simulator", "serve", "probekit-mcp"]
 
-#: The toolset scenarios that need a subject environment other than the default full one.
+#: The toolset scenarios that need a subject environment other than MCP_TOOLSET=full (DEFAULT-01: MCP_TOOLSET unset).
 NEEDS_OTHER_ENV = {
-    "PROBE-TOOLSET-CORE-01", "PROBE-TOOLSET-UI-01", "PROBE-TOOLSET-WORKFLOW-01", "PROBE-TOOLSET-UI-HIDDEN-01",
+    "PROBE-TOOLSET-DEFAULT-01", "PROBE-TOOLSET-CORE-01", "PROBE-TOOLSET-UI-01", "PROBE-TOOLSET-WORKFLOW-01", "PROBE-TOOLSET-UI-HIDDEN-01",
     "PROBE-TOOLSET-UI-START-01", "PROBE-TOOLSET-OUTSIDE-01", "PROBE-TOOLSET-SHOWALL-01",
 }
 #: A pytest marker expression leaving out the scenarios a default-environment HTTP subject cannot run.
@@ -128,10 +128,13 @@ def _run_case(name: str, case: Case, workdir: Path) -> Run:
     if case.transport == "stdio":
         target = "stdio:" + shlex.join([*SERVE, *variant])
         return run_features(name, workdir, "features/probekit", [f"--target=probekit={target}", *case.args])
-    env = child_env(lambda k: k.startswith("MCP_") or k == "PROBEKIT_REFERENCE_VARIANT", **dict(case.env))
+    # An HTTP subject's environment is declared to the harness (--subject-env), never assumed: nothing declared
+    # would make every scenario not testable. Started with MCP_TOOLSET=full unless the case says otherwise.
+    pairs = case.env or (("MCP_TOOLSET", "full"),)
+    env = child_env(lambda k: k.startswith("MCP_") or k == "PROBEKIT_REFERENCE_VARIANT", **dict(pairs))
     cmd = [*SERVE, *variant, "--http", f"127.0.0.1:{free_port()}"]
     with serving(cmd, env=env, ready=lambda line: isinstance(line.get("mcp"), str)) as ready:
-        declared = [f"--subject-env=probekit={k}={v}" for k, v in case.env]
+        declared = [f"--subject-env=probekit={k}={v}" for k, v in pairs]
         return run_features(name, workdir, "features/probekit",
                             [f"--target=probekit={ready['mcp']}", *declared, *case.args])
 
@@ -177,7 +180,7 @@ def test_reference_over_stdio_passes_everything(runs):
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 def test_reference_over_http_passes_what_applies(runs):
-    """One HTTP subject started with the default environment: every scenario it can run passes; those needing
+    """One HTTP subject started (and declared) with MCP_TOOLSET=full: every scenario it can run passes; those needing
     another environment are *not testable* in this run (a configuration it lacks), never passed nor excused as
     not applicable, and the run says so with its exit code."""
     run = runs["http"]

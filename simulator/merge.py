@@ -1,0 +1,149 @@
+"""``report merge``: one report from several runs of the same release (issue 13).
+
+Two uses, one rule set:
+
+* **Several environments of one subject.** An HTTP subject's environment is fixed when it starts (docs/targets.md
+  "The subject's environment"), so a full probe-kit run is one run per ``MCP_TOOLSET``: in each, the scenarios
+  needing another environment are *not testable*. Merged, a scenario takes the verdict of the runs that judged it.
+* **Parts of one run** (pytest-xdist workers, or a run split by role): each scenario appears once.
+
+The rules, per scenario (same node id, or emitted-frames result id):
+
+1. A run that judged it (any verdict but *not testable*) outweighs one that could not: *not testable* stays only
+   when no run judged it.
+2. Among the runs that judged it, the worst verdict wins (``results.worst``): a failure in one environment is not
+   hidden by a pass in another.
+3. The merged scenario keeps the chosen run's reason, wire log and subject, and its evidence starts with one line
+   per run (``[<run label>] <verdict>: <reason>``): the per-environment evidence.
+
+Requirements are recomputed from the merged scenarios (``results.requirement_verdict``: never a pass without a
+judged subject), with their registry text taken from the inputs. A baseline entry some run found stale stays stale
+unless what it names fails in the merged report. The runs must agree on the harness's strictness and on the spec revisions they name;
+the merged run is *interrupted* when any input was. The exit code is recomputed (``results.exit_code_for``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from .errors import ConfigError
+from .results import (
+    RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for, requirement_verdict, subjects_of,
+    worst,
+)
+
+__all__ = ["LabelledRun", "merge_runs"]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledRun:
+    """One input: a short label the merged evidence names it by (its file, its environment) and its record."""
+
+    label: str
+    record: RunRecord
+
+
+def _choose(entries: list[tuple[str, ScenarioResult]]) -> tuple[str, ScenarioResult]:
+    judged = [(label, s) for label, s in entries if s.verdict is not Verdict.NOT_TESTABLE]
+    pool = judged or entries
+    verdict = worst([s.verdict for _, s in pool])
+    return next((label, s) for label, s in pool if s.verdict is verdict)
+
+
+def _merged_scenario(entries: list[tuple[str, ScenarioResult]]) -> ScenarioResult:
+    label, chosen = _choose(entries)
+    if len(entries) == 1:
+        return chosen
+    per_run = [f"[{lbl}] {s.verdict.value}" + (f": {s.reason}" if s.reason else "") for lbl, s in entries]
+    reason = chosen.reason if len({s.verdict for _, s in entries}) == 1 else f"[{label}] {chosen.reason}".rstrip()
+    return replace(chosen, reason=reason, evidence=[*per_run, *chosen.evidence],
+                   baselined=any(s.baselined for _, s in entries) and chosen.baselined)
+
+
+def _check_compatible(runs: Sequence[LabelledRun]) -> dict[str, str]:
+    if len({r.record.strict for r in runs}) > 1:
+        raise ConfigError("report merge: the runs differ in --strict; merge runs made with the same setting")
+    revisions: dict[str, str] = {}
+    for run in runs:
+        for spec, rev in run.record.spec_revisions.items():
+            if revisions.setdefault(spec, rev) != rev:
+                raise ConfigError(f"report merge: {run.label} judged {spec} at revision {rev}, another run at "
+                                  f"{revisions[spec]}: merge runs of the same specifications")
+    return revisions
+
+
+def _subjects(runs: Sequence[LabelledRun]) -> list[Subject]:
+    seen: dict[tuple[str, str], Subject] = {}
+    for run in runs:
+        for subject in run.record.subjects:
+            key = (subject.role, subject.target)
+            known = seen.get(key)
+            seen[key] = subject if known is None else Subject(subject.role, subject.target,
+                                                               {**known.identity, **subject.identity})
+    return list(seen.values())
+
+
+def _still_stale(runs: Sequence[LabelledRun], scenarios: list[ScenarioResult],
+                 requirements: list[RequirementResult]) -> list[str]:
+    """A baseline entry some run found stale (it passed there) stays stale if what it names passes merged too."""
+    passing = {r.id for r in requirements if r.verdict is Verdict.PASS}
+    passing |= {k for s in scenarios if s.verdict is Verdict.PASS for k in (s.nodeid, s.name)}
+    failing = {r.id for r in requirements if r.verdict is not Verdict.PASS}
+    failing |= {k for s in scenarios if s.verdict is not Verdict.PASS for k in (s.nodeid, s.name)}
+    entries = {e for r in runs for e in r.record.stale_baseline}
+    return sorted(e for e in entries if e in passing or e not in failing)
+
+
+def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
+    """The one record of ``runs`` (at least one), by the rules of the module docstring."""
+    if not runs:
+        raise ConfigError("report merge: no report to merge")
+    revisions = _check_compatible(runs)
+    by_id: dict[str, list[tuple[str, ScenarioResult]]] = {}
+    for run in runs:
+        for scenario in run.record.scenarios:
+            by_id.setdefault(scenario.nodeid, []).append((run.label, scenario))
+    scenarios = [_merged_scenario(entries) for entries in by_id.values()]
+
+    templates: dict[str, RequirementResult] = {}
+    for run in runs:
+        for req in run.record.requirements:
+            templates.setdefault(req.id, req)
+    by_req: dict[str, list[ScenarioResult]] = {}
+    for s in scenarios:
+        if s.requirement:
+            by_req.setdefault(s.requirement, []).append(s)
+    requirements = []
+    for rid in sorted(set(by_req) | set(templates)):
+        scen = by_req.get(rid, [])
+        template = templates.get(rid)
+        verdict = requirement_verdict(scen) if scen else (template.verdict if template else Verdict.NOT_TESTABLE)
+        requirements.append(RequirementResult(
+            id=rid, level=template.level if template else (scen[0].level or "must"),
+            spec=template.spec if template else "", section=template.section if template else "",
+            quote=template.quote if template else "",
+            summary=template.summary if template else "(not in the requirement registry)",
+            verdict=verdict, scenarios=[s.nodeid for s in scen] or (list(template.scenarios) if template else []),
+            baselined=any(s.baselined for s in scen) or bool(template and template.baselined and not scen),
+            subjects=subjects_of(scen) if scen else (list(template.subjects) if template else []),
+        ))
+
+    stale = _still_stale(runs, scenarios, requirements)
+    first = runs[0].record
+    record = RunRecord(
+        harness_version=first.harness_version,
+        spec_revisions=revisions,
+        subjects=_subjects(runs),
+        started_at=min(r.record.started_at for r in runs),
+        finished_at=max(r.record.finished_at for r in runs),
+        strict=first.strict,
+        scenarios=scenarios,
+        requirements=requirements,
+        stale_baseline=stale,
+        interrupted=next((r.record.interrupted for r in runs if r.record.interrupted), None),
+    )
+    record.exit_code = exit_code_for(record)
+    if record.interrupted:
+        record.exit_code = next(r.record.exit_code for r in runs if r.record.interrupted)
+    return record
