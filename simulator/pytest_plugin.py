@@ -49,7 +49,7 @@ from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview,
 from .frame_cases import frame_rule_index
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .preflight import Unreachable, describe, preflight
-from .requirements import load_registry
+from .requirements import load_registry, load_spec_revisions
 from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
                       requirement_verdict, subjects_of)
@@ -544,11 +544,17 @@ def _scenario_name(item: pytest.Item) -> str:
 
 
 def _spec_revisions(rootdir: Path) -> dict[str, str]:
+    """Each quoted spec's revision as the registry records it (``scenarios/specs.toml``), so that a report names
+    what it judged against without the spec files; a copy beside the harness that differs is named too."""
     out: dict[str, str] = {}
-    for folder in (rootdir.parent / "shared" / "specs", rootdir / "specs"):
-        if folder.is_dir():
-            for spec in sorted(folder.glob("*.md")):
-                out[spec.name] = "sha256:" + hashlib.sha256(spec.read_bytes()).hexdigest()[:16]
+    for spec in load_spec_revisions(rootdir / "scenarios" / "specs.toml"):
+        out[spec.file] = spec.describe()
+        for folder in (rootdir.parent / "shared" / "specs", rootdir.parent / "shared" / "design", rootdir / "specs"):
+            local = folder / spec.file
+            if local.is_file():
+                digest = hashlib.sha256(local.read_bytes()).hexdigest()
+                if digest != spec.sha256:
+                    out[spec.file] += f" (the copy at {local} differs: sha256:{digest[:16]})"
     return out
 
 

@@ -84,6 +84,29 @@ def load_registry(directory: Path) -> tuple[dict[str, Requirement], list[str]]:
     return found, problems
 
 
+@dataclass(frozen=True, slots=True)
+class SpecRevision:
+    """A specification the registry quotes, as recorded in ``scenarios/specs.toml``."""
+
+    file: str
+    title: str
+    revision: str
+    sha256: str
+
+    def describe(self) -> str:
+        """What a report shows: ``<title> · <revision> · sha256:<first 16 hex>``."""
+        return f"{self.title} · {self.revision} · sha256:{self.sha256[:16]}"
+
+
+def load_spec_revisions(path: Path) -> list[SpecRevision]:
+    """The ``[[spec]]`` entries of ``scenarios/specs.toml`` (none when the file is absent)."""
+    if not path.is_file():
+        return []
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return [SpecRevision(str(e["file"]), str(e["title"]), str(e["revision"]), str(e["sha256"]))
+            for e in data.get("spec", [])]
+
+
 def load_scenarios(features_dir: Path) -> list[ScenarioRef]:
     """Every scenario of every ``.feature`` file under ``features_dir`` with its tags (pytest-bdd's parser)."""
     from pytest_bdd.parser import FeatureParser

@@ -45,3 +45,28 @@ def test_every_message_type_has_valid_and_invalid_scenarios():
     missing_invalid = sorted(set(HOOK_MESSAGE_TYPES) - rejected)
     assert not missing_valid, f"types without an accepted scenario: {missing_valid}"
     assert not missing_invalid, f"types without a rejected scenario: {missing_invalid}"
+
+
+def test_every_quoted_spec_has_a_recorded_revision_matching_the_spec_beside_the_harness():
+    """Issue 13: reports carry each spec's revision from the registry (scenarios/specs.toml), so it must match the
+    specs the requirements were written from (../shared/specs in a checkout)."""
+    import hashlib
+
+    import pytest
+
+    from simulator.requirements import load_spec_revisions
+
+    recorded = {s.file: s for s in load_spec_revisions(ROOT / "scenarios" / "specs.toml")}
+    # docs/targets.md is this project's own contract (versioned with it), not an outside document.
+    quoted = {r.spec for r in load_registry(ROOT / "scenarios" / "requirements")[0].values()} - {"targets.md"}
+    assert quoted <= set(recorded), f"specs quoted without a recorded revision: {sorted(quoted - set(recorded))}"
+    assert all(s.title and s.revision and re.fullmatch(r"[0-9a-f]{64}", s.sha256) for s in recorded.values())
+    folders = [ROOT.parent / "shared" / "specs", ROOT.parent / "shared" / "design"]
+    if not folders[0].is_dir():
+        pytest.skip("the spec files are not beside this checkout (../shared/specs): the hashes cannot be compared")
+    for name, spec in recorded.items():
+        path = next((f / name for f in folders if (f / name).is_file()), None)
+        assert path is not None, f"{name} is recorded but not found in {[str(f) for f in folders]}"
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert digest == spec.sha256, f"{name} changed since the registry recorded it: re-read it, then update " \
+                                      f"scenarios/specs.toml (sha256 {digest})"
