@@ -115,6 +115,9 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     for s in scenarios:
         for rid in s.req_ids:
             by_req.setdefault(rid, []).append(s)
+    runs = _collected_per_requirement(root)
+    if runs is None:
+        return EXIT_USAGE
     patterns = args.selection or ["*"]
     shown = [rid for rid in sorted(set(registry) | set(by_req)) if any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
     if not shown:
@@ -123,14 +126,44 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     for rid in shown:
         req = registry.get(rid)
         level = req.level.value if req else "?"
-        count = len(by_req.get(rid, []))
+        count = runs.get(rid, 0)
         section = req.section if req else "(not in the registry)"
-        print(f"{rid:<{width}}  {level:<6}  {count:>3} scenario{'s' if count != 1 else ' '}  {section}")
+        print(f"{rid:<{width}}  {level:<6}  {count:>4} scenario{'s' if count != 1 else ' '}  {section}")
         if args.scenarios:
             for s in by_req.get(rid, []):
                 print(f"{'':<{width}}    - {s.feature_file}:{s.line} {s.name}")
-    print(f"{len(shown)} requirements, {sum(len(by_req.get(r, [])) for r in shown)} scenarios", file=sys.stderr)
+    print(f"{len(shown)} requirements, {sum(runs.get(r, 0) for r in shown)} scenarios (as a run counts them: "
+          f"each example row and each subject a frame case is sent to)", file=sys.stderr)
     return EXIT_OK
+
+
+def _collected_per_requirement(root: Path) -> dict[str, int] | None:
+    """How many scenarios a run of every target would run per requirement: pytest's own collection of the
+    features (outline rows, frame cases per hook subject, the deselected object-form cases left out)."""
+    import contextlib
+    import io
+
+    import pytest
+
+    counts: dict[str, int] = {}
+
+    class Count:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+            for item in items:
+                marker = item.get_closest_marker("req")
+                if marker is not None:
+                    rid = str(marker.kwargs.get("id"))
+                    counts[rid] = counts.get(rid, 0) + 1
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = int(pytest.main([f"--rootdir={root}", f"--config-file={root / 'pyproject.toml'}", "-p",
+                                "no:cacheprovider", "--collect-only", "-q", str(root / "features")], plugins=[Count()]))
+    if code != 0:
+        print(f"simulator: list: the features could not be collected:\n{out.getvalue()[-3000:]}", file=sys.stderr)
+        return None
+    return counts
 
 
 # -- report ----------------------------------------------------------------------------------------------------

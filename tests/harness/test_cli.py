@@ -150,3 +150,16 @@ def test_naming_a_target_narrows_the_run_to_its_role(extra, files):
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     collected = {line.split("::")[0] for line in proc.stdout.splitlines() if "::" in line}
     assert collected == files, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_list_counts_scenarios_the_way_a_run_does(capsys):
+    """Issue 13: outline rows count one each, a frame case once per hook subject it is sent to."""
+    assert main(["list", "HOOK-FRAME-ACK-RESULT-01"]) == 0
+    captured = capsys.readouterr()
+    line = next(line for line in captured.out.splitlines() if line.startswith("HOOK-FRAME-ACK-RESULT-01"))
+    listed = int(line.split()[2])
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "features",
+           "--req", "HOOK-FRAME-ACK-RESULT-01"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    collected = sum(1 for line in proc.stdout.splitlines() if "::" in line)
+    assert listed == collected > 1, (listed, collected)
