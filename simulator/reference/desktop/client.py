@@ -25,7 +25,7 @@ from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule
 from .store import OutboxStore
 
-__all__ = ["DesktopClient"]
+__all__ = ["DesktopClient", "reconnect_log_due"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,12 @@ MAX_FRAME_BYTES = 4 * HOOK_MAX_FRAME_CHARS
 
 def _now() -> float:
     return time.time() * 1000
+
+
+def reconnect_log_due(failures: int) -> bool:
+    """Whether the ``failures``-th failed attempt in a row is logged: the 1st, 2nd, 4th, 8th, … (a desktop that
+    redials every 0.2 s while the server is away would otherwise write five lines a second)."""
+    return failures >= 1 and failures & (failures - 1) == 0
 
 
 class DesktopClient:
@@ -116,6 +122,7 @@ class DesktopClient:
 
     async def _dial_forever(self) -> None:
         assert self._resume is not None
+        failures = 0
         while True:
             if self._paused:
                 self._resume.clear()
@@ -127,14 +134,18 @@ class DesktopClient:
                                    open_timeout=5, close_timeout=1, ping_interval=None) as ws:
                     self._ws = ws
                     self.connections += 1
-                    log.info("connected to %s", self.url)
+                    log.info("connected to %s%s", self.url, f" after {failures} failed attempts" if failures else "")
+                    failures = 0
                     await self._event(lambda now: self.machine.on_connected(now))
                     async for raw in ws:
                         await self._event(lambda now, raw=raw: self.machine.on_frame(raw, now))
             except asyncio.CancelledError:
                 raise
             except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
-                log.info("connection to %s ended: %s", self.url, exc)
+                failures += 1
+                if reconnect_log_due(failures):
+                    log.info("connection to %s ended: %s (failure %d; logged again at failure %d)", self.url, exc,
+                             failures, failures * 2)
             finally:
                 if self._ws is not None:
                     self._ws = None

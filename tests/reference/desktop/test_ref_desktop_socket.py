@@ -180,3 +180,11 @@ def test_advance_clock_expires_the_reopen_bookkeeping_and_timers_keep_their_dela
     with pytest.raises(urllib.error.HTTPError) as info:
         control(handle, "advance-clock", {"ms": -1})
     assert info.value.code == 400
+
+
+def test_reconnect_failures_are_logged_at_doubling_intervals():
+    from simulator.reference.desktop.client import reconnect_log_due
+
+    logged = [n for n in range(1, 200) if reconnect_log_due(n)]
+    assert logged == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert not reconnect_log_due(0)
