@@ -1,0 +1,75 @@
+"""How the ccweb driver waits on what it observes through the control API (docs/targets.md "Verdicts").
+
+A positive wait (a target run appears, the output is written back, a continuation run starts) polls with the shared
+``eventually`` up to the step limit. The control API keeps answering meanwhile (a silent one raises
+``SubjectTimeout`` from the client), so the subject is alive and simply never did it: ``MissingFrame`` ("no <what>
+within N s"), naming what was seen instead. A malformed answer met on the way fails at once, as the subject's answer.
+
+A negative wait ("nothing was sent", "nothing was written back") watches a short settle window, never longer than the
+shared ``quiet_window``, and fails as soon as something shows. These are harness settings, not protocol numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ...errors import MissingFrame
+from ..timing import POLL_S, eventually, quiet_window
+
+__all__ = ["SETTLE_REFUSED_S", "SETTLE_WRITE_BACK_S", "wait_for", "stays_absent"]
+
+T = TypeVar("T")
+
+#: After a refused call nothing may be sent: a synchronous dispatcher would have sent it before answering.
+SETTLE_REFUSED_S = 0.5
+#: After a one_way target run ends nothing may be written back: a write-back follows an asynchronous event.
+SETTLE_WRITE_BACK_S = 1.0
+
+
+class _NotYet(AssertionError):
+    """The probe found nothing yet (``eventually`` looks again until the step limit)."""
+
+
+class _Answered(Exception):
+    """Carries a failed expectation the probe raised (a malformed answer) past ``eventually``, which would retry it."""
+
+    def __init__(self, error: AssertionError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def wait_for(what: str, probe: Callable[[], T | None], observed: Callable[[], str], step_timeout: float, *,
+             clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> T:
+    """``probe()`` until it gives something, within ``step_timeout``; then ``MissingFrame`` naming ``observed()``."""
+
+    def check() -> T:
+        try:
+            found = probe()
+        except AssertionError as exc:
+            raise _Answered(exc) from exc
+        if not found:
+            raise _NotYet(what)
+        return found
+
+    try:
+        return eventually(check, step_timeout, poll=POLL_S, clock=clock, sleep=sleep)
+    except _Answered as answered:
+        raise answered.error from None
+    except _NotYet:
+        raise MissingFrame(f"no {what} within {step_timeout:g} s; {observed()}"[:4000]) from None
+
+
+def stays_absent(what: str, probe: Callable[[], Any], settle_s: float, step_timeout: float, *,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Watch for ``settle_s`` (at most the shared quiet window) that ``probe()`` finds nothing; fail as soon as it
+    does, with what it found."""
+    deadline = clock() + min(settle_s, quiet_window(step_timeout))
+    while True:
+        found = probe()
+        assert not found, f"{what}: {json.dumps(found, ensure_ascii=False)[:2000]}"
+        if clock() >= deadline:
+            return
+        sleep(POLL_S)

@@ -1,0 +1,55 @@
+"""The desktop driver: a desktop under test dials the harness's hook server, and the scenario logic of
+``features/hook/desktop`` runs here as named, documented operations (slack-hook-protocol.md §1, §2, §4, §5,
+阶段 18 desktop side; docs/control-api.md, desktop).
+
+Theory of operation. ``connect_desktop`` listens with a fresh ``ServerRole`` per scenario and lets the desktop dial
+in (the embedded reference, or an external desktop on ``listen:HOST:PORT``); the returned ``DesktopDriver`` holds
+the scenario state (``DesktopSession``: names → fresh requestIds and externalKeys, what the desktop sent so far) and
+offers the operations of the steps. The turns the desktop's agent runs are scripted through its control API
+(``script-next-turn``): expectations come from the feature.
+
+Verdicts: no pass without evidence. A judgement reads what the desktop sent or what its control API answered, never a
+counter an action kept. A "nothing was sent" check holds only on a connection that stays open and answers ping; a
+control answer that omits a documented field is the desktop's malformed answer (a failure), never an empty default;
+an "every X is Y" check fails when there is no X. What the run does not give the harness (``--hook-token`` for an
+external desktop, a control capability) makes the scenario *not testable*, never *not applicable*. Every rule the
+protocol core states (frame shapes, ``QUERY_KINDS``, ``find_local_paths_in_frame``, the supported image types) is
+called from ``simulator.hook``.
+
+| module | holds |
+|---|---|
+| ``session`` | ``DesktopSession``: the scenario state, names, handshake, the frames remembered |
+| ``actions`` | the harness as hook server and as the desktop's user (When operations) |
+| ``interactions`` | interaction cards: expecting, answering, the timeout's cancel |
+| ``hello`` / ``acks`` / ``turns`` / ``reopen`` | judgements of the desktop's frames of each family |
+| ``connection`` | heartbeat, bearer token, lifecycle.preference, frame types never sent |
+| ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
+| ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
+| ``driver`` | ``DesktopDriver``, all of the above in one class |
+| ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
+"""
+
+from .connect import ROLE, SubjectNotes, bearer_token, connect_desktop, parse_features
+from .driver import DesktopDriver
+from .reopen import UUID4
+from .session import RECONNECT_MIN_S, DesktopSession
+from .state import FINISHED_STATUSES, RUN_FIELDS, STATE_FIELDS, checked_retry_answer, checked_state
+from .turns import check_snapshot_order
+
+__all__ = [
+    "FINISHED_STATUSES",
+    "RECONNECT_MIN_S",
+    "ROLE",
+    "RUN_FIELDS",
+    "STATE_FIELDS",
+    "UUID4",
+    "DesktopDriver",
+    "DesktopSession",
+    "SubjectNotes",
+    "bearer_token",
+    "check_snapshot_order",
+    "checked_retry_answer",
+    "checked_state",
+    "connect_desktop",
+    "parse_features",
+]

@@ -1,0 +1,79 @@
+"""Connecting a desktop under test to the harness's hook server: one fresh ``ServerRole`` per scenario.
+
+For ``desktop=ref`` the embedded reference starts ONE fresh desktop dialling the role (``dial_reference_desktop``,
+stopped at the end of the scenario, with its own control API); for ``desktop=listen:HOST:PORT`` an external desktop
+dials in (it reconnects with backoff, so one desktop serves every scenario) and its control API comes from
+``--control desktop=URL``. The harness accepts the connection, reads ``hello`` and answers ``welcome`` with the
+features the scenario names.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...control import ControlClient
+from ...errors import NotTestable
+from ...roles.hook_server import ServerRole
+from ...targets import Role
+from ...wirelog import WireLog
+from .driver import DesktopDriver
+
+if TYPE_CHECKING:
+    from ...config import HarnessConfig
+    from ...subjects import Subjects
+
+__all__ = ["ROLE", "SubjectNotes", "bearer_token", "connect_desktop", "parse_features"]
+
+ROLE = Role.DESKTOP.value
+
+
+class SubjectNotes(Protocol):
+    """Where the run records what a subject said about itself (the harness)."""
+
+    def note_subject(self, role: str, target: str, identity: dict[str, Any] | None = None) -> None: ...
+
+
+def parse_features(text: str) -> tuple[str, ...]:
+    """The feature strings of ``"a, b"``; ``"none"`` or nothing is none."""
+    text = text.strip()
+    if text in ("", "none"):
+        return ()
+    return tuple(f.strip() for f in text.split(",") if f.strip())
+
+
+def bearer_token(config: HarnessConfig) -> str:
+    """The token the desktop dials with: a fresh one for the embedded reference; for an external desktop the one the
+    run names with ``--hook-token`` (docs/targets.md, "Authentication"), else the scenario is not testable."""
+    if config.target(Role.DESKTOP).is_reference:
+        return f"conformance-{uuid.uuid4()}"
+    if not config.hook_token:
+        raise NotTestable("the desktop under test dials with a bearer token the harness does not know: give the "
+                          "run --hook-token TOKEN, the token the desktop was started with")
+    return config.hook_token
+
+
+def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog, harness: SubjectNotes, tmp: Path,
+                    features: tuple[str, ...], defer: Callable[[Callable[[], None]], Any],
+                    token: str | None = None) -> DesktopDriver:
+    """Listen, let the desktop under test dial in (requiring ``token`` when given), shake hands and return the
+    scenario's driver. ``defer`` registers the teardowns (the role's close, the embedded desktop's stop)."""
+    server = ServerRole(wire=wire, step_timeout=config.step_timeout, require_token=token,
+                        dial_watch=subjects.desktop_dial_watch())
+    defer(server.close)
+    host, port = subjects.desktop_listen()
+    url = server.listen(host, port)
+    target = config.target(Role.DESKTOP)
+    if target.is_reference:
+        handle = subjects.dial_reference_desktop(url, token)
+        defer(handle.stop)
+        control = ControlClient(handle.control_url, role=ROLE, timeout=config.step_timeout, wire=wire)
+    else:
+        control = subjects.control(ROLE, wire)
+    desk = DesktopDriver(server=server, control=control, features=features, step_timeout=config.step_timeout,
+                         wire=wire, tmp=tmp, token=token, defer=defer)
+    desk.reconnect()
+    harness.note_subject(ROLE, target.raw, dict(server.identity))
+    return desk

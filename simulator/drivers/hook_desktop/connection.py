@@ -1,0 +1,74 @@
+"""What the desktop's connection shows: the heartbeat, the handshake's bearer token, the lifecycle announcement and
+the frame types a desktop must not send (slack-hook-protocol.md §5 阶段 1 ping/pong, §1 上下线通知偏好, §2 features;
+the bearer token is docs/targets.md "Authentication", a deployment convention: the spec is silent on authentication).
+
+A "nothing was sent" check holds only on a connection that stays open and answers ping (``expect_none``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...hook import MessageType
+from ...roles.hook_conn import Inbound
+from .session import DesktopSession
+
+__all__ = ["ConnectionChecks"]
+
+
+class ConnectionChecks(DesktopSession):
+    """Operations on the connection of a desktop scenario as a whole."""
+
+    def check_alive(self) -> None:
+        """The connection stays open, the desktop answers a ping with a valid pong and sent no invalid frame."""
+        self.server.ping()
+        pong = self.server.expect(MessageType.PONG.value)
+        assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
+        bad = [e for e in self.server.pending() if not e.ok]
+        assert not bad, f"the desktop sent an invalid frame: {bad[0].issue}"
+
+    def check_every_ping_answered(self) -> None:
+        """§5 阶段 1 "ping / pong 双向 心跳,收到 ping 必须回 pong。payload 恒空对象", also while a turn runs: one valid pong
+        per ping ``ping_while_running`` sent, read from what the desktop sent, the last one before that turn's
+        turn.end. "payload 恒空对象" is the core's pong check: a pong with any payload field is not valid."""
+        assert self.pings and self.ping_request is not None, "the harness sent no ping before this step"
+        last = self.ping_floor
+        for n in range(1, self.pings + 1):
+            def pong_after(e: Inbound, f: int = last) -> bool:
+                return e.type == MessageType.PONG and e.seq > f
+
+            pong_after.description = f"pong {n} of {self.pings}"  # type: ignore[attr-defined]
+            entry = self.server.expect(pong_after)
+            assert entry.ok, f"the desktop's pong {n} of {self.pings} is invalid: {entry.issue}"
+            last = entry.seq
+        rid = self.rid(self.ping_request)
+        ended = [e.seq for e in list(self.server.connection.received)
+                 if e.type == MessageType.TURN_END and e.request_id == rid]
+        assert not ended or ended[0] > last, (
+            f"the desktop answered the last of {self.pings} pings only after the turn of {self.ping_request!r} ended")
+
+    def check_bearer_token(self) -> None:
+        """The desktop's latest upgrade request carried ``Authorization: Bearer <the token>`` (the token is never
+        shown: only its scheme and length)."""
+        assert self.token, "this scenario's server requires no token"
+        assert self.server.handshakes, "no handshake was recorded"
+        _path, headers = self.server.handshakes[-1]
+        got = headers.get("authorization")
+        assert got is not None, "the desktop's upgrade request has no Authorization header"
+        assert got == f"Bearer {self.token}", (
+            "the desktop's Authorization header is not 'Bearer <the token>' "
+            f"(scheme {got.split(' ', 1)[0]!r}, {len(got)} characters)")
+
+    def check_lifecycle_sent(self, enabled: bool) -> None:
+        """The desktop sends lifecycle.preference with ``enabled``."""
+        pref = self.server.expect_payload(MessageType.LIFECYCLE_PREFERENCE.value)
+        assert pref.enabled is enabled, f"lifecycle.preference enabled {pref.enabled!r}"
+
+    def check_lifecycle_not_sent(self) -> None:
+        """§2: without lifecycle-announcement-v1 in welcome the desktop sends no lifecycle.preference."""
+        self.server.expect_none(MessageType.LIFECYCLE_PREFERENCE.value, self.quiet)
+
+    def check_no_frame_of(self, types: Iterable[str]) -> None:
+        """The desktop sends no frame of ``types`` within the quiet window."""
+        names = set(types)
+        self.server.expect_none(lambda e: e.type in names, self.quiet)

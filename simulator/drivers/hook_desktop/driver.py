@@ -1,0 +1,28 @@
+"""``DesktopDriver``: a desktop under test, driven and judged from the hook-server side.
+
+One class, assembled from the modules that each hold one family of operations over the same scenario state
+(``DesktopSession``): the When operations (``actions``, ``interactions``) and the judgements of what the desktop
+sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``connection``, ``rules``,
+``state``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
+failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
+what it needs.
+"""
+
+from __future__ import annotations
+
+from .acks import AckChecks
+from .actions import DesktopActions
+from .connection import ConnectionChecks
+from .hello import HelloChecks
+from .interactions import InteractionOps
+from .reopen import ReopenChecks
+from .rules import RuleChecks
+from .state import StateChecks
+from .turns import TurnChecks
+
+__all__ = ["DesktopDriver"]
+
+
+class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
+                    ConnectionChecks, RuleChecks, StateChecks):
+    """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""

@@ -1,0 +1,116 @@
+"""The desktop's hello (slack-hook-protocol.md §5 阶段 1 hello, §1 上下线通知偏好, 默认工作目录).
+
+The hello's shape is the core's hello check, run on every received frame (``expect_hello`` returns only a valid
+hello), and so is "defaultWorkspace 必须是 workspaces 的成员" (``NOT_A_MEMBER``): the membership judgements below
+call that check (``hello_issue``) instead of stating the rule again. What is judged here on top is what a valid hello
+says: its first alias, whether it states its preference and names a default, and whether a change reached the wire
+in a later hello.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...errors import MissingFrame
+from ...hook import ABSENT, HookBuildError, HookIssue, MessageType, build_hook_message
+from ...roles.hook_conn import HookConnectionClosed
+from .session import DesktopSession
+
+__all__ = ["HelloChecks", "given", "hello_issue"]
+
+
+def given(value: Any) -> bool:
+    """Whether an optional field carries a value (neither left out nor null)."""
+    return value is not ABSENT and value is not None
+
+
+def hello_issue(hello: Any) -> HookIssue | None:
+    """The core's hello check (§5 阶段 1 hello, 默认工作目录) on a hello payload: its issue, or None."""
+    try:
+        build_hook_message(hello)
+    except HookBuildError as exc:
+        return exc.issue
+    return None
+
+
+def _default_member(hello: Any) -> None:
+    issue = hello_issue(hello)
+    assert issue is None, (
+        f"defaultWorkspace {hello.default_workspace!r} is not in workspaces {list(hello.workspaces)!r} ({issue})")
+
+
+class HelloChecks(DesktopSession):
+    """Operations on the hellos of a desktop scenario (the latest is ``hellos[-1]``)."""
+
+    def resent_hello(self) -> Any:
+        """The hello the desktop re-sends on its own on the open connection (§5 阶段 1 "别名映射变更后重发 hello 即时生效
+        (server 以最新一帧为准)"). A desktop that sends none fails (``MissingFrame``); the harness never forces one."""
+        hello = self.server.expect_payload(MessageType.HELLO.value, self.step_timeout)
+        self.hellos.append(hello)
+        return hello
+
+    def next_hello(self) -> Any:
+        """The desktop's next hello: the one it re-sends on its own, else the one of its next handshake (默认工作目录:
+        "desktop 侧目录被删除后必须把默认值归零后再握手"). Only a desktop that is alive and sent no hello, or that closed
+        the connection itself, is made to handshake again; an invalid hello fails, a silent desktop times out."""
+        try:
+            return self.resent_hello()
+        except (MissingFrame, HookConnectionClosed):
+            self.server.drop()
+            return self.reconnect()
+
+    def check_first_workspace(self, alias: str) -> None:
+        """§5 阶段 1 hello: the first alias of ``workspaces`` is the built-in chat pseudo-folder."""
+        ws = self.hellos[-1].workspaces
+        assert ws and ws[0] == alias, f"hello.workspaces starts with {ws[:1]!r}, not {alias!r}"
+
+    def check_lifecycle_explicit(self) -> None:
+        """上下线通知偏好: the hello states ``lifecycleAnnouncement`` (its type, boolean when present, is the core's
+        hello check; this judges that it is present at all)."""
+        value = self.hellos[-1].lifecycle_announcement
+        assert value is not ABSENT, "hello.lifecycleAnnouncement is left out (an old server would default it)"
+
+    def check_lifecycle_reported(self, want: bool) -> None:
+        """§1 "hello.lifecycleAnnouncement 在握手时上报当前值"; §5 hello "缺省按 true": the latest hello's value, a missing
+        field read as true, is the preference the user set while the desktop was offline."""
+        assert self.hellos, "no hello was received"
+        sent = self.hellos[-1].lifecycle_announcement
+        effective = True if sent is ABSENT or sent is None else sent
+        shown = "left out (read as true)" if sent is ABSENT else json.dumps(sent)
+        value = json.dumps(want)
+        assert effective is want, (
+            f"the hello of this handshake reports lifecycleAnnouncement {shown}, but the preference was set to "
+            f"{value} while the desktop was offline: the hello must carry the current value")
+
+    def check_default_member_if_given(self) -> None:
+        """§5 阶段 1 hello: "可选 defaultWorkspace(…必须是 workspaces 的成员…)": judged when the hello names one (a hello
+        without it conforms; ``check_default_member`` needs one)."""
+        hello = self.hellos[-1]
+        if given(hello.default_workspace):
+            _default_member(hello)
+
+    def check_default_member(self) -> None:
+        """§5 阶段 1 hello: "defaultWorkspace(本连接的默认工作区别名;必须是 workspaces 的成员)", on a hello that names one."""
+        hello = self.hellos[-1]
+        assert given(hello.default_workspace), "the hello names no defaultWorkspace: there is nothing to judge"
+        _default_member(hello)
+
+    def check_new_hello_default(self, alias: str) -> None:
+        """The desktop re-sends hello on its own, naming ``alias`` among its workspaces and as its default."""
+        hello = self.resent_hello()
+        assert alias in hello.workspaces, f"the new hello's workspaces {list(hello.workspaces)!r} lack {alias!r}"
+        assert hello.default_workspace == alias, f"the new hello's defaultWorkspace is {hello.default_workspace!r}"
+
+    def check_next_hello_default(self, alias: str) -> None:
+        """The hello re-sent after the change, or the one of the next handshake: the change has reached the wire."""
+        hello = self.next_hello()
+        assert hello.default_workspace == alias, f"the next hello's defaultWorkspace is {hello.default_workspace!r}, " \
+                                                 f"not {alias!r}"
+
+    def check_next_hello_cleared(self, alias: str) -> None:
+        """默认工作目录: once the folder of ``alias`` is gone, the next hello names another member as default, or none."""
+        hello = self.next_hello()
+        assert not given(hello.default_workspace) or (
+            hello.default_workspace != alias and hello_issue(hello) is None), (
+            f"the hello after the folder was removed still names defaultWorkspace {hello.default_workspace!r}")

@@ -1,0 +1,186 @@
+"""The scenario state of a desktop under test and the primitives every desktop operation builds on.
+
+``DesktopSession`` holds what one scenario knows: the harness's ``ServerRole`` the desktop dialled, the desktop's
+control API, the features the harness's ``welcome`` names, the names the feature gives to requests ("first", …) and
+external keys ("thread", …) mapped to fresh ids, and what the desktop sent so far (hellos, acks, turn.end entries,
+turn.reopen entries, interaction.request payloads) so that a later Then step compares with an earlier frame.
+
+Every request name gets a fresh UUID v4 requestId and every external-key name a fresh ``sim:<uuid>`` externalKey, so
+scenarios never see each other's work even when an external desktop keeps its state between them. What a Then step
+judges is always what the desktop sent or what its control API answered, never a counter a When step kept.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...control import ControlClient
+from ...errors import SubjectTimeout
+from ...hook import MessageType
+from ...roles.hook_conn import Inbound
+from ...roles.hook_server import ServerRole
+from ...wirelog import Direction, WireLog
+from ..timing import quiet_window
+
+__all__ = ["RECONNECT_MIN_S", "DesktopSession"]
+
+#: How long the harness waits for a desktop to dial again after a dropped or closed connection. A harness setting,
+#: not a protocol number: the spec has a desktop reconnect (slack-hook-protocol.md §3 "断线重连: … desktop 补发未送达的
+#: turn.end") but names no backoff, and a desktop that backs off may take longer than one step limit.
+RECONNECT_MIN_S = 15.0
+
+
+def _keep(teardown: Callable[[], None]) -> None:
+    """The default teardown registrar: nothing to tear down outside a scenario (unit tests)."""
+
+
+@dataclass(eq=False)
+class DesktopSession:
+    """One scenario with a desktop under test: the harness plays the hook server the desktop dialled."""
+
+    server: ServerRole
+    control: ControlClient
+    #: The feature strings of the harness's ``welcome`` (§2: a frame is used only when both sides declare it).
+    features: tuple[str, ...]
+    step_timeout: float
+    wire: WireLog
+    #: The scenario's temporary folder: the workspace folders the scenario registers live there.
+    tmp: Path
+    #: The bearer token the harness's server requires (None: none).
+    token: str | None = None
+    #: Registers a teardown that runs at the end of the scenario (pytest's ``request.addfinalizer``).
+    defer: Callable[[Callable[[], None]], Any] = _keep
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    request_ids: dict[str, str] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    #: request name → the external-key name it was dispatched with
+    key_names: dict[str, str] = field(default_factory=dict)
+    #: task.ack payloads by request name, in arrival order
+    acks: dict[str, list[Any]] = field(default_factory=dict)
+    ends: dict[str, list[Inbound]] = field(default_factory=dict)
+    hellos: list[Any] = field(default_factory=list)
+    #: the turn.reopen entries seen since the last retry
+    reopens: list[Inbound] = field(default_factory=list)
+    #: the requestIds of every turn.reopen seen, in order (kept across retries)
+    reopen_ids: list[str] = field(default_factory=list)
+    #: the control API's answer to the last ``retry-turn``
+    last_reopen_answer: Any = None
+    #: interaction.request payloads by request name
+    interactions: dict[str, list[Any]] = field(default_factory=dict)
+    #: pings the harness sent in ``ping_while_running``, the inbox position before the first, and the request whose
+    #: turn ran meanwhile: ``check_every_ping_answered`` judges the pongs the desktop sent after that position
+    pings: int = 0
+    ping_floor: int = 0
+    ping_request: str | None = None
+
+    # -- names ---------------------------------------------------------------------------------------------------
+
+    def rid(self, name: str) -> str:
+        """The requestId of request ``name`` (a fresh UUID v4 the first time)."""
+        return self.request_ids.setdefault(name, str(uuid.uuid4()))
+
+    def key(self, name: str) -> str:
+        """The externalKey of external-key ``name`` (a fresh ``sim:<uuid>`` the first time)."""
+        return self.keys.setdefault(name, f"sim:{uuid.uuid4()}")
+
+    def key_for(self, name: str) -> str:
+        """The externalKey request ``name`` was dispatched with."""
+        return self.key(self.key_names.get(name, name))
+
+    # -- control API and timing ----------------------------------------------------------------------------------
+
+    def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
+        """One control-API call (docs/control-api.md, desktop): its answer, unjudged."""
+        return self.control.call(capability, body or {})
+
+    @property
+    def quiet(self) -> float:
+        """How long a "nothing was sent" check watches the desktop."""
+        return quiet_window(self.step_timeout)
+
+    def note(self, text: str, summary: str) -> None:
+        """A harness note in the wire log (what the harness chose not to do, and why)."""
+        self.wire.record(self.server.role, Direction.NOTE, "harness", text, summary=summary)
+
+    # -- the connection ------------------------------------------------------------------------------------------
+
+    def handshake(self, timeout: float | None = None) -> Any:
+        """Accept the desktop's next connection, read its hello, answer ``welcome`` with the scenario's features."""
+        self.server.accept(timeout)
+        hello = self.server.expect_hello()
+        self.hellos.append(hello)
+        self.server.welcome(self.features)
+        return hello
+
+    def reconnect(self) -> Any:
+        """The next handshake, waiting at least ``RECONNECT_MIN_S`` for the desktop to dial again."""
+        return self.handshake(max(self.step_timeout, RECONNECT_MIN_S))
+
+    def await_close(self, why: str) -> Any:
+        """Wait for the desktop to close the current connection. A desktop that stays connected and answers ping did
+        not do what ``why`` requires: a failure, not a timeout."""
+        try:
+            return self.server.wait_closed()
+        except SubjectTimeout:
+            if self.server.connection.is_alive():
+                raise AssertionError(f"the desktop kept the connection open for {self.step_timeout:g} s although "
+                                     f"{why}") from None
+            raise
+
+    def received(self) -> list[tuple[int, Inbound]]:
+        """Every frame the desktop sent in this scenario: (connection index, entry), in order."""
+        return [(i, e) for i, conn in enumerate(self.server.connections) for e in conn.received]
+
+    # -- what the desktop sent, remembered -----------------------------------------------------------------------
+
+    def ack(self, name: str) -> Any:
+        """The desktop's next valid task.ack for ``name`` (recorded)."""
+        ack = self.server.expect_ack(self.rid(name))
+        self.acks.setdefault(name, []).append(ack)
+        return ack
+
+    def first_ack(self, name: str) -> Any:
+        """The first task.ack the desktop sent for ``name`` (awaited when none was seen yet)."""
+        return self.acks[name][0] if self.acks.get(name) else self.ack(name)
+
+    def end_entry(self, name: str) -> Inbound:
+        """The desktop's next turn.end for ``name``; an invalid one fails."""
+        rid = self.rid(name)
+        entry = self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid)
+        if not entry.ok:
+            raise AssertionError(f"the desktop's turn.end for {name!r} is invalid: {entry.issue}")
+        self.ends.setdefault(name, []).append(entry)
+        return entry
+
+    def last_end(self, name: str) -> Inbound:
+        """The latest turn.end seen for ``name`` (awaited when none was seen yet)."""
+        if not self.ends.get(name):
+            self.end_entry(name)
+        return self.ends[name][-1]
+
+    def reopen(self) -> Any:
+        """The turn.reopen payload of the current retry (awaited, left in the inbox); an invalid one fails."""
+        if not self.reopens:
+            entry = self.server.expect(MessageType.TURN_REOPEN.value, consume=False)
+            if not entry.ok:
+                raise AssertionError(f"the desktop's turn.reopen is invalid: {entry.issue}")
+            self.reopens.append(entry)
+            self.reopen_ids.append(entry.payload.request_id)
+        return self.reopens[-1].payload
+
+    def last_reopen_id(self) -> str:
+        """The requestId of the latest turn.reopen received."""
+        assert self.reopen_ids, "no turn.reopen was received"
+        return self.reopen_ids[-1]
+
+    def last_interaction(self) -> Any:
+        """The latest interaction.request payload received."""
+        reqs = [v[-1] for v in self.interactions.values()]
+        assert reqs, "no interaction.request was received"
+        return reqs[-1]

@@ -1,0 +1,53 @@
+"""A hook server under test, driven from the desktop side: the harness plays desktops dialling the server and judges
+the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
+上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+
+The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
+"Control API"), every answer checked against docs/control-api.schema.json before it is read.
+
+| module | holds |
+|---|---|
+| ``scenario`` | ``HookServerScenario``: the names the feature gives (devices, chats, tasks, rounds), waiting |
+| ``control_answers`` | control answers checked against a control-API schema (generic over the ``$defs`` name) |
+| ``connections`` | connect, hello, hang up, reconnect, ping / pong, lifecycle preference, the server's restart |
+| ``auth`` | a desktop without the bearer token, and its refusal |
+| ``channel`` | the channel and the server's records through the control API: inject, publishes, clock, reads |
+| ``channel_checks`` | what the channel shows: message state and text, unchanged, closed out, counts, publishes |
+| ``records`` | what the server recorded: acks, dropped frames, online / offline notices |
+| ``tasks`` | the tasks a device receives: workspace, session, externalKey, source, redelivery, cancel, archive |
+| ``turns`` | what a device answers: task.ack, turn.progress, turn.end, turn.reopen, replays |
+| ``bad_input`` | frames a well-behaved desktop never sends |
+| ``deliveries`` | turn.delivery: states, retries, a safe error, the delivery receipt |
+| ``cards`` | interaction cards: ask, press, decide, withdraw |
+| ``driver`` | ``HookServerDriver``: all of the above over one scenario |
+"""
+
+from .auth import BadToken, Refusal, RefusalStage
+from .bad_input import oversized_progress
+from .cards import PRESS_REFUSAL, Card
+from .channel import CLEANUP_MARGIN_S
+from .channel_checks import UNCHANGED_FIELDS
+from .connections import Hangup, await_close, hello_kwargs
+from .control_answers import (
+    HOOK_SERVER_CONTROL_SCHEMA,
+    HOOK_SERVER_LISTINGS,
+    CheckedControl,
+    ControlCalls,
+    ControlSchema,
+    Listing,
+)
+from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
+from .driver import HOOK_SERVER_ROLE, HookServerDriver
+from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
+from .tasks import REDELIVERY_SAME, redelivery_changes
+from .turns import unknown_external_key
+
+__all__ = [
+    "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
+    "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
+    "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
+    "BadToken", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device", "Hangup", "HookServerDriver",
+    "HookServerScenario", "Listing", "Refusal", "RefusalStage",
+    "await_close", "check_delivery_error", "hello_kwargs", "leaks", "oversized_progress", "redelivery_changes",
+    "unknown_external_key",
+]

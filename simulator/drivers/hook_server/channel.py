@@ -1,0 +1,134 @@
+"""The far side of the hook server (the IM channel) and the server's own records, driven and read through its
+control API (docs/hook-server-plan.md "Control API"; docs/control-api.md): ``inject-message``, ``set-lane-workspace``,
+``fail-publishes``, ``hold-publishes``, ``advance-clock``, ``set-cleanup-latency`` to drive; ``list-messages``,
+``list-tasks``, ``connections``, ``notices`` to read. Every answer is checked against docs/control-api.schema.json
+before it is read (``HookServerScenario.ctl`` / ``rows``); expected values come from the feature files."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .scenario import HookServerScenario, Row
+
+__all__ = ["CLEANUP_MARGIN_S", "ChannelOps"]
+
+#: How long after the clean-up latency a step waits for the delayed clean-up to have run (a harness setting).
+CLEANUP_MARGIN_S = 1.0
+
+
+def _user_id() -> str:
+    return f"sim-user-{uuid.uuid4().hex[:12]}"
+
+
+class ChannelOps(HookServerScenario):
+    # -- driving the channel -----------------------------------------------------------------------------------------
+
+    def inject_task(self, name: str, text: str, chat: str, *, provider: str | None = None,
+                    session: str | None = None) -> str:
+        """A user writes ``text`` in ``chat`` (on ``provider``, else the chat's), taking over the desktop session
+        ``session`` if named; the server must take it as a task, whose requestId is remembered as ``name``."""
+        if provider:
+            self.providers[chat] = provider
+        body: dict[str, Any] = {
+            "provider": self.provider(chat), "chatId": self.chat(chat), "threadId": None, "userId": _user_id(),
+            "userName": "Conformance User", "text": text, "deviceId": self.first_device().role.device_id,
+        }
+        if session:
+            body["sessionId"] = self.sessions.setdefault(session, f"sim-session-{uuid.uuid4()}")
+        answer = self.ctl("inject-message", body)
+        assert answer.get("kind") == "task", f"the server did not take {text!r} as a task: {answer!r}"
+        assert answer.get("requestId"), f"inject-message gave no requestId: {answer!r}"
+        self.request_ids[name] = answer["requestId"]
+        self.task_chat[name] = chat
+        self.user_texts[name] = text
+        self.secrets.append(text)
+        return answer["requestId"]
+
+    def inject_command(self, command: str, chat: str) -> None:
+        """A user writes a chat command (``/stop``, ``/new``); the server must take it as that command."""
+        body = {"provider": self.provider(chat), "chatId": self.chat(chat), "threadId": None, "userId": _user_id(),
+                "text": command, "deviceId": self.first_device().role.device_id}
+        answer = self.ctl("inject-message", body)
+        assert answer.get("kind") == command.removeprefix("/"), \
+            f"the server did not take {command} as a command: {answer!r}"
+
+    def choose_workspace(self, chat: str, alias: str) -> None:
+        """The chat's lane chooses the workspace ``alias`` (``set-lane-workspace``)."""
+        self.ctl("set-lane-workspace",
+                 {"provider": self.provider(chat), "chatId": self.chat(chat), "threadId": None, "workspace": alias})
+
+    def fail_publishes(self, count: int, name: str) -> None:
+        self.ctl("fail-publishes", {"count": count, "requestId": self.rid(name)})
+
+    def hold_publishes(self) -> None:
+        """The channel holds every publish until released (released at the latest when the scenario ends)."""
+        self.ctl("hold-publishes", {"held": True})
+        self.on_teardown(self.release_publishes)
+
+    def release_publishes(self) -> None:
+        self.ctl("hold-publishes", {"held": False})
+
+    def server_now(self) -> int:
+        """The server's clock (ms): ``advance-clock`` by 0."""
+        return self.ctl("advance-clock", {"ms": 0})["now"]  # an integer (schema-checked)
+
+    def advance_to(self, at: int) -> None:
+        """Move the server's clock just past ``at`` (ms)."""
+        self.ctl("advance-clock", {"ms": max(0, at - self.server_now()) + 1})
+
+    def delay_cleanup(self, ms: int) -> None:
+        """Delay the server's disconnect clean-up by ``ms`` (undone when the scenario ends)."""
+        self.ctl("set-cleanup-latency", {"ms": ms})
+        self.cleanup_latency_ms = ms
+        self.on_teardown(lambda: self.ctl("set-cleanup-latency", {"ms": 0}))
+
+    def wait_for_cleanup(self) -> None:
+        """Wait out the clean-up latency (and a margin), then the barrier."""
+        self.sleep(self.cleanup_latency_ms / 1000 + CLEANUP_MARGIN_S)
+        self.barrier()
+
+    # -- reading the channel and the server's records ------------------------------------------------------------
+
+    def messages_of_chat(self, chat: str) -> list[Row]:
+        chat_id = self.chat(chat)
+        return self.rows("list-messages", {"provider": self.provider(chat), "chatId": chat_id},
+                         keep=lambda m: m["chatId"] == chat_id)
+
+    def message(self, name: str) -> Row:
+        """The one channel message of task ``name`` (or of the task a round continues), remembered as seen."""
+        root = self.root(name)
+        rid = self.rid(root)
+        chat = self.task_chat.get(root)
+        if chat is None:
+            raise AssertionError(f"{root!r} is not a task injected in this scenario")
+        found = [m for m in self.messages_of_chat(chat) if m["requestId"] == rid]
+        assert found, f"the channel has no message for task {root!r} ({rid}) in chat {chat!r}"
+        assert len(found) == 1, f"the channel holds {len(found)} messages for task {root!r}: {found!r}"[:600]
+        self.seen[root] = found[0]
+        return found[0]
+
+    def task_row(self, name: str) -> Row:
+        """The server's ``list-tasks`` row of ``name``; none is a failure."""
+        rid = self.rid(name)
+        rows = self.rows("list-tasks", {}, keep=lambda t: t["requestId"] == rid)
+        assert rows, f"the server lists no task {rid} ({name!r})"
+        return rows[0]
+
+    def delivery_receipt(self, name: str) -> Row | None:
+        """The delivery receipt of task ``name`` (docs/control-api.md: ``task.delivery``, kept ``receiptTtlMs``
+        after delivered/failed, then the task leaves ``list-tasks``): None when the server holds none."""
+        rid = self.rid(name)
+        rows = self.rows("list-tasks", {}, keep=lambda t: t["requestId"] == rid)
+        return rows[0]["delivery"] if rows else None  # "delivery" is a required field: null or the receipt
+
+    def connection_ids(self, dev: str) -> set[str]:
+        """The ids of every connection the server lists for device ``dev``."""
+        device_id = self.device(dev).role.device_id
+        return {c["connectionId"] for c in self.rows("connections", {}, keep=lambda c: c["deviceId"] == device_id)}
+
+    def notices(self, dev: str, kind: str) -> list[Row]:
+        """The channel's ``kind`` (online/offline) notices for device ``dev``."""
+        device_id = self.device(dev).role.device_id
+        return self.rows("notices", {"deviceId": device_id},
+                         keep=lambda n: n["kind"] == kind and n["deviceId"] == device_id)

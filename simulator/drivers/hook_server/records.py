@@ -1,0 +1,64 @@
+"""What the server recorded, judged through its control API: the ack of a task (``list-tasks``), the frames it
+dropped (``dropped-frames``: §3 "未知 type 忽略" and invalid frames, with their parse code) and the online / offline
+notices it showed in the channel (``notices``: 上下线通知偏好)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .channel import ChannelOps
+from .scenario import Row
+
+__all__ = ["RecordChecks"]
+
+
+class RecordChecks(ChannelOps):
+    def expect_ack_recorded(self, name: str, result: str, position: int | None = None,
+                            reason: str | None = None) -> None:
+        """The server recorded the ack of ``name`` as ``result`` (at ``position`` / with ``reason`` when given)."""
+        self.barrier()
+
+        def check() -> None:
+            row = self.task_row(name)
+            assert row.get("ack") == result, f"the server recorded the ack {row.get('ack')!r}, expected {result!r}"
+            if position is not None:
+                assert row.get("queuePosition") == position, f"queuePosition recorded {row.get('queuePosition')!r}"
+            if reason is not None:
+                assert row.get("reason") == reason, f"reason recorded {row.get('reason')!r}"
+
+        self.eventually(check)
+
+    def expect_dropped(self, dev: str, pred: Callable[[Row], bool], what: str) -> None:
+        """The dropped-frame log comes to hold an entry ``pred`` selects among those of the device's connections."""
+        def check() -> None:
+            ids = self.connection_ids(dev)
+            rows = self.rows("dropped-frames", {}, keep=lambda r: r["connectionId"] in ids)
+            assert any(pred(r) for r in rows), f"the server's dropped-frame log has no entry for {what}: {rows!r}"[:800]
+
+        self.eventually(check)
+
+    def expect_dropped_type(self, dev: str, type_: str) -> None:
+        """The server logged the device's frame of the unknown type ``type_`` as dropped."""
+        self.expect_dropped(dev, lambda r: r.get("type") == type_, f"the frame of type {type_!r}")
+
+    def expect_dropped_invalid(self, dev: str, path: str | None = None) -> None:
+        """The server logged an invalid frame of the device as dropped, with its parse code (at ``path`` if given)."""
+        if path is None:
+            self.expect_dropped(dev, lambda r: bool(r.get("code")), "an invalid frame (with its parse code)")
+        else:
+            self.expect_dropped(dev, lambda r: r.get("path") == path and bool(r.get("code")),
+                                f"an invalid frame at {path!r} (with its parse code)")
+
+    def expect_notice(self, dev: str, kind: str) -> None:
+        """The channel comes to show a ``kind`` (online/offline) notice for the device."""
+        def check() -> None:
+            assert self.notices(dev, kind), f"the channel shows no {kind} notice for device {dev!r}"
+
+        self.eventually(check)
+
+    def expect_no_notice(self, dev: str, kind: str) -> None:
+        """After the barrier and the quiet window, the channel shows no ``kind`` notice for the device."""
+        self.barrier()
+        self.sleep(self.quiet)
+        found = self.notices(dev, kind)
+        assert not found, f"the channel shows a {kind} notice for device {dev!r}: {found!r}"

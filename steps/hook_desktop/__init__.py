@@ -1,0 +1,46 @@
+"""Step vocabulary for ``features/hook/desktop``: the harness plays the hook server, a desktop under test dials in,
+and the steps judge the desktop's obligations of slack-hook-protocol.md (§1, §2, §4, §5, 阶段 18 desktop side).
+
+Theory of operation: ``simulator.drivers.hook_desktop`` (its module docstring). Each scenario's ``Given a desktop
+connected …`` builds a ``DesktopDriver`` (fixture ``desk``) from the harness fixtures; every other step is one call of
+a named driver operation. Requests are named in the feature files ("first", "second", …) and external keys too
+("thread"); the driver gives each a fresh id. The turns of the desktop's agent are scripted through its control API.
+
+Vocabulary (one module per area):
+
+* ``connect``: ``Given a desktop connected to the harness's hook server [, which requires a bearer token,] with
+  features "<a, b>|none"`` (a fresh token for the embedded reference; ``--hook-token`` for an external desktop)
+* ``harness``: ``the desktop's next turn is scripted as <JSON>``; ``the harness dispatches "<name>" [to workspace
+  "<alias>"] [with external key "<key>"]`` / ``… to an unknown session`` / ``… into the session of "<other>" with
+  external key "<key>"`` / ``… asking for the agent kind "<kind>"`` / ``… asking for the first agent kind of the
+  hello``; ``redelivers`` / ``cancels "<name>"``; ``archives the session of external key "<key>"`` / ``an unknown
+  external key``; ``drops the connection and the desktop reconnects``; ``accepts the delivery of "<name>"``;
+  ``pings the desktop <n> times while "<name>" runs``; ``queries the desktop for its "<kind>"``
+* ``user``: ``the desktop user retries "<name>"`` / ``retries the reopened round`` / ``asks "<text>" in the session of
+  "<name>"`` / ``turns the lifecycle announcement <on|off>``; ``the desktop's workspaces are set to "<alias>" as
+  default``; ``the folder of workspace "<alias>" is removed``; ``the desktop is disabled`` / ``enabled again``; ``the
+  desktop goes offline`` / ``comes back online``; ``the desktop's clock advances by <n> days``
+* ``interactions``: the interaction.request of a turn, answering it (first button, again, too late), the timeout's
+  interaction.cancel
+* Then: ``hello`` (first alias, lifecycleAnnouncement, defaultWorkspace, the re-sent and the next hello), ``acks``,
+  ``turns`` (turn.end, turn.progress snapshots, replacement and throttling over frames, attachments, re-sending),
+  ``reopen`` (turn.reopen order and ids), ``connection`` (pongs, the bearer token, lifecycle.preference, frame types
+  never sent, no local absolute path), ``state`` (the control ``state``: run count and session, finished, outbox,
+  reopenable; the ``retry-turn`` answer).
+
+"Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that
+interaction again|too late`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
+"""
+
+pytest_plugins = [
+    "steps.hook_desktop.connect",
+    "steps.hook_desktop.harness",
+    "steps.hook_desktop.user",
+    "steps.hook_desktop.interactions",
+    "steps.hook_desktop.hello",
+    "steps.hook_desktop.acks",
+    "steps.hook_desktop.turns",
+    "steps.hook_desktop.reopen",
+    "steps.hook_desktop.connection",
+    "steps.hook_desktop.state",
+]

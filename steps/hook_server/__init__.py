@@ -1,0 +1,43 @@
+"""Step vocabulary for ``features/hook/server``: the harness plays desktops dialling the hook server under test and
+judges the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
+上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+
+Theory of operation: ``simulator.drivers.hook_server``. One hook server serves the whole run (the embedded
+reference, or ``--target hook-server=ws://…`` with ``--control hook-server=URL`` and ``--hook-token``); each scenario
+gets a ``HookServerDriver`` (fixture ``hook_srv``, ``fixture.py``) that keeps the names the feature gives (devices,
+chats, tasks, rounds), drives the channel through the server's control API (every answer checked against
+docs/control-api.schema.json) and judges. A step here is one Gherkin phrase → one driver operation; the verdict rules
+(no pass without evidence, *not applicable* only on the server's own declaration, *not testable* for what the run
+does not give) are the driver's.
+
+Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``task``, ``the message``,
+``the channel``, ``the server``, ``the card``, ``the connection``, ``the welcome``, ``the hook server``, ``a desktop``,
+``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed`` or ``no channel message``, so none
+clashes with ``steps/hook_desktop.py``):
+
+* ``connections``: ``device "<D>" is online [with hello <JSON>]`` (hello defaults: workspaces ["chat"], features
+  ["turn-delivery-v1"]; the JSON overrides them); ``… is connected without saying hello``; ``… says hello``;
+  ``… says hello again with <JSON>``; ``the server declares "<feature>"`` (not applicable otherwise); ``device "<D>"
+  drops|closes its connection [and reconnects [without hello]]``; ``… sends a ping``; ``… turns its lifecycle
+  announcement on|off``; ``the server pings every connected desktop``; ``the hook server restarts``; the hook token
+  (``the hook server under test requires a token``, ``a desktop connects without a token|with a wrong token and says
+  hello``); Then: pong, ping, welcome, the connection stays open, refusals.
+* ``tasks``: ``a user writes "<text>" in chat "<chat>" [taking over the desktop session "<S>"] as task "<name>"``;
+  ``a user writes "/stop"|"/new" in chat "<chat>"``; ``chat "<chat>" chooses the workspace "<alias>|-"``; Then:
+  dispatches (workspace, sessionId, externalKey, source, redelivery), task.cancel, session.archive.
+* ``turns``: ``device "<D>" acks "<name>" as accepted | queued at position <n> | rejected with reason "<r>"``;
+  ``… reports progress "<text>" for "<name>"`` (``\\n`` for a newline); ``… ends "<name>" ok with "<text>" | with the
+  error "<text>" | cancelled``; ``… reopens "<orig>" as "<round>" [again]``; replays, unregistered requests, bad input;
+  Then: the dropped-frame log.
+* ``channel``: the message of a task (state, text, shows / does not show, unchanged, closed out, publish count),
+  messages per chat, acks recorded, online / offline notices, the delayed disconnect clean-up.
+* ``deliveries``: turn.delivery states and their error, failing / held publishes, the server's clock, receipts.
+* ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"
+  on that card``; ``device "<D>" withdraws that card with the reason "<r>"``; Then: the card, the decision.
+"""
+
+pytest_plugins = [
+    "steps.hook_server.fixture", "steps.hook_server.connections", "steps.hook_server.tasks",
+    "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
+    "steps.hook_server.cards",
+]

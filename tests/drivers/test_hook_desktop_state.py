@@ -1,0 +1,189 @@
+"""``simulator.drivers.hook_desktop.state``: the control ``state`` and ``retry-turn`` answers, checked and judged
+(docs/control-api.md, desktop). A missing or mistyped field is the desktop's malformed answer, never a default."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from test_hook_desktop_fakes import FakeClock, FakeControl, make_driver
+
+from simulator.drivers.hook_desktop import STATE_FIELDS, checked_retry_answer, checked_state
+from simulator.errors import NotTestable, SubjectRefused
+
+
+def _state(**changes: Any) -> dict[str, Any]:
+    state: dict[str, Any] = {"sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True,
+                             "serverFeatures": []}
+    state.update(changes)
+    return state
+
+
+def _run(rid: str, runs: Any = 1, status: str = "ok", session: str = "s1") -> dict[str, Any]:
+    return {"requestId": rid, "runs": runs, "status": status, "sessionId": session, "kind": "dispatch",
+            "reopenOf": None, "decision": None}
+
+
+def test_a_documented_state_answer_passes():
+    answer = _state(runs=[_run("r1")])
+    assert checked_state(copy.deepcopy(answer)) == answer
+    assert set(STATE_FIELDS) == set(answer)
+
+
+@pytest.mark.parametrize("field", sorted(STATE_FIELDS))
+def test_a_state_answer_without_a_documented_field_fails(field: str):
+    answer = _state()
+    del answer[field]
+    with pytest.raises(AssertionError, match=rf"lacks \(or mistypes\) \['{field}'\]"):
+        checked_state(answer)
+
+
+def test_a_mistyped_field_fails():
+    with pytest.raises(AssertionError, match=r"\['connected'\]"):
+        checked_state(_state(connected="yes"))
+    with pytest.raises(AssertionError, match=r"\['outbox'\]"):
+        checked_state(_state(outbox=None))
+
+
+def test_a_run_without_a_documented_field_fails():
+    run = _run("r1")
+    del run["decision"]
+    with pytest.raises(AssertionError, match=r"malformed at /runs/0: missing \['decision'\]"):
+        checked_state(_state(runs=[run]))
+
+
+def test_an_answer_that_is_not_an_object_fails():
+    with pytest.raises(AssertionError, match="not an object"):
+        checked_state(["runs"])
+
+
+def test_outbox_empty_counts_only_the_scenarios_requests():
+    desk = make_driver(control=FakeControl({"state": _state(outbox=["someone-else"])}))
+    desk.rid("first")
+    desk.check_outbox_empty()
+    desk.control.answers["state"] = _state(outbox=[desk.rid("first")])
+    with pytest.raises(AssertionError, match="keeps .* in its outbox"):
+        desk.check_outbox_empty()
+
+
+def test_outbox_of_a_malformed_answer_fails_instead_of_passing_empty():
+    desk = make_driver(control=FakeControl({"state": {"runs": []}}))
+    with pytest.raises(AssertionError, match="lacks"):
+        desk.check_outbox_empty()
+
+
+def test_ran_once_reads_the_run_count_after_the_quiet_window():
+    clock = FakeClock()
+    desk = make_driver(clock=clock)
+    rid = desk.rid("first")
+    desk.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.check_ran_once("first")
+    assert clock.slept == [desk.quiet]
+
+
+@pytest.mark.parametrize(("runs", "message"), [
+    ([], "lists no run"),
+    ([2], "reports 2 runs"),
+    ([1, 1], "reports 2 runs"),
+    ([True], "not an integer"),
+    (["1"], "not an integer"),
+])
+def test_ran_once_fails(runs: list[Any], message: str):
+    desk = make_driver()
+    rid = desk.rid("first")
+    desk.control.answers["state"] = _state(runs=[_run(rid, n) for n in runs])
+    with pytest.raises(AssertionError, match=message):
+        desk.check_ran_once("first")
+
+
+def test_finished_polls_until_the_state_shows_it():
+    clock = FakeClock()
+    desk = make_driver(clock=clock, step_timeout=5.0)
+    rid = desk.rid("first")
+    desk.control.answers["state"] = [_state(runs=[_run(rid, status="running")]), _state(runs=[_run(rid)])]
+    desk.check_finished("first")
+    assert len(desk.control.calls) == 2
+
+
+def test_finished_fails_when_the_state_never_shows_it():
+    clock = FakeClock()
+    desk = make_driver(clock=clock, step_timeout=1.0)
+    rid = desk.rid("first")
+    desk.control.answers["state"] = _state(runs=[_run(rid, status="running")])
+    with pytest.raises(AssertionError, match=r"never showed 'first' finished within 1 s"):
+        desk.check_finished("first")
+    assert clock.now >= 1.0
+
+
+@pytest.mark.parametrize("answer", [{"runs": []}, lambda body: (_ for _ in ()).throw(
+    SubjectRefused("HTTP 500", status=500, body=""))])
+def test_polling_stops_at_a_malformed_or_refused_answer(answer: Any):
+    clock = FakeClock()
+    desk = make_driver(clock=clock, step_timeout=5.0)
+    desk.control.answers["state"] = answer
+    with pytest.raises(AssertionError):
+        desk.check_finished("first")
+    assert len(desk.control.calls) == 1 and clock.now == 0.0
+
+
+def test_reopened_round_finished_needs_a_reopen():
+    desk = make_driver()
+    with pytest.raises(AssertionError, match="no turn.reopen was received"):
+        desk.check_reopened_round_finished()
+    desk.reopen_ids.append("reopen-1")
+    desk.control.answers["state"] = _state(runs=[_run("reopen-1", status="error")])
+    desk.check_reopened_round_finished()
+
+
+def test_offered_for_reopen():
+    desk = make_driver()
+    desk.control.answers["state"] = _state(reopenable=[desk.rid("first")])
+    desk.check_offered_for_reopen("first")
+    with pytest.raises(AssertionError, match="still offers 'first'"):
+        desk.check_not_offered_for_reopen("first")
+    desk.control.answers["state"] = _state()
+    desk.check_not_offered_for_reopen("first")
+    with pytest.raises(AssertionError, match="does not offer 'first'"):
+        desk.check_offered_for_reopen("first")
+
+
+def test_run_in_session_of_a_takeover():
+    from simulator.hook import make_task_ack
+
+    desk = make_driver()
+    desk.server.receive(make_task_ack(desk.rid("first"), "accepted", session_id="s1"))
+    desk.control.answers["state"] = _state(runs=[_run(desk.rid("second"), session="s1")])
+    desk.check_run_in_session_of("second", "first")
+    desk.control.answers["state"] = _state(runs=[_run(desk.rid("second"), session="s2")])
+    with pytest.raises(AssertionError, match="in session 's2', not 's1'"):
+        desk.check_run_in_session_of("second", "first")
+
+
+def test_retry_answer():
+    assert checked_retry_answer({"ok": True, "reopenRequestId": None}) is None
+    assert checked_retry_answer({"ok": True, "reopenRequestId": "r"}) == "r"
+    with pytest.raises(AssertionError, match="lacks reopenRequestId"):
+        checked_retry_answer({"ok": True})
+    with pytest.raises(AssertionError, match="did not retry"):
+        checked_retry_answer(None)
+
+
+def test_retry_desktop_only():
+    desk = make_driver(control=FakeControl({"retry-turn": {"ok": True, "reopenRequestId": None}}))
+    desk.retry("first")
+    desk.check_retry_desktop_only()
+    desk.control.answers["retry-turn"] = {"ok": True, "reopenRequestId": "r2"}
+    desk.retry("first")
+    with pytest.raises(AssertionError, match="was offered for reopen"):
+        desk.check_retry_desktop_only()
+    assert desk.control.calls[-1] == ("retry-turn", {"requestId": desk.rid("first")})
+
+
+def test_advance_clock_without_the_capability_is_not_testable():
+    desk = make_driver(control=FakeControl(capabilities={"state"}))
+    with pytest.raises(NotTestable):
+        desk.advance_clock(30)
+    desk = make_driver(control=FakeControl(capabilities={"advance-clock"}))
+    desk.advance_clock(30)
+    assert desk.control.calls == [("advance-clock", {"ms": 30 * 24 * 60 * 60 * 1000})]

@@ -1,0 +1,85 @@
+"""``simulator.drivers.hook_server.scenario``: names, devices, waiting and teardown of one scenario (fakes only)."""
+
+from __future__ import annotations
+
+import pytest
+from test_hook_server_fakes import make_driver
+
+from simulator.drivers.hook_server import DEFAULT_HELLO, SETTLE_S
+from simulator.hook import make_task_dispatch
+
+
+def test_an_unknown_request_name_fails_with_a_clear_message():
+    driver, _, _ = make_driver()
+    with pytest.raises(AssertionError, match=r"no request named 'first' in this scenario \(the feature uses it "
+                                             r"before it exists\)"):
+        driver.rid("first")
+
+
+def test_chats_get_fresh_ids_once_and_slack_unless_named():
+    driver, _, _ = make_driver()
+    assert driver.chat("c") == driver.chat("c") != driver.chat("d")
+    driver.providers["d"] = "telegram"
+    assert (driver.provider("c"), driver.provider("d")) == ("slack", "telegram")
+
+
+def test_a_round_gets_a_fresh_uuid_and_leads_back_to_its_task():
+    driver, _, _ = make_driver()
+    driver.request_ids["task"] = "r-task"
+    first = driver.new_round("round-1", "task")
+    driver.new_round("round-2", "round-1")
+    assert first != driver.rid("round-2") and len(first) == 36
+    assert driver.root("round-2") == "task"
+    driver.rounds["loop"] = "loop"
+    assert driver.root("loop") == "loop"  # a cycle ends instead of spinning
+
+
+def test_the_dispatch_of_a_round_is_its_tasks_and_a_task_never_received_fails():
+    driver, _, _ = make_driver()
+    with pytest.raises(AssertionError, match="task 'task' was never received by a device"):
+        driver.dispatch("task")
+    payload = make_task_dispatch("r-task", "slack:C:T", "chat", None, "hi").payload
+    driver.dispatches["task"] = [payload]
+    driver.new_round("round", "task")
+    assert driver.dispatch("round") is payload
+
+
+def test_a_device_is_created_once_with_the_default_hello():
+    driver, _, _ = make_driver()
+    a = driver.device("A")
+    assert driver.device("A") is a and a.hello == DEFAULT_HELLO and a.hello is not DEFAULT_HELLO
+    assert driver.first_device() is a
+
+
+def test_a_scenario_without_a_device_says_so():
+    driver, _, _ = make_driver()
+    with pytest.raises(AssertionError, match="the scenario has no device yet"):
+        driver.first_device()
+
+
+def test_eventually_polls_on_the_drivers_clock_up_to_the_step_limit():
+    driver, _, clock = make_driver(step_timeout=0.5)
+    with pytest.raises(AssertionError, match="still not"):
+        driver.eventually(lambda: (_ for _ in ()).throw(AssertionError("still not")))
+    assert clock.now >= 0.5 and clock.now < 0.6
+    assert driver.quiet == 0.5
+
+
+def test_settle_waits_after_the_barrier_of_the_open_connections_only():
+    driver, _, clock = make_driver()
+    driver.device("A")  # never connected: no barrier ping
+    driver.settle()
+    assert clock.now == SETTLE_S
+    assert driver.device("A").role.sent == []
+
+
+def test_finish_undoes_newest_first_goes_on_after_a_failure_and_closes_every_device():
+    driver, _, _ = make_driver()
+    done = []
+    driver.on_teardown(lambda: done.append("first"))
+    driver.on_teardown(lambda: (_ for _ in ()).throw(RuntimeError("control API gone")))
+    driver.on_teardown(lambda: done.append("last"))
+    driver.device("A")
+    driver.finish()
+    assert done == ["last", "first"]
+    assert driver.device("A").role.closed_by_harness

@@ -1,0 +1,267 @@
+"""``simulator.drivers.probekit.ProbeKitDriver`` over a fake subject: sessions, calls, the contrast call, tasks
+(no network, a fake clock)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+from test_timing import FakeClock  # the drivers' fake clock (tests/drivers/test_timing.py)
+
+import simulator.drivers.probekit as probekit
+from simulator.drivers.probekit import ProbeKitDriver, check_output_contract
+from simulator.drivers.timing import POLL_S
+from simulator.errors import NotTestable
+from simulator.roles.mcp_client import McpErrorResponse
+
+SCHEMA = {"type": "object", "properties": {"changes": {"type": "string"}}, "required": ["changes"]}
+TOOLS = [{"name": "gencommit", "inputSchema": SCHEMA}, {"name": "debug", "inputSchema": {"type": "object"}}]
+Responder = Callable[[str, Mapping[str, Any] | None], dict[str, Any]]
+
+
+def _text(text: str, **extra: Any) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": text}], **extra}}
+
+
+class FakeClient:
+    """The part of ``McpClientRole`` the driver uses; ``respond(method, params)`` answers every request."""
+
+    def __init__(self, tools: list[dict[str, Any]], respond: Responder) -> None:
+        self.tools, self.respond = tools, respond
+        self.identity = {"serverInfo": {"name": "fake-probe-kit", "version": "2.0.0"}}
+        self.sent: list[tuple[str, Any]] = []
+        self.elicitations: list[Any] = []
+        self.answer_fn: Any = None
+        self.closed = False
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        self.sent.append(("tools/list", None))
+        return list(self.tools)
+
+    def raw_request(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None):
+        self.sent.append((method, params))
+        return self.respond(method, params)
+
+    def _result(self, method: str, params: Mapping[str, Any]) -> Any:
+        response = self.raw_request(method, params)
+        if "error" in response:
+            raise McpErrorResponse(method, response)
+        return response["result"]
+
+    def tasks_get(self, task_id: str, *, timeout: float | None = None) -> dict[str, Any]:
+        return self._result("tasks/get", {"taskId": task_id})
+
+    def tasks_list(self) -> list[dict[str, Any]]:
+        return self._result("tasks/list", {})["tasks"]
+
+    def tasks_result(self, task_id: str, *, timeout: float | None = None) -> dict[str, Any]:
+        return self._result("tasks/result", {"taskId": task_id})
+
+    def on_elicit(self, answer_fn: Any) -> None:
+        self.answer_fn = answer_fn
+
+    def close(self) -> None:
+        self.closed = True
+
+    def calls(self) -> list[Any]:
+        return [params for method, params in self.sent if method == "tools/call"]
+
+
+class FakeSubject:
+    """``ProbeKitSubject``: each session a ``FakeClient`` built by ``make(env)``; what was opened is kept."""
+
+    def __init__(self, make: Callable[[Mapping[str, str]], FakeClient], declared: Mapping[str, str] = {}) -> None:
+        self.make, self.declared = make, dict(declared)
+        self.opened: list[tuple[dict[str, str], str | None, FakeClient]] = []
+        self.identities: list[dict[str, Any]] = []
+
+    def open_client(self, env: Mapping[str, str], elicitation: str | None) -> FakeClient:
+        client = self.make(env)
+        self.opened.append((dict(env), elicitation, client))
+        return client
+
+    def declared_env(self) -> Mapping[str, str]:
+        return self.declared
+
+    def note_identity(self, identity: Mapping[str, Any]) -> None:
+        self.identities.append(dict(identity))
+
+
+def _answer_text(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    return _text(f"{method} done")
+
+
+def _driver(respond: Responder = _answer_text, *, tools=TOOLS, declared: Mapping[str, str] = {},
+            step_timeout: float = 1.0) -> tuple[ProbeKitDriver, FakeSubject, FakeClock]:
+    subject = FakeSubject(lambda env: FakeClient(tools, respond), declared)
+    clock = FakeClock()
+    driver = ProbeKitDriver(subject, step_timeout=step_timeout, clock=clock, sleep=clock.sleep)
+    return driver, subject, clock
+
+
+def test_the_package_re_exports_every_public_name_of_its_modules():
+    modules = ["arguments", "calls", "commits", "driver", "elicitation", "expect", "schemas", "session",
+               "structured", "tasks", "toolsets"]
+    names = {n for m in modules for n in importlib.import_module(f"simulator.drivers.probekit.{m}").__all__}
+    assert set(probekit.__all__) == names
+    assert all(hasattr(probekit, n) for n in probekit.__all__)
+
+
+def test_a_session_runs_the_subject_with_the_scenarios_environment():
+    driver, subject, _ = _driver()
+    driver.open_session("core", show_all="1", elicitation="none")
+    assert subject.opened[0][:2] == ({"MCP_TOOLSET": "core", "MCP_SHOW_ALL": "1"}, None)
+    assert subject.identities == [{"serverInfo": {"name": "fake-probe-kit", "version": "2.0.0"}}]
+    assert driver.toolset == "core"
+    driver.open_session("full", elicitation="url")
+    assert subject.opened[1][:2] == ({"MCP_TOOLSET": "full"}, "url")
+
+
+def test_no_toolset_is_not_testable_when_the_run_declared_one():
+    driver, subject, _ = _driver(declared={"MCP_TOOLSET": "core"})
+    with pytest.raises(NotTestable, match="MCP_TOOLSET=core .--subject-env."):
+        driver.open_default_session()
+    assert subject.opened == []
+    driver, subject, _ = _driver()
+    driver.open_default_session()
+    assert subject.opened[0][0] == {} and driver.toolset is None
+
+
+def test_steps_before_a_session_or_a_call_are_scenario_bugs():
+    driver, _, _ = _driver()
+    with pytest.raises(RuntimeError, match="no probe-kit session"):
+        driver.list_tools()
+    driver.open_session("full")
+    with pytest.raises(RuntimeError, match="no call was made"):
+        driver.call
+    with pytest.raises(RuntimeError, match="no call was prepared"):
+        driver.make_prepared_call()
+    with pytest.raises(AssertionError, match="no task was created"):
+        driver.get_task()
+
+
+def test_written_arguments_the_subject_does_not_accept_are_not_testable():
+    driver, subject, _ = _driver()
+    driver.open_session("full")
+    with pytest.raises(NotTestable, match="inputSchema of gencommit does not accept"):
+        driver.call_written("gencommit", {"diff": "x"})
+    client = subject.opened[0][2]
+    assert client.calls() == []
+    driver.call_written("gencommit", {"changes": "test changes"})
+    driver.call_written("not_listed", {"anything": 1})  # called as written: its answer is the evidence
+    assert [c["name"] for c in client.calls()] == ["gencommit", "not_listed"]
+    with pytest.raises(ValueError, match="feature bug"):
+        driver.call_written("gencommit", ["changes"])
+
+
+def test_built_arguments_follow_the_tools_own_input_schema():
+    driver, subject, _ = _driver()
+    driver.open_session("full")
+    assert driver.call_valid("gencommit", "Add a CSV export").arguments == {"changes": "Add a CSV export"}
+    assert driver.call_breaking("gencommit").arguments == {"changes": 12345}
+    with pytest.raises(NotTestable, match="cannot build a call that breaks"):
+        driver.call_breaking("debug")
+    with pytest.raises(AssertionError, match="tools/list has no tool 'start_ui'"):
+        driver.call_valid("start_ui", "x")
+
+
+def test_every_listed_tool_and_each_named_one_is_called():
+    driver, subject, _ = _driver()
+    driver.open_session("full")
+    driver.call_every(["gencommit", "start_ui"])
+    assert [(c.tool, c.arguments) for c in driver.calls] == [("gencommit", {}), ("debug", {}), ("start_ui", {})]
+    with pytest.raises(AssertionError, match="start_ui: not in tools/list"):
+        check_output_contract(driver.calls, driver.listed_by_name())
+    driver.calls.clear()
+    driver.call_every(["start_ui"], "text")
+    assert [c.arguments for c in driver.calls] == [{"changes": "text"}, {}, {}]
+
+
+def test_the_contrast_call_is_made_on_a_second_session_and_prepared():
+    driver, subject, _ = _driver()
+    driver.open_session("core")
+    driver.prepare_contrast("gencommit", "full", arguments={"changes": "test changes"})
+    env, _, other = subject.opened[1]
+    assert env == {"MCP_TOOLSET": "full"} and other.closed and len(other.calls()) == 1
+    assert driver.calls == []
+    driver.make_prepared_call()
+    assert subject.opened[0][2].calls() == [{"name": "gencommit", "arguments": {"changes": "test changes"}}]
+
+
+def test_a_contrast_that_fails_there_is_not_testable():
+    def respond(method: str, params: Any) -> dict[str, Any]:
+        return _text("no such thing", isError=True)
+
+    driver, subject, _ = _driver(respond)
+    driver.open_session("core")
+    with pytest.raises(NotTestable, match="does not succeed under MCP_TOOLSET=full"):
+        driver.prepare_contrast("gencommit", "full", text="x")
+    assert subject.opened[1][2].closed and driver.prepared is None
+    with pytest.raises(NotTestable, match="start_ui is not listed under MCP_TOOLSET=full"):
+        driver.prepare_contrast("start_ui", "full", text="x")
+
+
+def _task_subject(statuses: list[str]) -> Responder:
+    states = iter(statuses)
+
+    def respond(method: str, params: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
+        if method == "tasks/get":
+            return {"result": {"taskId": "t-1", "status": next(states)}}
+        if method == "tasks/cancel":
+            return {"error": {"code": -32602, "message": "terminal"}}
+        return {"error": {"code": -32601, "message": method}}
+
+    return respond
+
+
+def test_a_task_is_created_and_waited_for_until_it_completes():
+    driver, subject, clock = _driver(_task_subject(["working", "working", "completed"]))
+    driver.open_session("full")
+    assert driver.call_as_task("gencommit", "x", 60000)["taskId"] == "t-1"
+    assert subject.opened[0][2].calls()[0]["task"] == {"ttl": 60000}
+    driver.wait_until_completed()
+    assert clock.now == pytest.approx(2 * POLL_S)
+
+
+def test_a_task_that_never_ends_fails_at_the_step_limit():
+    driver, _, clock = _driver(_task_subject(["working"] * 1000), step_timeout=0.5)
+    driver.open_session("full")
+    driver.call_as_task("gencommit", "x", 60000)
+    with pytest.raises(AssertionError, match=r"did not complete within 0.5 s \(tasks/get kept answering 'working'\)"):
+        driver.wait_until_completed()
+    assert clock.now >= 0.5
+
+
+def test_a_refused_tasks_get_ends_the_wait_at_once():
+    def respond(method: str, params: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
+        return {"error": {"code": -32602, "message": "unknown task"}}
+
+    driver, _, clock = _driver(respond)
+    driver.open_session("full")
+    driver.call_as_task("gencommit", "x", 60000)
+    with pytest.raises(McpErrorResponse):
+        driver.wait_until_completed()
+    assert clock.now == 0.0
+
+
+def test_cancelling_a_task_that_already_ended_is_not_testable_when_it_must_be_live():
+    driver, subject, _ = _driver(_task_subject(["completed", "completed"]))
+    driver.open_session("full")
+    driver.call_as_task("gencommit", "x", 60000)
+    with pytest.raises(NotTestable, match="already 'completed'"):
+        driver.cancel_task(only_if_live=True)
+    driver.cancel_task()
+    assert driver.task_response == {"error": {"code": -32602, "message": "terminal"}}
+
+
+def test_the_client_answers_forms_with_the_features_text():
+    driver, subject, _ = _driver()
+    driver.open_session("full", elicitation="form")
+    driver.answer_forms_with("harness-answer")
+    assert subject.opened[0][2].answer_fn is not None
