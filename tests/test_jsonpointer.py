@@ -1,5 +1,5 @@
 """``simulator.jsonpointer``: RFC 6901 reading and the errors callers rely on (a miss is ``KeyError``, a string that
-is not a pointer ``ValueError``; ``steps/ccweb.py`` resolves a schema's local ``$ref`` by exactly that contract)."""
+is not a pointer ``ValueError``; ``steps/ccweb/ over simulator/drivers/ccweb/`` resolves a schema's local ``$ref`` by exactly that contract)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Binds features/ccweb/*.feature, the ccweb reply-mode contract (steps: steps/ccweb.py)."""
+"""Binds features/ccweb/*.feature, the ccweb reply-mode contract (steps: steps/ccweb/ over simulator/drivers/ccweb/)."""
 
 import pytest_bdd as bdd
 

@@ -13,7 +13,7 @@ does not give) are the driver's.
 Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``task``, ``the message``,
 ``the channel``, ``the server``, ``the card``, ``the connection``, ``the welcome``, ``the hook server``, ``a desktop``,
 ``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed`` or ``no channel message``, so none
-clashes with ``steps/hook_desktop.py``):
+clashes with ``steps/hook_desktop/``):
 
 * ``connections``: ``device "<D>" is online [with hello <JSON>]`` (hello defaults: workspaces ["chat"], features
   ["turn-delivery-v1"]; the JSON overrides them); ``… is connected without saying hello``; ``… says hello``;
