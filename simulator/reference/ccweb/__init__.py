@@ -15,9 +15,10 @@ from typing import Any
 from ...running import Role, RunningReference
 from .contract import CCWEB_MCP_TOOLS, REPLY_MODES, ReplyMode, codex_fallback_tools
 from .control import ControlApi
-from .core import VARIANT_ENV, CcwebCore, Variant
+from .core import CcwebCore
 from .server import build_server
 from .store import Store
+from .variants import VARIANT_ENV, Variant
 
 __all__ = [
     "CCWEB_MCP_TOOLS",

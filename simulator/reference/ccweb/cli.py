@@ -13,21 +13,20 @@ Exit codes: 0 after a clean shutdown, 1 when the server cannot start, 2 for a us
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
-import signal
-import sys
 import tempfile
 from pathlib import Path
-from typing import TextIO
 
-from ..cli_common import parse_address, parse_command_line, usage_error
+from ..cli_common import cannot_start, log_to_stderr, optional_address, parse_address, read_command_line
+from ..mcp_serving import bind_socket, serve_mcp
 from .contract import REPLY_MODES
 from .control import ControlApi
-from .core import DEFAULT_SOURCE_CONVERSATION, VARIANT_ENV, CcwebCore, Variant
-from .server import bind_socket, build_server, serve_http, serve_stdio
+from .core import CcwebCore
+from .machine import DEFAULT_SOURCE_CONVERSATION
+from .server import build_server
 from .store import Store
+from .variants import VARIANT_ENV, Variant
 
 __all__ = ["main", "parse_address"]
 
@@ -51,19 +50,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None, tuple[str, int] | None]:
+    """The variant (else the environment's), the HTTP address and the control address (``ValueError``: a usage
+    error)."""
+    variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
+    return variant, optional_address(args.http), optional_address(args.control)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parse_command_line(parser, argv)
-    if isinstance(args, int):
-        return args
-    try:
-        variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
-        http = parse_address(args.http) if args.http else None
-        control_at = parse_address(args.control) if args.control else None
-    except ValueError as exc:
-        return usage_error(parser, "ccweb-mcp", exc)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    read = read_command_line(_parser(), argv, "ccweb-mcp", _values)
+    if isinstance(read, int):
+        return read
+    args, (variant, http, control_at) = read
+    log_to_stderr(args.log_level)
 
     temp_state = None
     if args.state:
@@ -82,36 +81,15 @@ def main(argv: list[str] | None = None) -> int:
             control = ControlApi(core, *control_at).start()
         sock = bind_socket(*http) if http is not None else None
     except (OSError, ValueError) as exc:
-        print(f"ccweb-mcp: cannot start: {exc}", file=sys.stderr)
+        code = cannot_start("ccweb-mcp", exc)
         _cleanup(store, control, temp_state)
-        return 1
+        return code
     log.info("state %s, variant %s", state_path, variant.value if variant else "none")
-    server = build_server(core)
-    control_url = control.url if control is not None else None
-
-    def ready(mcp: str, stream: TextIO) -> None:
-        print(json.dumps({"ready": True, "mcp": mcp, "control": control_url}), file=stream, flush=True)
-
-    import anyio
-
-    # uvicorn re-raises a captured SIGTERM after its graceful shutdown; as KeyboardInterrupt it reaches the
-    # cleanup below instead of killing the process (and leaving a temporary state file behind).
-    signal.signal(signal.SIGTERM, _interrupt)
     try:
-        try:
-            if sock is None:
-                anyio.run(lambda: serve_stdio(server, on_ready=lambda: ready("stdio", sys.stderr)))
-            else:
-                anyio.run(lambda: serve_http(server, sock, on_ready=lambda url: ready(url, sys.stdout)))
-        except* KeyboardInterrupt:  # possibly inside a task group's exception group
-            pass
+        serve_mcp(build_server(core), sock, {"control": control.url if control is not None else None})
     finally:
         _cleanup(store, control, temp_state)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _cleanup(store: Store | None, control: ControlApi | None, temp_state: Path | None) -> None:

@@ -17,7 +17,9 @@ from typing import Any, Final
 
 from ..control_http import JsonControlServer, route_control
 from .contract import DEFAULT_FALLBACK_NAMESPACE
-from .core import CcwebCore, CoreError, Variant
+from .core import CcwebCore
+from .machine import CoreError
+from .variants import Variant
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "ControlApi"]
 

@@ -1,4 +1,5 @@
-"""The MCP face of the reference cc-web: a low-level ``mcp.server.Server`` over stdio or Streamable HTTP.
+"""The MCP face of the reference cc-web: a low-level ``mcp.server.Server`` (served over stdio or Streamable HTTP by
+``..mcp_serving``).
 
 Why the low-level server (MCP-SDK-NOTES "What the low-level Server does and does not do"): it neither compares a
 ``tools/call`` name with ``tools/list`` nor validates arguments, so this handler is the allowlist and the
@@ -18,21 +19,20 @@ validator, and the hidden legacy alias ``ccweb_request_reply`` can be callable w
 from __future__ import annotations
 
 import logging
-import signal
-import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
 from . import contract
 from .contract import LEGACY_REQUEST_REPLY_TOOL, PUBLIC_TOOL_NAMES, SOURCE_CONVERSATION_META_KEY
-from .core import CallPath, CcwebCore, ToolOutcome, Variant
+from .core import CcwebCore
+from .machine import CallPath, ToolOutcome
+from .variants import Variant
 
-__all__ = ["SERVER_NAME", "build_server", "listed_tools", "serve_stdio", "serve_http"]
+__all__ = ["SERVER_NAME", "build_server", "listed_tools"]
 
 log = logging.getLogger(__name__)
 
@@ -97,60 +97,3 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
 
     return Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
                   on_call_tool=call_tool)
-
-
-async def _stop_on_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
-
-
-async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | None = None) -> None:
-    """Serve on stdin/stdout until end of input or SIGTERM/SIGINT."""
-    from mcp.server.stdio import stdio_server
-
-    async with stdio_server() as (read, write), anyio.create_task_group() as tg:
-        tg.start_soon(_stop_on_signal, tg.cancel_scope)
-        if on_ready is not None:
-            on_ready()
-        await server.run(read, write, server.create_initialization_options())
-        tg.cancel_scope.cancel()
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
-
-
-async def serve_http(
-    server: Server[Any], sock: socket.socket, *, on_ready: Callable[[str], None] | None = None
-) -> None:
-    """Serve Streamable HTTP at ``/mcp`` on the bound ``sock`` under uvicorn until SIGTERM/SIGINT; ``on_ready``
-    gets the MCP URL once uvicorn listens."""
-    import uvicorn
-
-    host, port = sock.getsockname()[:2]
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
-    config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on")
-    userver = uvicorn.Server(config)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/mcp"
-
-    async def announce() -> None:
-        while not userver.started:
-            if userver.should_exit:
-                return
-            await anyio.sleep(0.01)
-        if on_ready is not None:
-            on_ready(url)
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(announce)
-        await userver.serve(sockets=[sock])
-        tg.cancel_scope.cancel()

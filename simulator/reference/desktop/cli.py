@@ -11,10 +11,9 @@ Runs until SIGINT/SIGTERM. Exit 2 on a usage error, 1 when it cannot start.
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
-from ..cli_common import parse_address, parse_command_line, serve_until_signalled, usage_error
+from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
+                          serve_until_signalled)
 from .machine import DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
 
 __all__ = ["main", "parse_address", "parse_workspaces"]
@@ -46,19 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None, dict[str, str] | None]:
+    """The variant, the control address and the workspaces (``ValueError``: a usage error)."""
+    return (Variant.parse(args.variant), optional_address(args.control),
+            parse_workspaces(args.workspaces) if args.workspaces else None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parse_command_line(parser, argv)
-    if isinstance(args, int):
-        return args
-    try:
-        variant = Variant.parse(args.variant) if args.variant else None
-        control = parse_address(args.control) if args.control else None
-        workspaces = parse_workspaces(args.workspaces) if args.workspaces else None
-    except ValueError as exc:
-        return usage_error(parser, "desktop", exc)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    read = read_command_line(_parser(), argv, "desktop", _values)
+    if isinstance(read, int):
+        return read
+    args, (variant, control, workspaces) = read
+    log_to_stderr(args.log_level)
     from . import start_instance
 
     try:
@@ -66,6 +64,5 @@ def main(argv: list[str] | None = None) -> int:
                                 default_workspace=args.default_workspace, db=args.db, variant=variant,
                                 control=control, progress_interval_ms=args.progress_interval_ms)
     except (OSError, ValueError, RuntimeError) as exc:
-        print(f"desktop: cannot start: {exc}", file=sys.stderr)
-        return 1
+        return cannot_start("desktop", exc)
     return serve_until_signalled({"ready": True, "connect": args.connect, "control": handle.control_url}, handle.stop)

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-import logging
 import sys
 
-from ..cli_common import parse_address, parse_command_line, serve_until_signalled, usage_error
+from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
+                          serve_until_signalled)
 from .machine import DEFAULT_FEATURES, DEFAULT_SERVER_NAME
 from .variants import VARIANT_ENV, Variant
 
@@ -49,20 +49,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int], tuple[str, int] | None,
+                                                list[str] | None]:
+    """The variant, the WebSocket address, the control address and the welcome features (``ValueError``: a usage
+    error)."""
+    features = None if args.features is None else [f for f in (x.strip() for x in args.features.split(",")) if f]
+    return Variant.parse(args.variant), parse_address(args.listen), optional_address(args.control), features
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parse_command_line(parser, argv)
-    if isinstance(args, int):
-        return args
-    try:
-        variant = Variant.parse(args.variant) if args.variant else None
-        listen = parse_address(args.listen)
-        control = parse_address(args.control) if args.control else None
-        features = None if args.features is None else [f for f in (x.strip() for x in args.features.split(",")) if f]
-    except ValueError as exc:
-        return usage_error(parser, "hook-server", exc)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    read = read_command_line(_parser(), argv, "hook-server", _values)
+    if isinstance(read, int):
+        return read
+    args, (variant, listen, control, features) = read
+    log_to_stderr(args.log_level)
     if args.token is None:
         print("hook-server: no --token given: any connection is accepted", file=sys.stderr)
     from . import start_server
@@ -73,6 +73,5 @@ def main(argv: list[str] | None = None) -> int:
                               server_name=args.server_name, variant=variant, control=control,
                               synchronous=args.synchronous)
     except (OSError, ValueError, RuntimeError) as exc:
-        print(f"hook-server: cannot start: {exc}", file=sys.stderr)
-        return 1
+        return cannot_start("hook-server", exc)
     return serve_until_signalled({"ready": True, "url": handle.url, "control": handle.control_url}, handle.stop)

@@ -11,15 +11,10 @@ Exit codes: 0 after a clean shutdown, 1 when the server cannot start, 2 for a us
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import os
-import signal
-import sys
-from typing import TextIO
 
-from ..cli_common import parse_address, parse_command_line, usage_error
-from ..ccweb.server import bind_socket, serve_http, serve_stdio
+from ..cli_common import cannot_start, log_to_stderr, optional_address, read_command_line
+from ..mcp_serving import bind_socket, serve_mcp
 from .server import build_server
 from .variants import VARIANT_ENV, Variant
 
@@ -36,42 +31,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None]:
+    """The variant (else the environment's) and the HTTP address (``ValueError``: a usage error)."""
+    variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
+    return variant, optional_address(args.http)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parse_command_line(parser, argv)
-    if isinstance(args, int):
-        return args
-    try:
-        variant = Variant.parse(args.variant) if args.variant else Variant.from_env()
-        http = parse_address(args.http) if args.http else None
-    except ValueError as exc:
-        return usage_error(parser, "probekit-mcp", exc)
+    read = read_command_line(_parser(), argv, "probekit-mcp", _values)
+    if isinstance(read, int):
+        return read
+    args, (variant, http) = read
     debug = os.environ.get("MCP_DEBUG", "").lower() in ("1", "true", "yes")
-    logging.basicConfig(stream=sys.stderr, level=args.log_level or ("DEBUG" if debug else "WARNING"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(args.log_level or ("DEBUG" if debug else "WARNING"))
     server = build_server(dict(os.environ), variant=variant)
     toolset = server.probekit.config.toolset.value  # type: ignore[attr-defined]
     try:
         sock = bind_socket(*http) if http is not None else None
     except OSError as exc:
-        print(f"probekit-mcp: cannot start: {exc}", file=sys.stderr)
-        return 1
-
-    def ready(mcp: str, stream: TextIO) -> None:
-        print(json.dumps({"ready": True, "mcp": mcp, "toolset": toolset}), file=stream, flush=True)
-
-    import anyio
-
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        if sock is None:
-            anyio.run(lambda: serve_stdio(server, on_ready=lambda: ready("stdio", sys.stderr)))
-        else:
-            anyio.run(lambda: serve_http(server, sock, on_ready=lambda url: ready(url, sys.stdout)))
-    except* KeyboardInterrupt:
-        pass
+        return cannot_start("probekit-mcp", exc)
+    serve_mcp(server, sock, {"toolset": toolset})
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

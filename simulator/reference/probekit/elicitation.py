@@ -1,22 +1,32 @@
-"""Elicitation (design §5 "Elicitation 处理器"): ask in form mode when the client declared it, in url mode for
-anything sensitive (tokens, passwords, keys are never asked in a form, design "安全考虑"), and fall back to the
-design's numbered text question (``fallback_to_text``) when the client declared no elicitation.
+"""Elicitation (design §5 "Elicitation 处理器"), the decisions only: what to ask, in which mode, how an answer maps
+to a result. Sans-I/O: the awaited requests (``ctx.session.elicit_form`` / ``elicit_url``) are the server's
+(server.py), which carries out a ``Plan`` and hands the answer back here.
 
-The pure part (what to ask, how) is here; ``ask`` does the server-to-client request through the SDK session.
+Mode choice: form when the client declared it, url for anything sensitive (tokens, passwords, keys are never asked
+in a form, design "安全考虑"), and the design's numbered text question (``fallback_to_text``) when the client
+declared no usable mode. Handshake-era connections (``REQUEST_ERA_VERSIONS``) get an ``elicitation/create``
+request; later ones (2026-07-28) an ``InputRequiredResult`` (``input_required``) whose answer comes back in the
+retry's ``inputResponses`` (``resumed``).
 """
 
 from __future__ import annotations
 
 import enum
 import re
-import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
 
+from .output import ok_text
+from .workflows import WORKFLOWS
+
 __all__ = ["Mode", "supported_modes", "is_sensitive", "fallback_to_text", "choose_mode", "form_schema",
-           "INTERVIEW_QUESTIONS", "SECURE_INPUT_URL", "Answer", "ask", "plan", "Plan", "INPUT_KEY"]
+           "INTERVIEW_QUESTIONS", "SECURE_INPUT_URL", "INPUT_KEY", "REQUEST_ERA_VERSIONS", "Question", "Plan",
+           "Answer", "TEXT_ANSWER", "asks_by_request", "tool_question", "workflow_question", "task_question", "plan",
+           "answer_of",
+           "input_required", "resumed", "tool_result", "filled"]
 
 SECURE_INPUT_URL = "https://probekit.invalid/secure-input"
 
@@ -29,6 +39,11 @@ INTERVIEW_QUESTIONS: list[tuple[str, str]] = [
     ("constraints", "Which constraints apply (tech stack, deadlines, compatibility)?"),
     ("acceptance", "How will we know it is done (acceptance criteria)?"),
 ]
+
+#: The key of the one input request an InputRequiredResult carries (2026-07-28 connections).
+INPUT_KEY = "probekit-question"
+#: Protocol revisions on which the server asks with an ``elicitation/create`` request (handshake era).
+REQUEST_ERA_VERSIONS = ("2025-06-18", "2025-11-25")
 
 
 class Mode(enum.Enum):
@@ -80,16 +95,56 @@ def form_schema(fields: list[tuple[str, str]], options: list[str] | None = None)
     return {"type": "object", "properties": props, "required": [k for k, _ in fields]}
 
 
-@dataclass(frozen=True)
-class Answer:
-    mode: Mode
-    action: str  # accept | decline | cancel | text (a text question was returned)
-    content: dict[str, Any] | None = None
-    elicitation_id: str | None = None
+def asks_by_request(protocol_version: Any) -> bool:
+    """True on a handshake-era connection (an ``elicitation/create`` request), False on a later one (an
+    ``InputRequiredResult``)."""
+    return protocol_version in REQUEST_ERA_VERSIONS
 
 
-#: The key of the one input request an InputRequiredResult carries (2026-07-28 connections).
-INPUT_KEY = "probekit-question"
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What to ask: the message and the form's fields (key, question); ``options`` for a one-field choice."""
+
+    message: str
+    fields: list[tuple[str, str]]
+    options: list[str] | None = None
+
+    @property
+    def sensitive(self) -> bool:
+        return is_sensitive(self.message + " " + " ".join(q for _, q in self.fields))
+
+
+def tool_question(name: str, args: Mapping[str, Any]) -> Question | None:
+    """The question of ``interview`` / ``ask_user``; None when there is nothing to ask (``ask_user`` without a
+    question: its text handler answers)."""
+    if name == "ask_user":
+        question = str(args.get("question") or "").strip()
+        if not question:
+            return None
+        return Question(question, [("answer", question)], args.get("options") or None)
+    topic = str(args.get("description") or "").strip()
+    return Question(f"Interview{f' about: {topic}' if topic else ''}", INTERVIEW_QUESTIONS,
+                    args.get("options") or None)
+
+
+def workflow_question(name: str, args: Mapping[str, Any]) -> Question | None:
+    """A workflow called without its main argument asks for it (one field); None when it has it (or is no
+    workflow)."""
+    if name not in WORKFLOWS:
+        return None
+    key, what, _ = WORKFLOWS[name]
+    if str(args.get(key) or "").strip():
+        return None
+    return Question(f"{name} needs {key}: {what}", [(key, f"Describe {what}")])
+
+
+def task_question(name: str, args: Mapping[str, Any], protocol_version: Any, capabilities: Any) -> Question | None:
+    """A workflow task without its main argument asks for it in a form while it is ``input_required``: only on a
+    handshake-era connection whose client declared form mode (a task has no ``InputRequiredResult``)."""
+    question = workflow_question(name, args)
+    if question is None or not asks_by_request(protocol_version) or Mode.FORM not in supported_modes(capabilities):
+        return None
+    return question
 
 
 @dataclass(frozen=True)
@@ -100,39 +155,84 @@ class Plan:
     elicitation_id: str | None = None
 
 
-def plan(ctx: Any, message: str, fields: list[tuple[str, str]], *, options: list[str] | None = None,
-         sensitive: bool | None = None, form_for_secrets: bool = False) -> Plan:
-    """Choose the mode from what the client declared and build the request. ``form_for_secrets`` is the
-    ``secret-in-form`` variant (broken on purpose)."""
-    modes = supported_modes(getattr(ctx.session, "client_capabilities", None))
-    secret = is_sensitive(message + " " + " ".join(q for _, q in fields)) if sensitive is None else sensitive
-    if secret and not form_for_secrets:
+def plan(question: Question, modes: set[Mode], *, new_id: Callable[[], str], form_for_secrets: bool = False) -> Plan:
+    """Choose the mode from what the client declared (``modes``) and build the request; ``new_id()`` names a url
+    elicitation. ``form_for_secrets`` is the ``secret-in-form`` variant (broken on purpose)."""
+    if question.sensitive and not form_for_secrets:
         mode = Mode.URL if Mode.URL in modes else Mode.TEXT
     else:
         mode = Mode.FORM if Mode.FORM in modes else Mode.TEXT
     if mode is Mode.FORM:
-        params: Any = types.ElicitRequestFormParams(message=message, requested_schema=form_schema(fields, options))
+        schema = form_schema(question.fields, question.options)
+        params: Any = types.ElicitRequestFormParams(message=question.message, requested_schema=schema)
         return Plan(mode, types.ElicitRequest(params=params))
     if mode is Mode.URL:
-        eid = str(uuid.uuid4())
-        params = types.ElicitRequestURLParams(message=message, url=f"{SECURE_INPUT_URL}?id={eid}", elicitation_id=eid)
+        eid = new_id()
+        params = types.ElicitRequestURLParams(message=question.message, url=f"{SECURE_INPUT_URL}?id={eid}",
+                                              elicitation_id=eid)
         return Plan(mode, types.ElicitRequest(params=params), eid)
     return Plan(Mode.TEXT)
 
 
-async def ask(ctx: Any, message: str, fields: list[tuple[str, str]], *, options: list[str] | None = None,
-              sensitive: bool | None = None, form_for_secrets: bool = False) -> Answer:
-    """Ask through ``ctx.session`` (handshake-era connections); ``Mode.TEXT`` answers mean the caller must
-    return the text question."""
-    chosen = plan(ctx, message, fields, options=options, sensitive=sensitive, form_for_secrets=form_for_secrets)
-    if chosen.mode is Mode.FORM:
-        assert chosen.request is not None
-        result = await ctx.session.elicit_form(message, chosen.request.params.requested_schema,
-                                               related_request_id=ctx.request_id)
-        return Answer(chosen.mode, result.action, dict(result.content or {}) if result.content else None)
-    if chosen.mode is Mode.URL:
-        assert chosen.request is not None and chosen.elicitation_id is not None
-        result = await ctx.session.elicit_url(message, chosen.request.params.url, chosen.elicitation_id,
-                                              related_request_id=ctx.request_id)
-        return Answer(chosen.mode, result.action, None, chosen.elicitation_id)
-    return Answer(Mode.TEXT, "text")
+@dataclass(frozen=True)
+class Answer:
+    mode: Mode
+    action: str  # accept | decline | cancel | text (a text question was returned)
+    content: dict[str, Any] | None = None
+    elicitation_id: str | None = None
+
+
+#: The answer of a question that goes out as text (the caller returns the text question).
+TEXT_ANSWER = Answer(Mode.TEXT, "text")
+
+
+def answer_of(plan: Plan, action: str, content: Mapping[str, Any] | None, elicitation_id: str | None = None
+              ) -> Answer:
+    """The client's answer to ``plan`` (url mode returns no content: the secret never comes back)."""
+    if plan.mode is Mode.URL:
+        return Answer(plan.mode, action, None, elicitation_id or plan.elicitation_id)
+    return Answer(plan.mode, action, dict(content or {}) or None, elicitation_id or plan.elicitation_id)
+
+
+def input_required(name: str, plan: Plan) -> types.InputRequiredResult:
+    """The 2026-07-28 way to ask: one input request under ``INPUT_KEY``; ``requestState`` names the tool and the url
+    elicitation (``probekit:<tool>:<elicitationId or empty>``)."""
+    return types.InputRequiredResult(input_requests={INPUT_KEY: plan.request},
+                                     request_state=f"probekit:{name}:{plan.elicitation_id or ''}")
+
+
+def resumed(plan: Plan, response: Any, params: Any) -> Answer:
+    """The answer in a retry's ``inputResponses[INPUT_KEY]`` (``params``: the retry's raw params, whose
+    ``requestState`` names the url elicitation that was asked)."""
+    result = types.ElicitResult.model_validate(
+        response if isinstance(response, Mapping) else response.model_dump(by_alias=True))
+    state = params.get("requestState") if isinstance(params, Mapping) else None
+    asked_id = str(state).rpartition(":")[2] if isinstance(state, str) else ""
+    return answer_of(plan, result.action, result.content, asked_id or None)
+
+
+def tool_result(answer: Answer) -> dict[str, Any] | None:
+    """The result of ``interview`` / ``ask_user`` for ``answer`` (output.py form); None for a text answer (the
+    tool's text handler answers). A url-mode answer never carries the secret."""
+    if answer.mode is Mode.TEXT:
+        return None
+    meta: dict[str, Any] = {"mode": answer.mode.value, "action": answer.action}
+    if answer.mode is Mode.URL:
+        if answer.elicitation_id:
+            meta["elicitationId"] = answer.elicitation_id
+        text = ("The user was sent to a secure page to enter the sensitive value; it is not returned here."
+                if answer.action == "accept" else f"The user did not open the secure page ({answer.action}).")
+        return ok_text(text, meta)
+    if answer.action != "accept":
+        return ok_text(f"The user did not answer ({answer.action}). Proceed with stated assumptions or ask "
+                       f"again later.", meta)
+    lines = [f"{key}: {value}" for key, value in (answer.content or {}).items()]
+    return ok_text("User answers:\n" + ("\n".join(lines) or "(empty)"), {**meta, "answers": answer.content})
+
+
+def filled(args: dict[str, Any], question: Question, answer: Answer) -> dict[str, Any]:
+    """A workflow's arguments with the answer to its ``workflow_question`` filled in (accepted, non-blank), else
+    unchanged: the report then says what is missing."""
+    key = question.fields[0][0]
+    value = (answer.content or {}).get(key) if answer.action == "accept" else None
+    return {**args, key: value} if isinstance(value, str) and value.strip() else args

@@ -5,9 +5,15 @@ validate arguments, so ``call_tool`` here is the allowlist (the active toolset, 
 (Draft 2020-12 against each tool's inputSchema). Every failure is an ``isError`` result (design §2
 ``errorResponse``), never a JSON-RPC error.
 
-Tasks (2025-11-25) are hand-built (tasks.py): the ``tasks`` capability is added to ``get_capabilities``, a
-server middleware intercepts task-augmented ``tools/call`` of tools with ``execution.taskSupport`` and answers
-``CreateTaskResult``; the work runs in a task group owned by the server's lifespan.
+This module is the shell around the pure decisions: which call is acceptable (``check_call``), which request is a
+task (``task_call``, tasks.py), what to ask and how an answer maps to a result (elicitation.py). The awaited I/O is
+here: the ``elicitation/create`` requests through the session (``_elicit``), or, on 2026-07-28 connections, the
+``InputRequiredResult`` returned and the retry's answer read.
+
+Tasks (2025-11-25) are hand-built (tasks.py, task_runner.py): the ``tasks`` capability is added to
+``get_capabilities``, a server middleware intercepts task-augmented ``tools/call`` of tools with
+``execution.taskSupport`` and answers ``CreateTaskResult``; the work runs in a task group owned by the server's
+lifespan.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import uuid
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
@@ -31,7 +38,8 @@ from ... import __version__
 from . import elicitation
 from .catalog import CATALOG, Env, ToolSpec, tool_definition
 from .output import error_response, ok_text, to_call_tool_result
-from .tasks import DEFAULT_POLL_INTERVAL_MS, RELATED_TASK_META, TaskError, TaskStatus, TaskStore
+from .task_runner import TaskRunner
+from .tasks import TaskCall, requested_ttl
 from .toolsets import UI_INTERNAL_STEPS, ToolsetConfig
 from .variants import Variant
 from .workflows import WORKFLOWS
@@ -80,13 +88,13 @@ class ProbeKit:
             (warn or (lambda m: print(m, file=sys.stderr, flush=True)))(self.config.warning)
         self.variant = variant if variant is not None else Variant.from_env(env)
         self.now = now or (lambda: datetime.now(timezone.utc))
-        self.tasks = TaskStore(self.now, cancel_terminal_allowed=self.variant is Variant.CANCEL_AFTER_COMPLETE)
         try:
-            self.step_seconds = max(0.0, float(env.get(TASK_STEP_ENV, "100")) / 1000)
+            step_seconds = max(0.0, float(env.get(TASK_STEP_ENV, "100")) / 1000)
         except ValueError:
-            self.step_seconds = 0.1
+            step_seconds = 0.1
+        self.tasks = TaskRunner(self.call, now=self.now, step_seconds=step_seconds,
+                                cancel_terminal_allowed=self.variant is Variant.CANCEL_AFTER_COMPLETE)
         self.env = Env(now=self.now, run_step=self._run_internal_step)
-        self.task_group: anyio.abc.TaskGroup | None = None
 
     # -- calls -----------------------------------------------------------------------------------------------
 
@@ -175,201 +183,97 @@ class ProbeKit:
 
     async def _ask(self, ctx: Any, name: str, args: dict[str, Any], input_responses: Mapping[str, Any] | None
                    ) -> dict[str, Any] | types.InputRequiredResult:
-        """interview / ask_user through elicitation when the client declared it, else the text question.
-        Handshake-era connections get an ``elicitation/create`` request; later ones (2026-07-28) an
-        ``InputRequiredResult`` whose answer comes back in the retry's ``inputResponses``."""
+        """interview / ask_user through elicitation when the client declared it, else the text question
+        (``elicitation.tool_question``, ``elicitation.tool_result``)."""
         spec = CATALOG[name]
-        if name == "ask_user":
-            question = str(args.get("question") or "").strip()
-            if not question:
-                return spec.handler(args, self.env)
-            fields = [("answer", question)]
-            message = question
-        else:
-            topic = str(args.get("description") or "").strip()
-            fields = elicitation.INTERVIEW_QUESTIONS
-            message = f"Interview{f' about: {topic}' if topic else ''}"
-        options = args.get("options") or None
-        if self.variant is Variant.NO_SECRET_ELICITATION and elicitation.is_sensitive(message):
-            return spec.handler(args, self.env)  # broken on purpose: a secret is asked in text, never via a url
-        secrets_in_form = self.variant is Variant.SECRET_IN_FORM
-        if ctx.protocol_version in ("2025-06-18", "2025-11-25"):
-            try:
-                answer = await elicitation.ask(ctx, message, fields, options=options,
-                                               form_for_secrets=secrets_in_form)
-            except MCPError as exc:  # the client refused the request: ask in text instead
-                log.info("elicitation failed (%s); falling back to text", exc)
-                return spec.handler(args, self.env)
-        else:
-            plan = elicitation.plan(ctx, message, fields, options=options, form_for_secrets=secrets_in_form)
-            if plan.mode is elicitation.Mode.TEXT:
-                return spec.handler(args, self.env)
-            response = (input_responses or {}).get(elicitation.INPUT_KEY)
-            if response is None:
-                return types.InputRequiredResult(input_requests={elicitation.INPUT_KEY: plan.request},
-                                                 request_state=f"probekit:{name}:{plan.elicitation_id or ''}")
-            result = types.ElicitResult.model_validate(
-                response if isinstance(response, Mapping) else response.model_dump(by_alias=True))
-            state = ctx.params.get("requestState") if isinstance(ctx.params, Mapping) else None
-            asked_id = str(state).rpartition(":")[2] if isinstance(state, str) else ""
-            answer = elicitation.Answer(plan.mode, result.action, dict(result.content or {}) or None,
-                                        asked_id or plan.elicitation_id)
-        if answer.mode is elicitation.Mode.TEXT:
+        question = elicitation.tool_question(name, args)
+        if question is None:
             return spec.handler(args, self.env)
-        meta = {"mode": answer.mode.value, "action": answer.action}
-        if answer.mode is elicitation.Mode.URL:
-            if answer.elicitation_id:
-                meta["elicitationId"] = answer.elicitation_id
-            text = ("The user was sent to a secure page to enter the sensitive value; it is not returned here."
-                    if answer.action == "accept" else f"The user did not open the secure page ({answer.action}).")
-            return ok_text(text, meta)
-        if answer.action != "accept":
-            return ok_text(f"The user did not answer ({answer.action}). Proceed with stated assumptions or ask "
-                           f"again later.", meta)
-        lines = [f"{key}: {value}" for key, value in (answer.content or {}).items()]
-        return ok_text("User answers:\n" + ("\n".join(lines) or "(empty)"), {**meta, "answers": answer.content})
+        if self.variant is Variant.NO_SECRET_ELICITATION and elicitation.is_sensitive(question.message):
+            return spec.handler(args, self.env)  # broken on purpose: a secret is asked in text, never via a url
+        try:
+            answer = await self._question(ctx, name, question, input_responses,
+                                          form_for_secrets=self.variant is Variant.SECRET_IN_FORM)
+        except MCPError as exc:  # the client refused the request: ask in text instead
+            log.info("elicitation failed (%s); falling back to text", exc)
+            return spec.handler(args, self.env)
+        if isinstance(answer, types.InputRequiredResult):
+            return answer
+        result = elicitation.tool_result(answer)
+        return spec.handler(args, self.env) if result is None else result
 
     async def _workflow_input(self, ctx: Any, name: str, args: dict[str, Any],
                               input_responses: Mapping[str, Any] | None) -> dict[str, Any] | types.InputRequiredResult:
         """A workflow called without its main argument asks for it (form mode) when the client declared
         elicitation; otherwise, or when the user declines, the report says what is missing."""
-        key, what, _ = WORKFLOWS[name]
-        if str(args.get(key) or "").strip():
+        question = elicitation.workflow_question(name, args)
+        if question is None:
             return args
-        message = f"{name} needs {key}: {what}"
-        fields = [(key, f"Describe {what}")]
-        if ctx.protocol_version in ("2025-06-18", "2025-11-25"):
-            try:
-                answer = await elicitation.ask(ctx, message, fields)
-            except MCPError as exc:  # the client refused the request: report the input as missing
-                log.info("elicitation failed (%s)", exc)
-                return args
+        try:
+            answer = await self._question(ctx, name, question, input_responses)
+        except MCPError as exc:  # the client refused the request: report the input as missing
+            log.info("elicitation failed (%s)", exc)
+            return args
+        if isinstance(answer, types.InputRequiredResult):
+            return answer
+        return elicitation.filled(args, question, answer)
+
+    async def _question(self, ctx: Any, name: str, question: elicitation.Question,
+                        input_responses: Mapping[str, Any] | None, *, form_for_secrets: bool = False
+                        ) -> elicitation.Answer | types.InputRequiredResult:
+        """Ask ``question`` the way the connection allows (``elicitation.plan``): the answer (``TEXT_ANSWER`` when it
+        must be asked in text), or the ``InputRequiredResult`` to return (2026-07-28 connections, first call)."""
+        modes = elicitation.supported_modes(getattr(ctx.session, "client_capabilities", None))
+        plan = elicitation.plan(question, modes, new_id=lambda: str(uuid.uuid4()), form_for_secrets=form_for_secrets)
+        if plan.mode is elicitation.Mode.TEXT:
+            return elicitation.TEXT_ANSWER
+        if elicitation.asks_by_request(ctx.protocol_version):
+            return await self._elicit(ctx, plan)
+        response = (input_responses or {}).get(elicitation.INPUT_KEY)
+        if response is None:
+            return elicitation.input_required(name, plan)
+        return elicitation.resumed(plan, response, ctx.params)
+
+    async def _elicit(self, ctx: Any, plan: elicitation.Plan) -> elicitation.Answer:
+        """Carry out ``plan`` on a handshake-era connection: its ``elicitation/create`` request through the session,
+        related to the call being answered."""
+        assert plan.request is not None
+        params = plan.request.params
+        if plan.mode is elicitation.Mode.FORM:
+            result = await ctx.session.elicit_form(params.message, params.requested_schema,
+                                                   related_request_id=ctx.request_id)
         else:
-            plan = elicitation.plan(ctx, message, fields)
-            if plan.mode is elicitation.Mode.TEXT:
-                return args
-            response = (input_responses or {}).get(elicitation.INPUT_KEY)
-            if response is None:
-                return types.InputRequiredResult(input_requests={elicitation.INPUT_KEY: plan.request},
-                                                 request_state=f"probekit:{name}:")
-            result = types.ElicitResult.model_validate(
-                response if isinstance(response, Mapping) else response.model_dump(by_alias=True))
-            answer = elicitation.Answer(plan.mode, result.action, dict(result.content or {}) or None)
-        value = (answer.content or {}).get(key) if answer.action == "accept" else None
-        return {**args, key: value} if isinstance(value, str) and value.strip() else args
+            assert plan.elicitation_id is not None
+            result = await ctx.session.elicit_url(params.message, params.url, plan.elicitation_id,
+                                                  related_request_id=ctx.request_id)
+        return elicitation.answer_of(plan, result.action, result.content)
 
     # -- tasks -----------------------------------------------------------------------------------------------
 
-    async def run_task(self, task_id: str, ctx: Any, name: str, arguments: Any, progress_token: Any) -> None:
-        task = self.tasks.get(task_id)
-        total = len(WORKFLOWS[name][2]) if name in WORKFLOWS else 1
-        with anyio.CancelScope() as scope:
-            task.cancel_scope = scope
-            if task.status.terminal:
-                return
-            await self._set_status(ctx, task_id, TaskStatus.WORKING, message=f"running {name}")
-            arguments = await self._task_input(task_id, ctx, name, arguments)
-            for i in range(total):
-                await anyio.sleep(self.step_seconds)
-                if progress_token is not None:
-                    try:
-                        await ctx.session.send_progress_notification(progress_token, i + 1, total,
-                                                                     f"{name}: step {i + 1}/{total}")
-                    except Exception:  # noqa: BLE001 - the client may be gone; the task goes on
-                        log.debug("progress notification failed", exc_info=True)
-            result = await self.call(None, name, arguments)
-            status = TaskStatus.FAILED if result.get("isError") else TaskStatus.COMPLETED
-            if not self.tasks.get(task_id).status.terminal:
-                await self._set_status(ctx, task_id, status, result=result,
-                                       message="completed" if status is TaskStatus.COMPLETED else "failed")
-
-    async def _set_status(self, ctx: Any, task_id: str, status: TaskStatus, **changes: Any) -> None:
-        """Update the task and tell the client (``notifications/tasks/status``, best effort)."""
-        task = self.tasks.update(task_id, status, **changes)
-        await self._notify_status(ctx, task)
-
-    async def _notify_status(self, ctx: Any, task: Any) -> None:
-        if ctx is None:
-            return
-        try:
-            wire = task.wire()
-            await ctx.session.send_notification(types.TaskStatusNotification(
-                params=types.TaskStatusNotificationParams.model_validate(wire)))
-        except Exception:  # noqa: BLE001 - the client may be gone; the task goes on
-            log.debug("task status notification failed", exc_info=True)
-
-    async def _task_input(self, task_id: str, ctx: Any, name: str, arguments: Any) -> Any:
-        """A task whose workflow lacks its main argument goes to ``input_required`` while it asks (form mode,
-        handshake-era connections only), then back to ``working``."""
-        key, what, _ = WORKFLOWS.get(name, ("", "", []))
-        args = dict(arguments) if isinstance(arguments, Mapping) else {}
-        if not key or str(args.get(key) or "").strip() or ctx.protocol_version not in ("2025-06-18", "2025-11-25"):
-            return arguments
-        if elicitation.Mode.FORM not in elicitation.supported_modes(ctx.session.client_capabilities):
-            return arguments
-        await self._set_status(ctx, task_id, TaskStatus.INPUT_REQUIRED, message=f"waiting for {key} ({what})")
-        try:
-            result = await ctx.session.elicit_form(f"{name} needs {key}: {what}",
-                                                   elicitation.form_schema([(key, f"Describe {what}")]))
-            value = (result.content or {}).get(key) if result.action == "accept" else None
-            if isinstance(value, str) and value.strip():
-                args[key] = value
-        except Exception:  # noqa: BLE001 - no answer: the report says what is missing
-            log.debug("task elicitation failed", exc_info=True)
-        await self._set_status(ctx, task_id, TaskStatus.WORKING, message=f"running {name}")
-        return args
-
-    async def task_middleware(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-        params = ctx.params if isinstance(ctx.params, Mapping) else None
-        if ctx.method != "tools/call" or params is None or not isinstance(params.get("task"), Mapping):
-            return await call_next(ctx)
+    def task_call(self, method: str, params: Any) -> TaskCall:
+        """How a request meets the tasks machinery: only a task-augmented ``tools/call`` of a known, callable tool is
+        a task (``TASK`` with ``execution.taskSupport``, else ``UNSUPPORTED``); an unknown or out-of-toolset tool
+        gets its ordinary ``isError`` answer (``PLAIN``)."""
+        if method != "tools/call" or not isinstance(params, Mapping) or not isinstance(params.get("task"), Mapping):
+            return TaskCall.PLAIN
         name = params.get("name")
         spec = CATALOG.get(name) if isinstance(name, str) else None
-        if spec is None or spec.task_support is None or not self.callable(name):
-            if spec is not None and spec.task_support is None and self.callable(name):
-                raise MCPError(code=-32601, message=f"tool {name} does not support task-augmented calls")
-            return await call_next(ctx)  # unknown or out-of-toolset: the ordinary isError answer
-        if self.task_group is None:
-            raise MCPError(code=-32603, message="the task runner is not started")
-        ttl = params["task"].get("ttl")
-        task = self.tasks.create(ttl if isinstance(ttl, int) and ttl > 0 else None, DEFAULT_POLL_INTERVAL_MS)
+        if spec is None or not self.callable(name):
+            return TaskCall.PLAIN
+        return TaskCall.UNSUPPORTED if spec.task_support is None else TaskCall.TASK
+
+    async def task_middleware(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        kind = self.task_call(ctx.method, ctx.params)
+        if kind is TaskCall.PLAIN:
+            return await call_next(ctx)
+        params = ctx.params
+        name = params["name"]
+        if kind is TaskCall.UNSUPPORTED:
+            raise MCPError(code=-32601, message=f"tool {name} does not support task-augmented calls")
         meta = params.get("_meta") if isinstance(params.get("_meta"), Mapping) else {}
-        self.task_group.start_soon(self.run_task, task.task_id, ctx, name, params.get("arguments"),
-                                   meta.get("progressToken"))
+        task = self.tasks.start(ctx, name, params.get("arguments"), requested_ttl(params["task"]),
+                                meta.get("progressToken"))
         return {"task": task.wire()}
-
-    async def tasks_get(self, ctx: Any, params: types.GetTaskRequestParams) -> dict[str, Any]:
-        return self._task_or_raise(params.task_id).wire()
-
-    async def tasks_result(self, ctx: Any, params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
-        task = self._task_or_raise(params.task_id)
-        await task.done.wait()
-        related = {RELATED_TASK_META: {"taskId": task.task_id}}
-        if task.result is not None:
-            result = dict(task.result)
-            result["_meta"] = {**(result.get("_meta") or {}), **related}
-            return result
-        out = error_response(f"task {task.task_id} was {task.status.value} before it produced a result",
-                             {"code": f"task_{task.status.value}", "taskId": task.task_id})
-        out["_meta"].update(related)
-        return out
-
-    async def tasks_list(self, ctx: Any, params: types.PaginatedRequestParams) -> dict[str, Any]:
-        return {"tasks": [t.wire() for t in self.tasks.list()]}
-
-    async def tasks_cancel(self, ctx: Any, params: types.CancelTaskRequestParams) -> dict[str, Any]:
-        try:
-            task = self.tasks.cancel(params.task_id)
-        except TaskError as exc:
-            raise MCPError(code=exc.code, message=str(exc)) from None
-        await self._notify_status(ctx, task)
-        return task.wire()
-
-    def _task_or_raise(self, task_id: str) -> Any:
-        try:
-            return self.tasks.get(task_id)
-        except TaskError as exc:
-            raise MCPError(code=exc.code, message=str(exc)) from None
 
 
 #: What the strict-inputs variant answers to ask_user called without a question (guidance, as 1.x did). gencommit
@@ -413,20 +317,20 @@ def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | Non
     @asynccontextmanager
     async def lifespan(server: Server[Any]) -> Any:
         async with anyio.create_task_group() as tg:
-            kit.task_group = tg
+            kit.tasks.task_group = tg
             try:
                 yield {"probekit": kit}
             finally:
-                kit.task_group = None
+                kit.tasks.task_group = None
                 tg.cancel_scope.cancel()
 
     server = _ProbeKitServer(name, version=__version__, lifespan=lifespan,
                              instructions="mcp-probe-kit reference: development tools and start_* workflows.",
                              on_list_tools=list_tools, on_call_tool=call_tool)
     server.middleware.append(kit.task_middleware)
-    server.add_request_handler("tasks/get", types.GetTaskRequestParams, kit.tasks_get)
-    server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks_result)
-    server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks_list)
-    server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, kit.tasks_cancel)
+    server.add_request_handler("tasks/get", types.GetTaskRequestParams, kit.tasks.tasks_get)
+    server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks.tasks_result)
+    server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks.tasks_list)
+    server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, kit.tasks.tasks_cancel)
     server.probekit = kit  # type: ignore[attr-defined]  # for tests and the harness
     return server

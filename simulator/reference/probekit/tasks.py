@@ -1,10 +1,12 @@
 """Tasks (MCP 2025-11-25 "tasks"; design §4 "Tasks 管理器"), hand-built because the 2.x SDK has none
-(MCP-SDK-NOTES "Tasks").
+(MCP-SDK-NOTES "Tasks"): the pure part.
 
-``TaskStore`` is the pure part: the table of tasks, their status transitions and expiry, with the clock as an
-argument. server.py drives it: a task-augmented ``tools/call`` (params carry ``task``) is intercepted by a server
-middleware, which creates the task and runs the tool in a background task group; ``tasks/get``, ``tasks/result``,
-``tasks/list`` and ``tasks/cancel`` are request handlers returning plain dicts.
+``TaskStore`` is the table of tasks, their status transitions and expiry. Sans-I/O: the clock (``now``) and the
+task ids are arguments, and the store runs nothing. What must happen outside it is queued for the shell
+(task_runner.py, which runs each task's work in a background task group): ``take_stopped()`` gives the tasks whose
+work must stop (cancelled while running, or forgotten before they finished). The other decisions of a task's life
+are functions here: the ``ttl`` a request asks for, the final status a tool result gives, what ``tasks/result``
+answers.
 
 Transitions (others are refused): queued → working | cancelled; working → input_required | completed | failed |
 cancelled; input_required → working | cancelled. completed, failed and cancelled are terminal.
@@ -13,17 +15,17 @@ cancelled; input_required → working | cancelled. completed, failed and cancell
 from __future__ import annotations
 
 import enum
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-import anyio
+from .output import error_response
 
-__all__ = ["TaskStatus", "Task", "TaskStore", "TaskError", "DEFAULT_POLL_INTERVAL_MS", "RELATED_TASK_META",
-           "INVALID_PARAMS"]
+__all__ = ["TaskStatus", "Task", "TaskStore", "TaskError", "TaskCall", "DEFAULT_POLL_INTERVAL_MS",
+           "RELATED_TASK_META", "INVALID_PARAMS", "requested_ttl", "final_status", "result_payload"]
 
+#: Design §4 ``createTask``: ``pollInterval: 5000, // 5秒``.
 DEFAULT_POLL_INTERVAL_MS = 5000
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
 INVALID_PARAMS = -32602
@@ -51,6 +53,17 @@ _ALLOWED: dict[TaskStatus, frozenset[TaskStatus]] = {
 }
 
 
+class TaskCall(enum.Enum):
+    """How a request meets the tasks machinery (docs/probekit-decisions.md "Tasks")."""
+
+    #: Not a task-augmented ``tools/call``, or one of an unknown or out-of-toolset tool (its ordinary ``isError``).
+    PLAIN = "plain"
+    #: A task-augmented call of a callable tool without ``execution.taskSupport``: JSON-RPC -32601.
+    UNSUPPORTED = "unsupported"
+    #: Run as a task: ``CreateTaskResult`` at once, the work in the background.
+    TASK = "task"
+
+
 class TaskError(Exception):
     """A tasks/* request the store refuses (unknown id, illegal transition): JSON-RPC -32602."""
 
@@ -72,8 +85,6 @@ class Task:
     status_message: str | None = None
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    done: anyio.Event = field(default_factory=anyio.Event)
-    cancel_scope: anyio.CancelScope | None = None
 
     def wire(self) -> dict[str, Any]:
         """The Task object of the spec (``ttl`` always present, null when unlimited)."""
@@ -86,67 +97,95 @@ class Task:
 
 
 class TaskStore:
-    def __init__(self, now: Callable[[], datetime] = lambda: datetime.now(timezone.utc), *,
-                 cancel_terminal_allowed: bool = False) -> None:
-        self._now = now
+    """The tasks of one server. Every access first forgets the tasks whose ttl has passed (``expire``)."""
+
+    def __init__(self, *, cancel_terminal_allowed: bool = False) -> None:
         self._tasks: dict[str, Task] = {}
+        self._stopped: list[str] = []
         #: The ``cancel-after-complete`` variant (broken on purpose).
         self.cancel_terminal_allowed = cancel_terminal_allowed
 
-    def create(self, ttl: int | None = None, poll_interval: int = DEFAULT_POLL_INTERVAL_MS) -> Task:
-        now = self._now()
-        task = Task(str(uuid.uuid4()), TaskStatus.QUEUED, now, now, ttl, poll_interval)
+    def create(self, task_id: str, now: datetime, ttl: int | None = None,
+               poll_interval: int = DEFAULT_POLL_INTERVAL_MS) -> Task:
+        task = Task(task_id, TaskStatus.QUEUED, now, now, ttl, poll_interval)
         self._tasks[task.task_id] = task
         return task
 
-    def get(self, task_id: str) -> Task:
-        self.cleanup()
+    def get(self, task_id: str, now: datetime) -> Task:
+        self.expire(now)
         task = self._tasks.get(task_id)
         if task is None:
             raise TaskError(f"unknown task {task_id!r} (never created, or expired)")
         return task
 
-    def list(self) -> list[Task]:
-        self.cleanup()
+    def list(self, now: datetime) -> list[Task]:
+        self.expire(now)
         return list(self._tasks.values())
 
-    def update(self, task_id: str, status: TaskStatus, *, message: str | None = None,
+    def update(self, task_id: str, status: TaskStatus, now: datetime, *, message: str | None = None,
                result: dict[str, Any] | None = None, error: dict[str, Any] | None = None) -> Task:
-        task = self.get(task_id)
+        task = self.get(task_id, now)
         if status is not task.status and status not in _ALLOWED[task.status]:
             raise TaskError(f"task {task_id} cannot go from {task.status.value} to {status.value}")
         task.status = status
-        task.last_updated_at = self._now()
+        task.last_updated_at = now
         if message is not None:
             task.status_message = message
         if result is not None:
             task.result = result
         if error is not None:
             task.error = error
-        if status.terminal:
-            task.done.set()
         return task
 
-    def cancel(self, task_id: str) -> Task:
-        task = self.get(task_id)
+    def cancel(self, task_id: str, now: datetime) -> Task:
+        task = self.get(task_id, now)
         if task.status.terminal:
             if not self.cancel_terminal_allowed:
                 raise TaskError(f"task {task_id} is already {task.status.value} and cannot be cancelled")
             task.status = TaskStatus.CANCELLED  # broken on purpose (variant)
-            task.last_updated_at = self._now()
+            task.last_updated_at = now
             return task
-        self.update(task_id, TaskStatus.CANCELLED, message="cancelled by the client")
-        if task.cancel_scope is not None:
-            task.cancel_scope.cancel()
+        self.update(task_id, TaskStatus.CANCELLED, now, message="cancelled by the client")
+        self._stopped.append(task_id)
         return task
 
-    def cleanup(self) -> list[str]:
-        """Forget tasks older than their ttl (ms, from creation); returns the ids removed."""
-        now = self._now()
+    def expire(self, now: datetime) -> list[str]:
+        """Forget tasks older than their ttl (ms, from creation); returns the ids removed. Those still running are
+        queued for ``take_stopped``."""
         gone = [tid for tid, t in self._tasks.items()
                 if t.ttl is not None and (now - t.created_at).total_seconds() * 1000 > t.ttl]
         for tid in gone:
-            task = self._tasks.pop(tid)
-            if task.cancel_scope is not None and not task.status.terminal:
-                task.cancel_scope.cancel()
+            if not self._tasks.pop(tid).status.terminal:
+                self._stopped.append(tid)
         return gone
+
+    def take_stopped(self) -> list[str]:
+        """The tasks whose work must stop since the last call (cancelled while running, or forgotten before they
+        finished), oldest first; the queue is emptied."""
+        stopped, self._stopped = self._stopped, []
+        return stopped
+
+
+def requested_ttl(task: Any) -> int | None:
+    """The ``ttl`` a task-augmented call asks for (``params.task.ttl``): a positive integer, else None (unlimited)."""
+    ttl = task.get("ttl") if isinstance(task, Mapping) else None
+    return ttl if isinstance(ttl, int) and ttl > 0 else None
+
+
+def final_status(result: dict[str, Any]) -> TaskStatus:
+    """A task ends ``failed`` when its tool's result is an error, else ``completed``."""
+    return TaskStatus.FAILED if result.get("isError") else TaskStatus.COMPLETED
+
+
+def result_payload(task: Task) -> dict[str, Any]:
+    """What ``tasks/result`` answers for a terminal task: the tool's result, or an ``isError`` result saying how the
+    task ended without one; both with ``_meta[RELATED_TASK_META] = {"taskId"}``."""
+    related = {RELATED_TASK_META: {"taskId": task.task_id}}
+    if task.result is not None:
+        result = dict(task.result)
+        result["_meta"] = {**(result.get("_meta") or {}), **related}
+        return result
+    out = error_response(f"task {task.task_id} was {task.status.value} before it produced a result",
+                         {"code": f"task_{task.status.value}", "taskId": task.task_id})
+    out["_meta"].update(related)
+    return out

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["WORKFLOWS", "WORKFLOW_INPUTS", "build_report", "report_text"]
+__all__ = ["WORKFLOWS", "WORKFLOW_INPUTS", "build_report", "report_text", "step_count"]
 
 #: workflow → (the argument it is about, its description, [(step, delegated tool or "", done offline?)]).
 WORKFLOWS: dict[str, tuple[str, str, list[tuple[str, str, bool]]]] = {
@@ -52,6 +52,11 @@ WORKFLOWS: dict[str, tuple[str, str, list[tuple[str, str, bool]]]] = {
 WORKFLOW_INPUTS: dict[str, str] = {name: spec[0] for name, spec in WORKFLOWS.items()}
 
 Runner = Callable[[str, dict[str, Any]], str]
+
+
+def step_count(name: str) -> int:
+    """How many steps a task of tool ``name`` reports progress for: a workflow's steps, else one."""
+    return len(WORKFLOWS[name][2]) if name in WORKFLOWS else 1
 
 
 def _iso(now: datetime) -> str:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from simulator.reference.ccweb.core import CcwebCore, Variant
+from simulator.reference.ccweb.core import CcwebCore
+from simulator.reference.ccweb.variants import Variant
 from simulator.reference.ccweb.store import Store
 
 

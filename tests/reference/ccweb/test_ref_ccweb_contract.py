@@ -1,4 +1,9 @@
-"""contract.py: the single source of the tool definitions (PRD §1, §3) and the argument checks (§2)."""
+"""contract.py: the single source of the tool definitions (PRD §1, §3) and the argument checks (§2).
+
+Expected values are the PRD's literals (ccweb-reply-mode-prd.md): ``ccweb_send_message``, ``ccweb_request_reply``,
+``replyMode: "one_way" | "return_and_continue"``. The names of the other tools and the communication allowlist
+(which of them the fallback list keeps) are the reference's own choices, said where they are checked.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,7 @@ import pytest
 from simulator.reference.ccweb import contract
 from simulator.reference.ccweb.contract import (
     CCWEB_MCP_TOOLS,
-    COMMUNICATION_TOOLS,
-    LEGACY_REQUEST_REPLY_TOOL,
     REPLY_MODES,
-    SEND_TOOL,
     ReplyMode,
     SendRequest,
     check_arguments,
@@ -20,6 +22,15 @@ from simulator.reference.ccweb.contract import (
     parse_send,
 )
 
+#: PRD "目标": the one public send tool; PRD §2: the hidden compatibility alias.
+SEND_TOOL = "ccweb_send_message"
+LEGACY_REQUEST_REPLY_TOOL = "ccweb_request_reply"
+#: PRD "目标": the two reply modes.
+MODES = ("one_way", "return_and_continue")
+#: The reference's own tools besides the send tool (PRD §3 names them only as task-board, image display and user
+#: form tools): not PRD literals.
+LIST_CONVERSATIONS = "ccweb_list_conversations"
+NOT_COMMUNICATION = ("ccweb_task_board_list", "ccweb_task_board_update", "ccweb_show_image", "ccweb_user_form")
 SEND = {"targetConversationId": "conv-target", "content": "hello"}
 
 
@@ -28,7 +39,7 @@ def send_tool() -> dict:
 
 
 def test_reply_mode_constants():
-    assert REPLY_MODES == ("one_way", "return_and_continue")
+    assert REPLY_MODES == MODES
     assert contract.REPLY_MODE_ONE_WAY == ReplyMode.ONE_WAY == "one_way"
     assert contract.REPLY_MODE_RETURN_AND_CONTINUE == ReplyMode.RETURN_AND_CONTINUE == "return_and_continue"
 
@@ -69,7 +80,8 @@ def test_public_tools_are_copies():
 
 def test_fallback_is_filtered_from_the_same_tuple_with_a_namespace():
     fallback = codex_fallback_tools("ccweb")
-    assert [t["name"] for t in fallback] == [t["name"] for t in CCWEB_MCP_TOOLS if t["name"] in COMMUNICATION_TOOLS]
+    # The allowlist is the reference's choice: the send tool and the conversation list, in tools/list order.
+    assert [t["name"] for t in fallback] == [SEND_TOOL, LIST_CONVERSATIONS]
     by_name = {t["name"]: t for t in contract.public_tools()}
     for tool in fallback:
         assert tool["namespace"] == "ccweb"
@@ -80,22 +92,24 @@ def test_fallback_is_filtered_from_the_same_tuple_with_a_namespace():
 
 def test_fallback_never_carries_board_image_form_or_alias():
     names = {t["name"] for t in codex_fallback_tools()}
-    assert names == {SEND_TOOL, contract.LIST_CONVERSATIONS_TOOL}
-    for excluded in (contract.TASK_BOARD_LIST_TOOL, contract.TASK_BOARD_UPDATE_TOOL, contract.SHOW_IMAGE_TOOL,
-                     contract.USER_FORM_TOOL, LEGACY_REQUEST_REPLY_TOOL):
+    assert names == {SEND_TOOL, LIST_CONVERSATIONS}
+    assert set(NOT_COMMUNICATION) <= {t["name"] for t in CCWEB_MCP_TOOLS}  # they exist, only not in the fallback
+    for excluded in (*NOT_COMMUNICATION, LEGACY_REQUEST_REPLY_TOOL):
         assert excluded not in names
 
 
-@pytest.mark.parametrize("mode", REPLY_MODES)
+@pytest.mark.parametrize("mode", MODES)
 def test_parse_send_each_mode(mode):
-    assert parse_send(SEND_TOOL, {**SEND, "replyMode": mode}) == SendRequest(SEND_TOOL, "conv-target", "hello",
-                                                                              ReplyMode(mode))
+    request = parse_send(SEND_TOOL, {**SEND, "replyMode": mode})
+    assert isinstance(request, SendRequest) and not request.legacy_default
+    assert (request.tool, request.target_conversation_id, request.content, request.reply_mode) == (
+        SEND_TOOL, "conv-target", "hello", mode)
 
 
 def test_alias_maps_to_return_and_continue():
     request = parse_send(LEGACY_REQUEST_REPLY_TOOL, SEND)
     assert isinstance(request, SendRequest)
-    assert request.reply_mode is ReplyMode.RETURN_AND_CONTINUE and not request.legacy_default
+    assert request.reply_mode == "return_and_continue" and not request.legacy_default
     assert isinstance(parse_send(LEGACY_REQUEST_REPLY_TOOL, {**SEND, "replyMode": "return_and_continue"}), SendRequest)
     issues = parse_send(LEGACY_REQUEST_REPLY_TOOL, {**SEND, "replyMode": "one_way"})
     assert isinstance(issues, tuple) and "always means return_and_continue" in issues[0]
@@ -104,7 +118,7 @@ def test_alias_maps_to_return_and_continue():
 def test_legacy_send_without_reply_mode_is_one_way():
     request = parse_send(SEND_TOOL, SEND)
     assert isinstance(request, SendRequest)
-    assert request.reply_mode is ReplyMode.ONE_WAY and request.legacy_default
+    assert request.reply_mode == "one_way" and request.legacy_default
 
 
 @pytest.mark.parametrize("bad", ["sync", "", "ONE_WAY", None, 1])
@@ -126,8 +140,8 @@ def test_check_arguments_reports_every_issue_with_a_pointer():
 
 
 def test_check_arguments_of_the_other_tools():
-    assert check_arguments(contract.LIST_CONVERSATIONS_TOOL, {}) == ()
-    assert check_arguments(contract.TASK_BOARD_UPDATE_TOOL, {"taskId": "t"})  # status missing
+    assert check_arguments(LIST_CONVERSATIONS, {}) == ()
+    assert check_arguments("ccweb_task_board_update", {"taskId": "t"})  # status missing
 
 
 def test_package_exports():

@@ -1,12 +1,22 @@
-"""core.py: sends in both modes, the write-back and source continuation, the three call paths, durability."""
+"""core.py (the machine behind its store): sends in both modes, the write-back and source continuation, the three
+call paths, durability.
+
+Expected values are the PRD's literals (ccweb-reply-mode-prd.md: the tool names, the reply modes, ``status:
+waiting``, ``replyDelivery``, ``sourceAutoRun``). The prompt notices (``prompts.*_NOTICE``) and the seeded
+conversations are the reference's own choices (the PRD states what the prompts must say, not their words): the
+checks naming them test the reference's wording, not a PRD rule.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from simulator.reference.ccweb import prompts
-from simulator.reference.ccweb.contract import LEGACY_REQUEST_REPLY_TOOL, SEND_TOOL
-from simulator.reference.ccweb.core import CallPath, CoreError, SEEDED_CONVERSATIONS
+from simulator.reference.ccweb.machine import CallPath, CoreError
+
+#: PRD "目标": the one public send tool; PRD §2: the hidden compatibility alias.
+SEND_TOOL = "ccweb_send_message"
+LEGACY_REQUEST_REPLY_TOOL = "ccweb_request_reply"
 
 SEND = {"targetConversationId": "conv-target", "content": "Please run the acceptance tests."}
 RAC = {**SEND, "replyMode": "return_and_continue"}
@@ -18,7 +28,9 @@ def messages(core, conversation_id):
 
 
 def test_fresh_state_is_seeded(core):
-    assert [(c["id"], c["title"]) for c in core.conversations()] == [(c.id, c.title) for c in SEEDED_CONVERSATIONS]
+    # The reference's own choice (README.md "A fresh state holds two conversations"), not a PRD rule.
+    assert [(c["id"], c["title"]) for c in core.conversations()] == [
+        ("conv-source", "Source planning thread"), ("conv-target", "Target worker thread")]
     assert core.runs() == [] and core.pending_replies() == []
 
 

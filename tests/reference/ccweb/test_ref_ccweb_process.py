@@ -1,7 +1,8 @@
 """``python -m simulator serve ccweb-mcp`` as a process, driven by the MCP SDK's own clients.
 
 The stdio test doubles as the "a real MCP client that is not ours" check: the SDK's ``stdio_client`` +
-``ClientSession`` see exactly one send tool and call the hidden alias successfully.
+``ClientSession`` see exactly one send tool and call the hidden alias successfully. Tool names and reply modes are
+the PRD's literals; the prompt notices (``prompts.*``) are the reference's own wording (the PRD gives none).
 """
 
 from __future__ import annotations

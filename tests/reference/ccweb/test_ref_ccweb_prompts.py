@@ -1,4 +1,10 @@
-"""prompts.py: the target run prompt (PRD §4) and the source continuation prompt (PRD §5)."""
+"""prompts.py: the target run prompt (PRD §4) and the source continuation prompt (PRD §5).
+
+The PRD states what the prompts must say, not their words: the notices (``prompts.*_NOTICE``,
+``ORIGINAL_REQUEST_UNAVAILABLE``) are the reference's own wording, so the checks naming them test the reference's
+choice; the literal phrases beside them ("will NOT be returned", "truly done", "blocked", "first judge whether …")
+are what carries each PRD sentence.
+"""
 
 from __future__ import annotations
 

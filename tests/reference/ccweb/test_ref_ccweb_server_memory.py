@@ -1,4 +1,8 @@
-"""server.py over an in-memory connection, driven by the MCP SDK's own client (``mcp.Client``, legacy handshake)."""
+"""server.py over an in-memory connection, driven by the MCP SDK's own client (``mcp.Client``, legacy handshake).
+
+Expected values are the PRD's literals (ccweb-reply-mode-prd.md §1, §2): the tool names, the ``replyMode`` enum,
+``status: waiting``, ``replyDelivery``, ``sourceAutoRun``.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,11 @@ import anyio
 import pytest
 from mcp import Client
 
-from simulator.reference.ccweb.contract import CCWEB_MCP_TOOLS, LEGACY_REQUEST_REPLY_TOOL, SEND_TOOL
 from simulator.reference.ccweb.server import build_server
+
+#: PRD "目标": the one public send tool; PRD §2: the hidden compatibility alias.
+SEND_TOOL = "ccweb_send_message"
+LEGACY_REQUEST_REPLY_TOOL = "ccweb_request_reply"
 
 SEND = {"targetConversationId": "conv-target", "content": "Implement the parser."}
 
@@ -27,11 +34,19 @@ def test_lists_exactly_one_send_tool_unchanged(core):
         return (await client.list_tools()).tools
     tools = session(core, script)
     names = [t.name for t in tools]
-    assert names == [t["name"] for t in CCWEB_MCP_TOOLS]
-    assert [n for n in names if "send" in n or "reply" in n] == [SEND_TOOL]
-    send = tools[0]
-    assert send.input_schema == CCWEB_MCP_TOOLS[0]["inputSchema"]
-    assert send.description == CCWEB_MCP_TOOLS[0]["description"]
+    assert [n for n in names if "send" in n or "reply" in n] == [SEND_TOOL]  # PRD §1: no public alias
+    send = next(t for t in tools if t.name == SEND_TOOL)
+    props = send.input_schema["properties"]
+    assert {props[k]["type"] for k in ("targetConversationId", "content", "replyMode")} == {"string"}
+    assert props["replyMode"]["enum"] == ["one_way", "return_and_continue"] and "default" not in props["replyMode"]
+    assert {"targetConversationId", "content", "replyMode"} <= set(send.input_schema["required"])
+    assert "one_way" in send.description and "return_and_continue" in send.description
+    # PRD §3: one source. tools/list serves the core's definitions unchanged (the same ones the fallback list is
+    # filtered from); which other tools exist is the reference's own choice (README.md "Other public tools").
+    assert [(t.name, t.description, t.input_schema) for t in tools] == [
+        (d["name"], d["description"], d["inputSchema"]) for d in core.tool_definitions()]
+    assert names == ["ccweb_send_message", "ccweb_list_conversations", "ccweb_task_board_list",
+                     "ccweb_task_board_update", "ccweb_show_image", "ccweb_user_form"]
 
 
 def test_hidden_alias_call_succeeds(core):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from simulator.reference.ccweb.contract import ReplyMode
-from simulator.reference.ccweb.store import (
+from simulator.reference.ccweb.records import (
     Conversation,
     Message,
     PendingReply,
@@ -13,9 +13,9 @@ from simulator.reference.ccweb.store import (
     Run,
     RunKind,
     RunStatus,
-    Store,
     parse_pending_record,
 )
+from simulator.reference.ccweb.store import Store
 
 LEGACY = {"requestId": "req-old", "sourceConversationId": "conv-source", "targetConversationId": "conv-target"}
 

@@ -10,10 +10,12 @@ from mcp import Client
 from simulator.reference.ccweb import start_embedded
 from simulator.reference.ccweb.cli import main as cli_main
 from simulator.reference.ccweb.control import ControlApi
-from simulator.reference.ccweb.contract import LEGACY_REQUEST_REPLY_TOOL, SEND_TOOL
-from simulator.reference.ccweb.core import VARIANT_ENV, Variant
+from simulator.reference.ccweb.variants import VARIANT_ENV, Variant
 from simulator.reference.ccweb.server import build_server
 
+#: PRD "目标": the one public send tool; PRD §2: the hidden compatibility alias.
+SEND_TOOL = "ccweb_send_message"
+LEGACY_REQUEST_REPLY_TOOL = "ccweb_request_reply"
 SEND = {"targetConversationId": "conv-target", "content": "Run the tests and report back."}
 
 

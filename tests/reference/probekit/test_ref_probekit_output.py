@@ -1,7 +1,6 @@
-"""output.py and schemas.py: the design's helpers and schemas."""
+"""output.py and schemas.py: the design's helpers and schemas (expected values: the design's literals, §2)."""
 
-from simulator.reference.probekit.output import (ERROR_PREFIX, error_response, ok_structured, ok_text,
-                                                 to_call_tool_result)
+from simulator.reference.probekit.output import error_response, ok_structured, ok_text, to_call_tool_result
 from simulator.reference.probekit.schemas import CommitMessageSchema, errors_of
 
 
@@ -17,7 +16,7 @@ def test_ok_structured_carries_schema_in_meta():
 
 def test_error_response_form():
     r = error_response("boom", {"code": "c"})
-    assert r["isError"] is True and r["content"][0]["text"] == ERROR_PREFIX + "boom" == "❌ 错误: boom"
+    assert r["isError"] is True and r["content"][0]["text"] == "❌ 错误: boom"  # design §2 errorResponse
     assert r["_meta"] == {"error": {"code": "c"}}
     wire = to_call_tool_result(r).model_dump(by_alias=True, exclude_none=True)
     assert wire["isError"] is True and wire["_meta"]["error"] == {"code": "c"}

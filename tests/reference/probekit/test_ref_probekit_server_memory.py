@@ -1,5 +1,9 @@
 """server.py over an in-memory session with the SDK's client: toolsets, the output contract, elicitation, tasks
-(raw JSON-RPC: the SDK client has no tasks API and validates a tools/call answer as CallToolResult), variants."""
+(raw JSON-RPC: the SDK client has no tasks API and validates a tools/call answer as CallToolResult), variants.
+
+Expected values are the design's literals (probekit_design.py) and the MCP spec's; the 49 names of ``full`` are the
+reference's own list (the design gives their number), so ``full`` is judged by its count and the design's members.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,10 @@ import anyio
 import mcp.types as types
 import pytest
 from mcp import Client, MCPError
+from probekit_design import CORE, ERROR_PREFIX, FULL_COUNT, POLL_INTERVAL_MS, UI, UI_INTERNAL_STEPS, WORKFLOW
 
 from simulator.reference.probekit import build_server
 from simulator.reference.probekit.schemas import errors_of
-from simulator.reference.probekit.toolsets import ALL_TOOLS, TOOLSET_DEFINITIONS, Toolset
 
 DIFF = ("diff --git a/src/auth/login.py b/src/auth/login.py\n--- a/src/auth/login.py\n+++ b/src/auth/login.py\n"
         "@@ -1 +1,2 @@\n-    return user.name\n+    if user is None: return None\n+    return user.name\n")
@@ -29,18 +33,25 @@ async def raw(client: Client, method: str, params: dict[str, Any]) -> dict[str, 
     return await client.session._dispatcher.send_raw_request(method, params, {})
 
 
-@pytest.mark.parametrize("toolset", [t.value for t in Toolset])
-def test_tools_list_is_the_toolset(toolset):
-    async def body(c):
-        return [t.name for t in (await c.list_tools()).tools]
-    assert set(session({"MCP_TOOLSET": toolset}, body)) == set(TOOLSET_DEFINITIONS[Toolset(toolset)])
+async def names(c: Client) -> list[str]:
+    return [t.name for t in (await c.list_tools()).tools]
+
+
+@pytest.mark.parametrize(("toolset", "members"), [("core", CORE), ("ui", UI), ("workflow", WORKFLOW)])
+def test_tools_list_is_the_toolset(toolset, members):
+    assert set(session({"MCP_TOOLSET": toolset}, names)) == set(members)
+
+
+def test_full_lists_all_49():
+    listed = session({"MCP_TOOLSET": "full"}, names)
+    assert len(set(listed)) == len(listed) == FULL_COUNT
+    assert set(CORE) | set(UI) | set(WORKFLOW) | set(UI_INTERNAL_STEPS) <= set(listed)
+    assert session({}, names) == listed  # full is the default
 
 
 def test_show_all_and_unknown_toolset(capsys):
-    async def body(c):
-        return [t.name for t in (await c.list_tools()).tools]
-    assert session({"MCP_TOOLSET": "core", "MCP_SHOW_ALL": "1"}, body) == list(ALL_TOOLS)
-    assert len(session({"MCP_TOOLSET": "everything"}, body)) == 49
+    assert session({"MCP_TOOLSET": "core", "MCP_SHOW_ALL": "1"}, names) == session({}, names)
+    assert len(session({"MCP_TOOLSET": "everything"}, names)) == FULL_COUNT
     assert "unknown MCP_TOOLSET 'everything'" in capsys.readouterr().err
 
 
@@ -50,7 +61,7 @@ def test_out_of_toolset_call_is_an_error_naming_the_toolset_but_start_ui_runs_in
         ui = await c.call_tool("start_ui", {"description": "settings page"})
         return hidden, ui
     hidden, ui = session({"MCP_TOOLSET": "ui"}, body)
-    assert hidden.is_error and "'ui'" in hidden.content[0].text and hidden.content[0].text.startswith("❌ 错误: ")
+    assert hidden.is_error and "'ui'" in hidden.content[0].text and hidden.content[0].text.startswith(ERROR_PREFIX)
     assert hidden.meta["error"]["code"] == "tool_not_in_toolset"
     steps = {s["name"]: s for s in ui.structured_content["steps"]}
     assert steps["render UI"]["status"] == "completed" and "render_ui" in steps["render UI"]["outputs"][0]
@@ -58,7 +69,7 @@ def test_out_of_toolset_call_is_an_error_naming_the_toolset_but_start_ui_runs_in
 
 def test_every_tool_answers_empty_arguments_with_text():
     async def body(c):
-        return {name: await raw(c, "tools/call", {"name": name, "arguments": {}}) for name in ALL_TOOLS}
+        return {name: await raw(c, "tools/call", {"name": name, "arguments": {}}) for name in await names(c)}
     for name, result in session({}, body).items():
         assert result["content"][0]["text"].strip(), name
         if "structuredContent" in result:
@@ -119,7 +130,7 @@ def test_tasks_lifecycle():
         created = await raw(c, "tools/call", {"name": "start_feature", "arguments": {"description": "dark mode"},
                                               "task": {"ttl": 60000}, "_meta": {"progressToken": "tok"}})
         tid = created["task"]["taskId"]
-        assert created["task"]["status"] == "queued" and created["task"]["pollInterval"] == 5000
+        assert created["task"]["status"] == "queued" and created["task"]["pollInterval"] == POLL_INTERVAL_MS
         got = await raw(c, "tasks/get", {"taskId": tid})
         result = await raw(c, "tasks/result", {"taskId": tid})
         listed = await raw(c, "tasks/list", {})
@@ -261,7 +272,7 @@ def test_task_status_notifications_are_sent():
     async def main():
         kit = ProbeKit({"PROBEKIT_TASK_STEP_MS": "0"})
         task = kit.tasks.create()
-        await kit.run_task(task.task_id, Ctx(), "start_doc", {"code": "x"}, None)
+        await kit.tasks.run(task.task_id, Ctx(), "start_doc", {"code": "x"}, None)
         return task
     task = anyio.run(main)
     assert [(n.method, n.params.task_id, n.params.status) for n in sent] == [

@@ -1,8 +1,13 @@
-"""workflows.py and catalog.py: every start_* report is valid; every tool answers {} with text."""
+"""workflows.py and catalog.py: every start_* report is valid; every tool answers {} with text.
+
+The start_* tools are the design's (probekit_design.py); each workflow's main argument and steps are the
+reference's own table (``WORKFLOWS``, docs/probekit-decisions.md), used here as inputs.
+"""
 
 from datetime import datetime, timezone
 
 import pytest
+from probekit_design import START_TOOLS
 
 from simulator.reference.probekit.catalog import CATALOG, STRUCTURED_TOOLS, Env, tool_definition
 from simulator.reference.probekit.schemas import errors_of
@@ -37,7 +42,8 @@ def test_every_tool_answers_empty_arguments_with_text(name):
 
 
 def test_structured_tools_declare_output_schema():
-    assert "gencommit" in STRUCTURED_TOOLS and all(n in STRUCTURED_TOOLS for n in WORKFLOWS)
+    assert sorted(WORKFLOWS) == sorted(START_TOOLS)
+    assert "gencommit" in STRUCTURED_TOOLS and all(n in STRUCTURED_TOOLS for n in START_TOOLS)
     for name in STRUCTURED_TOOLS:
         d = tool_definition(CATALOG[name])
         assert d["outputSchema"]["type"] == "object" and d["inputSchema"]["type"] == "object"

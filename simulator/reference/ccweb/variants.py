@@ -1,0 +1,56 @@
+"""Deliberately broken behaviours of the reference cc-web (README.md "Broken variants"), one per requirement family.
+
+Each variant is one switch, in the code path it breaks; the conformance features must catch every one of them
+(``tests/ccweb``). Selected with ``--variant NAME`` or the environment variable ``CCWEB_REFERENCE_VARIANT``;
+``None`` (or "", "none", "correct") is the correct reference.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Final
+
+from ..broken_variants import BrokenVariant
+
+__all__ = ["Variant", "VARIANT_ENV"]
+
+VARIANT_ENV: Final = "CCWEB_REFERENCE_VARIANT"
+
+
+class Variant(BrokenVariant):
+    """Deliberately broken behaviours, one per requirement family (``--variant`` / ``CCWEB_REFERENCE_VARIANT``)."""
+
+    #: The tool definitions give ``replyMode`` a ``"default": "one_way"`` (machine.py, ``tool_definitions``).
+    REPLYMODE_DEFAULT = "replymode-default"
+    #: ``tools/list`` also lists ``ccweb_request_reply`` (server.py, listing).
+    ALIAS_LISTED = "alias-listed"
+    #: ``tools/call`` rejects ``ccweb_request_reply`` with an allowlist before the dispatcher (server.py, call).
+    ALIAS_REJECTED = "alias-rejected"
+    #: The fallback list carries a hand-copied, drifted send tool (machine.py, ``fallback_tools``).
+    FALLBACK_COPIED_DRIFT = "fallback-copied-drift"
+    #: The source continuation prompt omits the request id (machine.py, ``_reply_records``).
+    CONTINUATION_WITHOUT_REQUEST_ID = "continuation-without-request-id"
+    #: A legacy ``ccweb_send_message`` without ``replyMode`` fails for a reason unrelated to the field (machine.py,
+    #: ``dispatch``): an answer to judge, never a declared absence of the optional behaviour.
+    LEGACY_NOMODE_BROKEN = "legacy-nomode-broken"
+    #: Conformant: a legacy call without ``replyMode`` is refused, the refusal naming the field (PRD §2 可继续: the
+    #: one_way handling is optional).
+    LEGACY_NOMODE_REFUSED = "legacy-nomode-refused"
+    #: A finished return_and_continue target run is never delivered: no write-back, no continuation (machine.py,
+    #: ``complete_run``); the control API keeps answering.
+    NO_DELIVERY = "no-delivery"
+    #: The control API's ``pending-replies`` answers a JSON array instead of an object (control.py).
+    CONTROL_MALFORMED = "control-malformed"
+    #: The send tool's description names only one_way (machine.py, ``tool_definitions``).
+    DESCRIPTION_ONE_MODE = "description-one-mode"
+    #: The control API lists the continuation run without its request id (machine.py, ``runs``).
+    CONTINUATION_UNLINKED = "continuation-unlinked"
+
+    @classmethod
+    def subject(cls) -> str:
+        return "ccweb reference"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Variant | None:
+        return cls.parse((os.environ if environ is None else environ).get(VARIANT_ENV))

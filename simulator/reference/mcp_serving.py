@@ -1,0 +1,106 @@
+"""What the MCP references (``ccweb/``, ``probekit/``) need to be served as a process: a low-level
+``mcp.server.Server`` over stdio or over Streamable HTTP at ``/mcp`` (uvicorn on a socket bound beforehand, so the
+command line can report a bind failure as "cannot start"), the readiness line, and the stop on SIGTERM or SIGINT.
+
+The readiness line is one JSON object, ``{"ready": true, "mcp": "stdio" | "http://HOST:PORT/mcp", …}`` (the
+reference adds its own keys), on stderr in stdio mode (stdout belongs to MCP) and on stdout in HTTP mode.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
+
+import anyio
+from mcp.server import Server
+
+__all__ = ["MCP_PATH", "bind_socket", "serve_stdio", "serve_http", "serve_mcp"]
+
+#: Where Streamable HTTP is served.
+MCP_PATH = "/mcp"
+
+
+async def _stop_on_signal(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | None = None) -> None:
+    """Serve on stdin/stdout until end of input or SIGTERM/SIGINT."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+        tg.start_soon(_stop_on_signal, tg.cancel_scope)
+        if on_ready is not None:
+            on_ready()
+        await server.run(read, write, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening, non-blocking TCP socket on ``host:port`` (port 0: any free port); ``OSError`` if it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve_http(
+    server: Server[Any], sock: socket.socket, *, on_ready: Callable[[str], None] | None = None
+) -> None:
+    """Serve Streamable HTTP at ``/mcp`` on the bound ``sock`` under uvicorn until SIGTERM/SIGINT; ``on_ready``
+    gets the MCP URL once uvicorn listens."""
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on")
+    userver = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}{MCP_PATH}"
+
+    async def announce() -> None:
+        while not userver.started:
+            if userver.should_exit:
+                return
+            await anyio.sleep(0.01)
+        if on_ready is not None:
+            on_ready(url)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await userver.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
+
+
+def serve_mcp(server: Server[Any], sock: socket.socket | None, ready: Mapping[str, Any]) -> None:
+    """Serve ``server`` over Streamable HTTP on ``sock``, or over stdio when ``sock`` is None, until it stops (end
+    of input, SIGTERM or SIGINT); returns normally then. Once serving, prints the readiness line with ``ready``'s
+    keys after ``ready`` and ``mcp``."""
+
+    def announce(mcp: str, stream: TextIO) -> None:
+        print(json.dumps({"ready": True, "mcp": mcp, **ready}), file=stream, flush=True)
+
+    # uvicorn re-raises a captured SIGTERM after its graceful shutdown; as KeyboardInterrupt it reaches the
+    # caller's cleanup instead of killing the process (and leaving, say, a temporary state file behind).
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if sock is None:
+            anyio.run(lambda: serve_stdio(server, on_ready=lambda: announce("stdio", sys.stderr)))
+        else:
+            anyio.run(lambda: serve_http(server, sock, on_ready=lambda url: announce(url, sys.stdout)))
+    except* KeyboardInterrupt:  # possibly inside a task group's exception group
+        pass
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
