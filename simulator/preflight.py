@@ -20,6 +20,7 @@ runs the scenarios anyway (each then fails on its own: no check passes without e
 from __future__ import annotations
 
 import socket
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
@@ -66,15 +67,21 @@ def _probe_listen(spec: TargetSpec) -> str | None:
         return f"the harness cannot listen on {spec.host}:{spec.port} for the desktop to dial: {exc.strerror or exc}"
 
 
-def _probe_control(url: str, timeout: float) -> str | None:
-    try:
-        with urllib.request.urlopen(url.rstrip("/") + "/v1", timeout=timeout):
-            return None
-    except urllib.error.HTTPError:
-        return None  # an error status is the control API's answer; the scenarios that use it judge it
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return f"the control API {url} does not answer GET /v1: {reason}"
+def _probe_control(url: str, timeout: float, *, starting: bool = False) -> str | None:
+    """``GET url/v1``. ``starting``: the subject was just spawned and may open its control API a moment after it
+    answered ``initialize``, so a refused connection is tried again until ``timeout`` has passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/v1", timeout=timeout):
+                return None
+        except urllib.error.HTTPError:
+            return None  # an error status is the control API's answer; the scenarios that use it judge it
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if not (starting and time.monotonic() < deadline):
+                return f"the control API {url} does not answer GET /v1: {reason}"
+        time.sleep(0.05)
 
 
 def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
@@ -95,7 +102,7 @@ def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
             client.initialize()
         except McpErrorResponse:
             pass  # a JSON-RPC error answer: the server is there; the scenarios judge it
-        return _probe_control(control, step_timeout) if control else None
+        return _probe_control(control, step_timeout, starting=True) if control else None
     except Exception as exc:  # noqa: BLE001 - a spawn failure, an exit, a refused connection, a timeout
         return f"no answer to initialize: {type(exc).__name__}: {exc}"[:600]
     finally:

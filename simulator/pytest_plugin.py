@@ -140,6 +140,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if sys.flags.optimize:
+        # The drivers' checks are assert statements: under -O they vanish and every check would pass.
+        raise pytest.UsageError("the harness cannot judge with assertions disabled (python -O or PYTHONOPTIMIZE is "
+                                "set): run it without them")
     rootdir = Path(str(config.rootpath))
     try:
         cfg_path = config.getoption("simulator_config")
@@ -511,12 +515,18 @@ def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness:
 
 
 def scenario_template(item: pytest.Item) -> Any:
-    """The pytest-bdd scenario template behind an item (None for a plain test)."""
-    from pytest_bdd.scenario import scenario_wrapper_template_registry
-
+    """The pytest-bdd scenario template behind an item (None for a plain test), for pytest-bdd 8.x and 9.x: 9
+    keeps it in ``scenario_wrapper_template_registry``, 8 on the test function as ``__scenario__``. (At run time
+    the public hook ``pytest_bdd_before_scenario`` hands the rendered scenario over too: see ``_BDD_SCENARIO``.)"""
     obj = getattr(item, "obj", None)
+    if obj is None:
+        return None
     try:
-        return scenario_wrapper_template_registry.get(obj) if obj is not None else None
+        from pytest_bdd.scenario import scenario_wrapper_template_registry  # pytest-bdd >= 9
+    except ImportError:
+        return getattr(obj, "__scenario__", None)  # pytest-bdd 8.x
+    try:
+        return scenario_wrapper_template_registry.get(obj)
     except TypeError:  # not weak-referenceable
         return None
 

@@ -163,3 +163,11 @@ def test_list_counts_scenarios_the_way_a_run_does(capsys):
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     collected = sum(1 for line in proc.stdout.splitlines() if "::" in line)
     assert listed == collected > 1, (listed, collected)
+
+
+def test_a_run_with_assertions_disabled_is_refused():
+    """The drivers judge with assert statements: under ``python -O`` they would vanish and every check pass."""
+    proc = subprocess.run([sys.executable, "-O", "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
+                           "features/ccweb"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4, proc.stdout[-1500:] + proc.stderr[-1500:]
+    assert "assertions disabled" in proc.stderr
