@@ -12,8 +12,9 @@ import pytest
 import pytest_bdd as bdd
 from pytest_bdd import parsers
 
+from simulator.drivers.hook_frames import FrameCase
+from simulator.drivers.hook_frames import json_value as _json_literal
 from simulator.jsonpointer import pointer_get
-from steps.hook_frames import FrameCase, _json_literal
 
 pytestmark = pytest.mark.self_test
 

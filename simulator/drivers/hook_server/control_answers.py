@@ -21,12 +21,12 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator
 
+from ...suite import schema_path
+
 __all__ = [
     "HOOK_SERVER_CONTROL_SCHEMA", "HOOK_SERVER_LISTINGS", "CheckedControl", "ControlCalls", "ControlSchema", "Listing",
 ]
 
-#: The repository's ``docs/`` folder, where the control API contracts live.
-DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 Row = dict[str, Any]
 
@@ -85,7 +85,7 @@ class ControlSchema:
 
 
 #: The contract of the hook-server control API: every answer a hook-server driver reads is checked against it.
-HOOK_SERVER_CONTROL_SCHEMA = ControlSchema(DOCS / "control-api.schema.json")
+HOOK_SERVER_CONTROL_SCHEMA = ControlSchema(schema_path("control-api.schema.json"))
 
 #: The hook-server capabilities that answer a listing (docs/control-api.md).
 HOOK_SERVER_LISTINGS: Mapping[str, Listing] = {
