@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator.results import READABLE_SCHEMA_VERSIONS, RunRecord
+from simulator.suite import schema_path
 
 from ._common import as_record
 
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 #: The JSON Schema of report.json (the documentation of every field).
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "docs" / "report-schema.json"
+SCHEMA_PATH = schema_path("report-schema.json")
 
 _ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 

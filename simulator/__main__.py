@@ -34,18 +34,22 @@ SERVABLE: dict[str, str] = {
 
 
 def project_root() -> Path | None:
-    """The checkout holding ``features/`` and ``steps/`` (the package is installed editable from it)."""
-    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
-        if (base / "features").is_dir() and (base / "steps").is_dir():
-            return base
-    return None
+    """The suite's folder (simulator/suite.py): the checkout, or the installed ``hook_conformance_suite``."""
+    from .suite import SuiteNotFound, suite_root
+
+    try:
+        return suite_root()
+    except SuiteNotFound:
+        return None
 
 
 def _need_root() -> Path:
-    root = project_root()
-    if root is None:
-        raise SystemExit(_usage("no features/ and steps/ found; run from a checkout of the project"))
-    return root
+    from .suite import SuiteNotFound, suite_root
+
+    try:
+        return suite_root()
+    except SuiteNotFound as exc:
+        raise SystemExit(_usage(str(exc))) from None
 
 
 def _usage(message: str) -> int:
@@ -69,7 +73,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             reqs.append(sel)
     # Options as --name=value: pytest takes every bare argument that names an existing path into account when it
     # looks for its configuration file, and a report directory is such a path.
-    argv = [f"--rootdir={root}", f"--config-file={root / 'pyproject.toml'}", "-p", "no:cacheprovider",
+    argv = [f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p", "no:cacheprovider",
             *(paths or [str(root / "features")])]
     for flag, values in (("--target", args.target), ("--control", args.control), ("--req", reqs),
                          ("--subject-env", args.subject_env)):
@@ -158,7 +162,7 @@ def _collected_per_requirement(root: Path) -> dict[str, int] | None:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = int(pytest.main([f"--rootdir={root}", f"--config-file={root / 'pyproject.toml'}", "-p",
+        code = int(pytest.main([f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p",
                                 "no:cacheprovider", "--collect-only", "-q", str(root / "features")], plugins=[Count()]))
     if code != 0:
         print(f"simulator: list: the features could not be collected:\n{out.getvalue()[-3000:]}", file=sys.stderr)

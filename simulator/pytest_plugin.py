@@ -22,7 +22,7 @@ Each conformance item names the subject it judged (``ScenarioResult.subject``: t
 ``HOOK-FRAME-*`` from its ``frame_subject``). Every hook frame a subject sends in any scenario is judged against
 the frame requirements (``simulator.emitted_frames``), which adds one result per (subject, requirement) at the end.
 
-At the end it builds a ``RunRecord``, writes the reports (``--report-dir``, default ``reports/out/run-<time>``;
+At the end it builds a ``RunRecord``, writes the reports (``--report-dir``, default ``./conformance-report/run-<time>``;
 ``--no-report`` to skip), and sets the exit status: 3 when a scenario ended in *error* (harness or
 infrastructure), 1 for findings or a stale baseline entry, 0 when conformant. Bad options are a usage error
 (pytest's 4, which ``python -m simulator`` maps to 2).
@@ -123,7 +123,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--scenario-timeout", type=float, default=None, metavar="SECONDS",
                     help="how long one scenario may take (default 120)")
     group.addoption("--report-dir", default=None, metavar="DIR",
-                    help="where to write the reports (default reports/out/run-<time>)")
+                    help="where to write the reports (default ./conformance-report/run-<time>)")
     group.addoption("--no-report", action="store_true", default=False, help="write no report files")
     group.addoption("--baseline", default=None, metavar="FILE", help="expected failures (TOML, see docs/targets.md)")
     group.addoption("--reviews", default=None, metavar="FILE",
@@ -144,6 +144,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # The drivers' checks are assert statements: under -O they vanish and every check would pass.
         raise pytest.UsageError("the harness cannot judge with assertions disabled (python -O or PYTHONOPTIMIZE is "
                                 "set): run it without them")
+    _check_pytest_bdd()
     rootdir = Path(str(config.rootpath))
     try:
         cfg_path = config.getoption("simulator_config")
@@ -181,6 +182,29 @@ class _InterruptWatch:
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         if isinstance(excinfo.value, KeyboardInterrupt):  # pytest also calls this for pytest.exit()
             self.harness.interrupted = signal_of(excinfo.value)
+
+
+def _check_pytest_bdd() -> None:
+    """The supported pytest-bdd versions (pyproject.toml): 9 with pytest 9, 8.1+ with pytest 8.
+
+    * pytest-bdd 8.x reads a private attribute pytest 9 no longer has (every scenario would error): said once, as
+      a usage error.
+    * pytest-bdd 8.x doubles every backslash of an Examples or data-table cell (``gherkin_parser._to_raw_string``),
+      so a cell ``"\\ud800"`` would reach the steps as ``"\\\\ud800"``: a different frame than the feature
+      wrote. Gherkin itself (and pytest-bdd 9) keeps the cell's text; under 8.x that function is made the identity
+      again, so both versions run the same cases (CI runs the features on both)."""
+    from importlib.metadata import version
+
+    bdd, core = version("pytest-bdd"), version("pytest")
+    major = int(bdd.split(".")[0])
+    if major < 9 and int(core.split(".")[0]) >= 9:
+        raise pytest.UsageError(f"pytest-bdd {bdd} does not work with pytest {core}: install pytest-bdd 9 "
+                                f"(pip install 'pytest-bdd>=9'), or pytest 8 with pytest-bdd 8")
+    if major < 9:
+        from pytest_bdd import gherkin_parser
+
+        if hasattr(gherkin_parser, "_to_raw_string"):
+            gherkin_parser._to_raw_string = lambda text: text
 
 
 _HARNESS = pytest.StashKey[Harness]()
@@ -633,9 +657,23 @@ def build_record(harness: Harness) -> RunRecord:
     )
 
 
-def _default_report_dir(harness: Harness) -> Path:
-    stamp = time.strftime("run-%Y%m%d-%H%M%S", time.gmtime())
-    return harness.rootdir / "reports" / "out" / stamp
+#: Where reports go without ``--report-dir``: a folder of the directory the run was started from (never inside the
+#: installed package or the checkout's sources).
+DEFAULT_REPORT_FOLDER = "conformance-report"
+
+
+def _default_report_dir(start_dir: Path) -> Path:
+    """``<start dir>/conformance-report/run-<UTC time>``, with ``-2``, ``-3``, … when that folder exists already
+    (two runs in the same second, e.g. parallel CI jobs, never overwrite each other)."""
+    base = start_dir / DEFAULT_REPORT_FOLDER / time.strftime("run-%Y%m%d-%H%M%S", time.gmtime())
+    candidate, n = base, 1
+    while True:
+        try:
+            candidate.mkdir(parents=True, exist_ok=False)
+            return candidate
+        except FileExistsError:
+            n += 1
+            candidate = base.with_name(f"{base.name}-{n}")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -666,7 +704,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not config.getoption("--no-report"):
         from reports import write_all
 
-        directory = harness.config.report_dir or _default_report_dir(harness)
+        directory = harness.config.report_dir or _default_report_dir(Path(str(config.invocation_params.dir)))
         harness.report_paths = write_all(record, directory)
 
 

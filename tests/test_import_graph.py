@@ -23,7 +23,7 @@ PACKAGES = ("simulator", "steps", "reports")
 ALLOWED_CYCLES: tuple[frozenset[str], ...] = ()
 
 #: What ``reports/`` may import of the simulator (architecture: reports render a ``RunRecord`` and nothing else).
-REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog"})
+REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog", "simulator.suite"})
 
 
 def _modules() -> dict[str, Path]:
