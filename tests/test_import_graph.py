@@ -221,3 +221,35 @@ def test_simulator_imports_nothing_from_steps():
     graph = import_graph()
     bad = {(m, t) for m, targets in graph.items() if _in(m, "simulator") for t in targets if _in(t, "steps")}
     assert not bad, sorted(bad)
+
+
+def test_drivers_sit_between_the_roles_and_the_steps():
+    """Issue 12: core ← roles / references ← drivers ← harness ← steps. A driver never imports the steps, the pytest
+    plugin or a reference implementation (a check built on the subject's own code would pass whatever it does); a
+    reference never imports a driver; steps never import a reference."""
+    graph = import_graph()
+    upward = {"simulator.pytest_plugin", "simulator.subjects"}
+    bad = {(m, t) for m, targets in graph.items() if _in(m, "simulator.drivers") for t in targets
+           if _in(t, "steps") or _in(t, "simulator.reference") or t in upward}
+    bad |= {(m, t) for m, targets in graph.items() if _in(m, "simulator.reference") for t in targets
+            if _in(t, "simulator.drivers")}
+    bad |= {(m, t) for m, targets in graph.items() if _in(m, "steps") for t in targets if _in(t, "simulator.reference")}
+    assert not bad, sorted(bad)
+    assert any(_in(t, "simulator.drivers") for m, targets in graph.items() if _in(m, "steps") for t in targets)
+
+
+def test_the_one_hop_examples_of_the_architecture_name_what_exists():
+    """docs/architecture.md "One hop from requirement to rule": every file and function it names exists."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("### One hop from requirement to rule"):]
+    table = table[:table.index("\n## ")] if "\n## " in table else table
+    rows = [line for line in table.splitlines() if line.startswith("| **")]
+    assert len(rows) == 3, rows
+    for row in rows:
+        for path, name in re.findall(r"`((?:steps|simulator)/[\w/]+\.py)` `(\w+)`", row):
+            source = (ROOT / path).read_text(encoding="utf-8")
+            assert re.search(rf"def {name}\b", source), f"{path} has no function {name} (docs/architecture.md)"
+        rid = re.match(r"\| \*\*([A-Z0-9-]+)\*\*", row).group(1)
+        assert any(f"@req:{rid}" in p.read_text(encoding="utf-8") for p in (ROOT / "features").rglob("*.feature")), rid
