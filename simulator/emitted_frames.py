@@ -17,7 +17,8 @@ results out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .frame_cases import FrameRuleIndex
 from .hook.local_paths import find_local_paths_in_frame
@@ -82,6 +83,26 @@ class EmittedFrames:
 
     def roles(self) -> list[str]:
         return sorted(self._by_role)
+
+    def to_json(self) -> dict[str, Any]:
+        """What was seen, as JSON (a pytest-xdist worker hands it to the controller: simulator/xdist_bridge.py)."""
+        return {"targets": dict(self.targets), "roles": {
+            role: {"valid": dict(seen.valid), "violations": [asdict(v) for v in seen.violations],
+                   "scanned": seen.scanned, "paths": [list(p) for p in seen.paths]}
+            for role, seen in self._by_role.items()}}
+
+    def absorb(self, data: dict[str, Any]) -> None:
+        """Add what another ``EmittedFrames`` saw (its ``to_json``): the results are then those of one run that saw
+        both (counts added, violations and paths appended)."""
+        for role, target in data.get("targets", {}).items():
+            self.targets.setdefault(role, target)
+        for role, part in data.get("roles", {}).items():
+            seen = self._by_role.setdefault(role, _Seen())
+            for t, n in part["valid"].items():
+                seen.valid[t] = seen.valid.get(t, 0) + int(n)
+            seen.violations.extend(Violation(**v) for v in part["violations"])
+            seen.scanned += int(part["scanned"])
+            seen.paths.extend((a, b, c) for a, b, c in part["paths"])
 
     def results(self, index: FrameRuleIndex, level_of: Callable[[str], str | None],
                 selected: Callable[[str], bool] = lambda rid: True) -> list[ScenarioResult]:

@@ -54,6 +54,7 @@ from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
                       requirement_verdict, subjects_of)
 from .targets import Role
+from .xdist_bridge import RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, is_worker, worker_output
 from .wirelog import Direction, WireLog
 
 __all__ = ["ShouldNotMet", "Harness", "scenario_template"]
@@ -171,6 +172,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_HARNESS] = harness
     config.add_cleanup(install_sigterm())
     config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
+    if is_controller(config):
+        config.pluginmanager.register(XdistController(harness), "simulator-xdist-controller")
 
 
 class _InterruptWatch:
@@ -331,11 +334,13 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     """The preflight (simulator.preflight): each external target of the selected scenarios is probed once; when
     one cannot be reached the run stops here, with one message and exit code 3."""
     config = session.config
-    if (config.getoption("--no-preflight") or config.option.collectonly or hasattr(config, "workerinput")
-            or not session.items):
+    if config.getoption("--no-preflight") or config.option.collectonly or is_worker(config):
         return
     harness = harness_of(config)
-    roles = {Role(role) for item in session.items if (role := _role_of(item, harness)) is not None}
+    if is_controller(config):  # the workers collect; the controller probes the roles the run names
+        roles = set(harness.config.named_roles)
+    else:
+        roles = {Role(role) for item in session.items if (role := _role_of(item, harness)) is not None}
     external = [r for r in roles if not harness.config.target(r).is_reference]
     if not external:
         return
@@ -487,6 +492,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.sections.append(("conformance", f"@should not met ({rid}): {reason}"))
         item.warn(ShouldNotMet(f"{rid}: @should not met: {_trim(reason, 500)}"))
     harness.results[item.nodeid] = result
+    if is_worker(item.config):
+        setattr(report, RESULT_ATTRIBUTE, result.to_json())
 
 
 def _concise(config: pytest.Config, excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
@@ -681,6 +688,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _HARNESS not in config.stash:
         return
     harness = harness_of(config)
+    if is_worker(config):
+        config.workeroutput[WORKER_KEY] = worker_output(harness)  # type: ignore[attr-defined]
+        return  # the controller judges the whole run and writes the one report
     if harness.interrupted is None and int(session.exitstatus) == pytest.ExitCode.INTERRUPTED:
         harness.interrupted = "SIGINT"
     if not harness.results and harness.interrupted is None:

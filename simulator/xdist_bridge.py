@@ -1,0 +1,68 @@
+"""pytest-xdist: one run spread over worker processes gives one summary, one report and one exit code.
+
+Each worker is a whole harness of its own (its embedded references, its SQLite files, its ports, its frame probes:
+nothing is shared between workers, so a scenario that restarts a reference restarts that worker's). What must come
+together is the judgement:
+
+* every scenario result a worker decides travels to the controller on its test report (``simulator_result``, a
+  JSON object that pytest-xdist serialises with the report) and is recorded there as if the controller had run it;
+* when a worker ends it hands over, in ``workeroutput``, what its emitted-frames judge saw (``EmittedFrames.to_json``)
+  and what the subjects said about themselves; the controller absorbs it, so the emitted-frames results are those of
+  one run that saw every frame;
+* workers write no report and print no conformance summary; the controller builds the record, writes the reports
+  and sets the exit code, exactly as a serial run does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .results import ScenarioResult
+
+__all__ = ["RESULT_ATTRIBUTE", "WORKER_KEY", "XdistController", "is_controller", "is_worker", "worker_output"]
+
+#: The test report attribute carrying a worker's scenario result.
+RESULT_ATTRIBUTE = "simulator_result"
+#: The key of the harness's part of a worker's ``workeroutput``.
+WORKER_KEY = "simulator"
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def is_controller(config: pytest.Config) -> bool:
+    """This process distributes the run to xdist workers (``-n N`` with N > 0)."""
+    return not is_worker(config) and getattr(config.option, "dist", "no") != "no"
+
+
+def worker_output(harness: Any) -> dict[str, Any]:
+    """What a worker hands the controller when it ends."""
+    return {"emitted": harness.emitted.to_json(),
+            "subjects": [{"role": s.role, "target": s.target, "identity": s.identity} for s in harness.subjects.values()],
+            "selection": list(harness.selection)}
+
+
+class XdistController:
+    """The controller's side: records the workers' results as they arrive and absorbs each worker's leftovers."""
+
+    def __init__(self, harness: Any) -> None:
+        self.harness = harness
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, RESULT_ATTRIBUTE, None)
+        if isinstance(data, dict):
+            self.harness.results[report.nodeid] = ScenarioResult.from_json(data)
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", {}).get(WORKER_KEY)
+        if not output:
+            return
+        self.harness.emitted.absorb(output["emitted"])
+        for subject in output["subjects"]:
+            self.harness.note_subject(subject["role"], subject["target"], subject["identity"])
+        if output["selection"] and not self.harness.selection:
+            self.harness.selection = list(output["selection"])
+

@@ -1,0 +1,40 @@
+"""pytest-xdist (simulator/xdist_bridge.py, issue 13): ``-n 2`` gives the verdicts of a serial run, one summary and
+one report (the workers write none), with each worker's embedded references of its own (the hook server's restart
+scenarios included)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conformance_runs import ROOT, child_env
+
+pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]' brings it)")
+
+#: Areas with embedded references of every kind, restarts of the hook server and emitted-frames results.
+SELECTION = ("features/ccweb", "features/hook/test_hook_server.py")
+
+
+def _run(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--report-dir", str(out),
+                           *SELECTION, *extra], cwd=ROOT, env=child_env(), capture_output=True, text=True,
+                          timeout=900)
+    return proc, json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_path: Path):
+    serial_proc, serial = _run(tmp_path / "serial")
+    parallel_proc, parallel = _run(tmp_path / "parallel", "-n", "2")
+    assert parallel_proc.returncode == serial_proc.returncode == 0, parallel_proc.stdout[-3000:]
+    verdicts = {s["nodeid"]: s["verdict"] for s in serial["scenarios"]}
+    assert {s["nodeid"]: s["verdict"] for s in parallel["scenarios"]} == verdicts
+    assert {r["id"]: r["verdict"] for r in parallel["requirements"]} == {r["id"]: r["verdict"]
+                                                                        for r in serial["requirements"]}
+    assert any(n.startswith("emitted-frames::hook-server::") for n in verdicts), "no emitted-frames result"
+    assert parallel_proc.stdout.count("conformance: CONFORMANT") == 1, parallel_proc.stdout[-3000:]
+    assert parallel_proc.stdout.count("==== conformance ====") <= 1
+    assert sorted(p.name for p in (tmp_path / "parallel").iterdir()) == sorted(
+        ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html"])
