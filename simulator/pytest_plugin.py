@@ -47,6 +47,7 @@ from .emitted_frames import EmittedFrames
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
 from .frame_cases import frame_rule_index
+from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .preflight import Unreachable, describe, preflight
 from .requirements import load_registry, load_spec_revisions
@@ -172,6 +173,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_HARNESS] = harness
     config.add_cleanup(install_sigterm())
     config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
+    config.pluginmanager.register(StepRecorder(), "simulator-gherkin-steps")
     if is_controller(config):
         config.pluginmanager.register(XdistController(harness), "simulator-xdist-controller")
 
@@ -456,6 +458,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         duration_s=round(getattr(report, "duration", 0.0), 6),  # as report.json keeps it: re-renders match
         subject=subject,
         review=review_entry.to_json() if review_entry is not None else None,
+        gherkin=gherkin_of(item),
     )
     if material and (verdict is Verdict.REVIEW or review_entry is not None):
         result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))

@@ -109,6 +109,9 @@ class ScenarioResult:
     subject: dict[str, str] | None = None
     #: For a review verdict settled by ``--reviews``: the entry applied (decision, who, date, note).
     review: dict[str, str] | None = None
+    #: The Gherkin scenario as it ran (simulator/gherkin_steps.py): feature title, scenario line, steps with their
+    #: statuses. None for a result that is not a Gherkin scenario (emitted frames) or never began.
+    gherkin: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +128,7 @@ class ScenarioResult:
             "baselined": self.baselined,
             "subject": dict(self.subject) if self.subject else None,
             "review": dict(self.review) if self.review else None,
+            "gherkin": self.gherkin,
         }
 
     @classmethod
@@ -143,6 +147,7 @@ class ScenarioResult:
             baselined=bool(data.get("baselined", False)),
             subject=dict(data["subject"]) if data.get("subject") else None,
             review=dict(data["review"]) if data.get("review") else None,
+            gherkin=data.get("gherkin"),
         )
 
 

@@ -41,6 +41,25 @@ _ACK_FAIL_WIRE = [
 ]
 
 
+#: The Gherkin steps as they ran (simulator/gherkin_steps.py) for two scenarios: a step that failed, and a step
+#: that found the requirement not applicable, each followed by a step never reached.
+_ACK_FAIL_STEPS = {"feature": "Task frames", "line": 41, "steps": [
+    {"keyword": "Given", "text": 'the sample frame "task.ack/accepted"', "line": 42, "status": "passed",
+     "durationSeconds": 0.001},
+    {"keyword": "When", "text": 'the field "/payload/reason" is set to "a\\u0007b"', "line": 43, "status": "passed",
+     "durationSeconds": 0.0005},
+    {"keyword": "Then", "text": 'the frame is rejected at "/payload/reason"', "line": 44, "status": "failed",
+     "durationSeconds": 1.01, "error": "AssertionError: expected the frame to be rejected"},
+    {"keyword": "And", "text": 'the error code is "LINKAGE"', "line": 45, "status": "skipped", "durationSeconds": 0.0},
+]}
+_SAMPLING_STEPS = {"feature": "Sampling", "line": 7, "steps": [
+    {"keyword": "Given", "text": "the subject declares sampling", "line": 8, "status": "skipped",
+     "durationSeconds": 0.0001, "error": "NotApplicable: the subject did not declare the capability"},
+    {"keyword": "Then", "text": "a sampling request is answered", "line": 9, "status": "skipped",
+     "durationSeconds": 0.0},
+]}
+
+
 def make_record() -> RunRecord:
     s = ScenarioResult
     scenarios = [
@@ -60,7 +79,7 @@ def make_record() -> RunRecord:
                  "(it answered with task.ack | status=ok)",
           duration_s=1.012345,
           evidence=["assert verdict == 'rejected' <got 'accepted'>", "subject log: «reason» accepted as-is"],
-          wire=list(_ACK_FAIL_WIRE)),
+          wire=list(_ACK_FAIL_WIRE), gherkin=_ACK_FAIL_STEPS),
         s("features/hook/test_hook_frames.py::test_ping_is_answered_within_a_second",
           "features/hook/frames/session.feature", "ping is answered within a second", "HOOK-FRAME-PING-02", "should",
           Verdict.WARN, reason="pong came after 1.4 s (the spec says it should come within 1 s)", duration_s=1.4,
@@ -70,7 +89,7 @@ def make_record() -> RunRecord:
         s("features/probekit/test_probekit.py::test_sampling_is_offered",
           "features/probekit/sampling.feature", "sampling is offered", "PROBEKIT-SAMPLING-01", "may",
           Verdict.NOT_APPLICABLE, reason="the subject did not declare the capability \"sampling\"",
-          duration_s=0.0005),
+          duration_s=0.0005, gherkin=_SAMPLING_STEPS),
         s("features/ccweb/test_ccweb.py::test_reply_mode_is_observable",
           "features/ccweb/reply_mode.feature", "reply mode is observable", "CCWEB-REPLY-MODE-01", "must",
           Verdict.NOT_TESTABLE, reason="the harness cannot observe the reply channel of a stdio subject",
