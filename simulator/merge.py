@@ -142,6 +142,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
         requirements=requirements,
         stale_baseline=stale,
         interrupted=next((r.record.interrupted for r in runs if r.record.interrupted), None),
+        command=list(first.command),
     )
     record.exit_code = exit_code_for(record)
     if record.interrupted:

@@ -50,6 +50,7 @@ from .frame_cases import frame_rule_index
 from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .preflight import Unreachable, describe, preflight
+from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
 from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
@@ -664,6 +665,7 @@ def build_record(harness: Harness) -> RunRecord:
         scenarios=results,
         requirements=requirements,
         stale_baseline=[e.key for e in stale],
+        command=run_command(harness.config),
     )
 
 

@@ -205,6 +205,9 @@ class RunRecord:
     #: The signal that stopped the run before it ended ("SIGINT", "SIGTERM"); None for a run that ran to its end.
     #: An interrupted run's report is partial: scenarios not reached are simply absent.
     interrupted: str | None = None
+    #: The run's harness command (simulator/reproduce.py), without secrets: a report appends ``--req <ID>`` to it
+    #: to show how to rerun one requirement. Empty when unknown (a 1.1 report).
+    command: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
@@ -231,6 +234,7 @@ class RunRecord:
             "finishedAt": self.finished_at,
             "strict": self.strict,
             "exitCode": self.exit_code,
+            "command": list(self.command),
             "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
             "staleBaseline": list(self.stale_baseline),
@@ -251,6 +255,7 @@ class RunRecord:
             requirements=[RequirementResult.from_json(r) for r in data.get("requirements", [])],
             stale_baseline=list(data.get("staleBaseline", [])),
             interrupted=data.get("interrupted"),
+            command=list(data.get("command", [])),
             exit_code=int(data.get("exitCode", 0)),
         )
 

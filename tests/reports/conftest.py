@@ -153,6 +153,8 @@ def make_record() -> RunRecord:
             Subject("hook-server", "reference", {"serverName": "reference hook server", "features": ["bind", "tools"]}),
             Subject("probekit", "python -m probekit --stdio", {}),
         ],
+        command=["hook-conformance", "run", "--target", "hook-server=ws://127.0.0.1:9000/", "--hook-token",
+                 "$HOOK_CONFORMANCE_TOKEN"],
         started_at="2026-05-09T10:00:00Z",
         finished_at="2026-05-09T10:00:12.5Z",
         strict=False,

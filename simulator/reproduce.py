@@ -1,0 +1,56 @@
+"""The command that runs a requirement again, as a report shows it ("how to reproduce").
+
+``run_command(config)`` is the harness command of the run, as a user would type it: the targets the run named,
+their control APIs (``auto`` where the run filled a ``stdio:`` command's placeholder), the declared subject
+environments, ``--strict`` and the time limits when they differ from the defaults. A hook token is never written:
+the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun one requirement.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from .config import CONTROL_AUTO, DEFAULT_SCENARIO_TIMEOUT, DEFAULT_STEP_TIMEOUT, PLACEHOLDERS, HarnessConfig
+from .targets import Role
+
+__all__ = ["PROGRAM", "run_command", "rerun_requirement"]
+
+#: The installed command (``python -m simulator`` is the same).
+PROGRAM = ("hook-conformance", "run")
+
+
+def _control_of(config: HarnessConfig, role: Role) -> str | None:
+    url = config.control(role)
+    spec = config.target(role)
+    if url is None:
+        return None
+    if any(p in spec.raw for p in PLACEHOLDERS) and url.startswith("http://127.0.0.1:"):
+        return CONTROL_AUTO
+    return url
+
+
+def run_command(config: HarnessConfig) -> list[str]:
+    """The run's command line (argv), without secrets."""
+    argv = list(PROGRAM)
+    for role in sorted(config.named_roles, key=lambda r: r.value):
+        argv += ["--target", f"{role.value}={config.target(role).raw}"]
+        control = _control_of(config, role)
+        if control is not None:
+            argv += ["--control", f"{role.value}={control}"]
+        for name, value in sorted(config.subject_env.get(role, {}).items()):
+            argv += ["--subject-env", f"{role.value}={name}={value}"]
+    if config.hook_token:
+        argv += ["--hook-token", "$HOOK_CONFORMANCE_TOKEN"]
+    if config.strict:
+        argv.append("--strict")
+    if config.step_timeout != DEFAULT_STEP_TIMEOUT:
+        argv += ["--step-timeout", f"{config.step_timeout:g}"]
+    if config.scenario_timeout != DEFAULT_SCENARIO_TIMEOUT:
+        argv += ["--scenario-timeout", f"{config.scenario_timeout:g}"]
+    return argv
+
+
+def rerun_requirement(command: list[str], requirement: str) -> str:
+    """The shell text that reruns one requirement with the run's command (the token stays a variable)."""
+    words = [*command, "--req", requirement]
+    return " ".join('"$HOOK_CONFORMANCE_TOKEN"' if w == "$HOOK_CONFORMANCE_TOKEN" else shlex.quote(w) for w in words)

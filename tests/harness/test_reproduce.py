@@ -1,0 +1,30 @@
+"""How a report says to rerun a requirement (simulator/reproduce.py): the run's own command, without secrets."""
+
+from __future__ import annotations
+
+from simulator.config import build_config
+from simulator.reproduce import rerun_requirement, run_command
+
+
+def test_the_command_names_what_the_run_named_and_never_the_token():
+    config = build_config({}, cli_targets=["hook-server=ws://127.0.0.1:9000/", "probekit=http://h:1/mcp"],
+                          cli_controls=["hook-server=http://127.0.0.1:9001"],
+                          cli_subject_env=["probekit=MCP_TOOLSET=core"], hook_token="s3cret", step_timeout=2.0)
+    argv = run_command(config)
+    assert argv == ["hook-conformance", "run", "--target", "hook-server=ws://127.0.0.1:9000/", "--control",
+                    "hook-server=http://127.0.0.1:9001", "--target", "probekit=http://h:1/mcp", "--subject-env",
+                    "probekit=MCP_TOOLSET=core", "--hook-token", "$HOOK_CONFORMANCE_TOKEN", "--step-timeout", "2"]
+    assert "s3cret" not in " ".join(argv)
+    text = rerun_requirement(argv, "HOOK-SERVER-AUTH-01")
+    assert text.endswith("--hook-token \"$HOOK_CONFORMANCE_TOKEN\" --step-timeout 2 --req HOOK-SERVER-AUTH-01")
+
+
+def test_a_picked_control_address_is_written_as_auto():
+    config = build_config({}, cli_targets=["ccweb=stdio:srv --control {control}"], cli_controls=["ccweb=auto"],
+                          pick_port=lambda: 4321)
+    assert run_command(config) == ["hook-conformance", "run", "--target", "ccweb=stdio:srv --control {control}",
+                                   "--control", "ccweb=auto"]
+
+
+def test_a_run_of_the_references_is_the_bare_command():
+    assert run_command(build_config({})) == ["hook-conformance", "run"]
