@@ -40,10 +40,14 @@ def _now() -> float:
     return time.time() * 1000
 
 
-def reconnect_log_due(failures: int) -> bool:
-    """Whether the ``failures``-th failed attempt in a row is logged: the 1st, 2nd, 4th, 8th, … (a desktop that
-    redials every 0.2 s while the server is away would otherwise write five lines a second)."""
-    return failures >= 1 and failures & (failures - 1) == 0
+#: A connection that lasted this long ends a run of quick redials (its successor is logged again).
+STABLE_S = 1.0
+
+
+def reconnect_log_due(attempt: int) -> bool:
+    """Whether the ``attempt``-th dial in a row is logged: the 1st, 2nd, 4th, 8th, … (a desktop that redials every
+    0.2 s while the server is away would otherwise write five lines a second)."""
+    return attempt >= 1 and attempt & (attempt - 1) == 0
 
 
 class DesktopClient:
@@ -52,6 +56,8 @@ class DesktopClient:
         self.url, self.token = url, token
         self.machine, self.store = machine, store
         self.reconnect_delay = reconnect_delay
+        #: Whether the current dial is one whose troubles are logged (the logging backs off: ``_dial_forever``).
+        self._log_this_dial = True
         self.max_size = max_size
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -121,35 +127,44 @@ class DesktopClient:
     # -- the connection -------------------------------------------------------------------------------------
 
     async def _dial_forever(self) -> None:
+        """Dial, serve the connection, dial again after ``reconnect_delay``. Logging backs off: the dials since the
+        last connection that lasted ``STABLE_S`` are counted, and only the 1st, 2nd, 4th, 8th, … of them is logged
+        (a server that is away, or a relay that accepts and hangs up, would otherwise cost five lines a second)."""
         assert self._resume is not None
-        failures = 0
+        loop = asyncio.get_running_loop()
+        attempt = 0
         while True:
             if self._paused:
                 self._resume.clear()
                 await self._resume.wait()
                 continue
+            attempt += 1
+            due = self._log_this_dial = reconnect_log_due(attempt)
+            again = f" (dial {attempt} in a row; logged again at dial {attempt * 2})" if attempt > 1 else ""
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+            opened: float | None = None
             try:
                 async with connect(self.url, additional_headers=headers, max_size=self.max_size,
                                    open_timeout=5, close_timeout=1, ping_interval=None) as ws:
                     self._ws = ws
                     self.connections += 1
-                    log.info("connected to %s%s", self.url, f" after {failures} failed attempts" if failures else "")
-                    failures = 0
+                    opened = loop.time()
+                    if due:
+                        log.info("connected to %s%s", self.url, again)
                     await self._event(lambda now: self.machine.on_connected(now))
                     async for raw in ws:
                         await self._event(lambda now, raw=raw: self.machine.on_frame(raw, now))
             except asyncio.CancelledError:
                 raise
             except (OSError, WebSocketException, asyncio.TimeoutError) as exc:
-                failures += 1
-                if reconnect_log_due(failures):
-                    log.info("connection to %s ended: %s (failure %d; logged again at failure %d)", self.url, exc,
-                             failures, failures * 2)
+                if due:
+                    log.info("connection to %s ended: %s%s", self.url, exc, again)
             finally:
                 if self._ws is not None:
                     self._ws = None
                     await self._event(lambda now: self.machine.on_disconnected(now))
+            if opened is not None and loop.time() - opened >= STABLE_S:
+                attempt = 0  # a connection that lasted: the next dial is logged again
             await asyncio.sleep(self.reconnect_delay)
 
     async def _event(self, fn: Callable[[float], list[Effect]]) -> Any:
@@ -168,7 +183,8 @@ class DesktopClient:
                         await ws.send(effect.text)
                         ok = True
                     except (OSError, WebSocketException) as exc:
-                        log.info("could not send %s: %s", effect.type, exc)
+                        if self._log_this_dial:
+                            log.info("could not send %s: %s", effect.type, exc)
                 more = (self.machine.on_written(effect, self.now()) if ok
                         else self.machine.on_send_failed(effect, self.now()))
                 await self._apply(more)
