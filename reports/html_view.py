@@ -1,0 +1,160 @@
+"""What the HTML report shows beyond the record itself, worked out once, in Python: the page's script and its
+``<noscript>`` fallback both render this view, so they cannot disagree, and the rules are tested without a browser.
+
+``page_view(record)`` is a JSON-ready dict, embedded in the page as ``<script type="application/json"
+id="report-view">`` next to report.json (``report-data``); scenarios are referred to by their index in
+``report.json``'s ``scenarios``, so nothing large is stored twice:
+
+* ``overall``: the run's verdict as ``RunRecord.overall()`` words it: ``kind`` (conformant, not-conformant, error,
+  interrupted, incomplete: the page's colour), ``verdict`` (its first words in capitals: CONFORMANT,
+  NOT CONFORMANT, ERROR, INTERRUPTED, INCOMPLETE RUN) and the whole ``line``;
+* ``specs``: per spec document (``RequirementResult.spec``), a row per level (must, should, may, then any other)
+  with the number of requirements of each verdict;
+* ``attention``: every requirement whose verdict is neither pass nor not-applicable, in the order a release
+  manager reads them: those that fail the run (worst verdict first), the baselined failures, review, warn. Each
+  with its reason (its worst scenarios'), its scenarios that did not pass, how many passed, and the command that
+  reruns it (``reproduce``; None when the report does not record the run's command);
+* ``notApplicable``: each not-applicable requirement with the reason its scenarios gave;
+* ``otherScenarios``: scenarios that did not pass and belong to no requirement listed (shown on their own).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from simulator.results import RunRecord, ScenarioResult, Verdict
+
+from ._common import SEVERITY_ORDER, VERDICTS, ScenarioIndex, fails_run, requirement_reason
+
+__all__ = [
+    "LEVELS",
+    "ATTENTION_GROUPS",
+    "TOKEN_VARIABLE",
+    "page_view",
+    "overall_verdict",
+    "spec_tables",
+    "attention",
+    "not_applicable",
+    "rerun_text",
+]
+
+#: The requirement levels, in the order the per-spec table lists them (a level outside these comes after).
+LEVELS: tuple[str, ...] = ("must", "should", "may")
+
+#: The groups of the "needs attention" list, in reading order: group key → heading.
+ATTENTION_GROUPS: dict[str, str] = {
+    "fails": "Fails the run",
+    "baselined": "Expected failures (in the baseline: they do not fail the run)",
+    "review": "Review: a reader decides",
+    "warn": "Warnings (should requirements not met)",
+}
+
+#: How a run's command names the hook token (simulator/reproduce.py): kept a shell variable.
+TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
+
+_NOT_SHOWN = (Verdict.PASS, Verdict.NOT_APPLICABLE)
+_HEADLINE = re.compile(r"[A-Z][A-Z ]*[A-Z]")
+
+
+def rerun_text(command: list[str], requirement: str) -> str | None:
+    """The shell text that reruns one requirement: the run's command and ``--req <ID>``, quoted as
+    ``simulator.reproduce.rerun_requirement`` quotes it (reports import nothing of the harness but the record:
+    a test pins that the two agree). None when the command is unknown (an empty ``command``)."""
+    if not command:
+        return None
+    words = [*command, "--req", requirement]
+    return " ".join(f'"{TOKEN_VARIABLE}"' if w == TOKEN_VARIABLE else shlex.quote(w) for w in words)
+
+
+def overall_verdict(record: RunRecord) -> dict[str, str]:
+    """``kind``, ``verdict`` (the capitals ``RunRecord.overall()`` opens with) and ``line`` (all of it)."""
+    line = record.overall()
+    match = _HEADLINE.match(line)
+    headline = match.group() if match else line.split(" (exit ")[0]
+    if record.interrupted:
+        kind = "interrupted"
+    else:
+        kind = {0: "conformant", 1: "not-conformant", 3: "error"}.get(record.exit_code, "incomplete")
+    return {"kind": kind, "verdict": headline, "line": line}
+
+
+def spec_tables(record: RunRecord) -> list[dict[str, Any]]:
+    """Per spec (sorted by name): ``spec``, its ``revision`` text (None if unrecorded), ``total`` requirements and
+    ``rows``: per level (must, should, may always; other levels when present) its ``counts`` of requirements per
+    verdict and its ``total``."""
+    by_spec: dict[str, dict[str, dict[str, int]]] = {}
+    for r in record.requirements:
+        levels = by_spec.setdefault(r.spec, {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS})
+        levels.setdefault(r.level, dict.fromkeys(VERDICTS, 0))[r.verdict.value] += 1
+    tables = []
+    for spec in sorted(by_spec, key=lambda s: (s.casefold(), s)):
+        rows = [
+            {"level": level, "counts": counts, "total": sum(counts.values())}
+            for level, counts in by_spec[spec].items()
+        ]
+        tables.append({
+            "spec": spec,
+            "revision": record.spec_revisions.get(spec),
+            "total": sum(row["total"] for row in rows),
+            "rows": rows,
+        })
+    return tables
+
+
+def _group(record: RunRecord, verdict: Verdict, baselined: bool) -> str:
+    if fails_run(verdict, record.strict):
+        return "baselined" if baselined else "fails"
+    return "review" if verdict is Verdict.REVIEW else "warn"
+
+
+def attention(record: RunRecord) -> list[dict[str, Any]]:
+    """Every requirement neither passed nor not applicable, in reading order (see the module docstring)."""
+    index = ScenarioIndex(record)
+    position = {id(s): i for i, s in enumerate(record.scenarios)}
+    groups = list(ATTENTION_GROUPS)
+    severity = {v: i for i, v in enumerate(SEVERITY_ORDER)}
+    items: list[tuple[tuple[int, int, int], dict[str, Any]]] = []
+    for order, r in enumerate(record.requirements):
+        if r.verdict in _NOT_SHOWN:
+            continue
+        group = _group(record, r.verdict, r.baselined)
+        scenarios: list[ScenarioResult] = index.of(r)
+        shown = [position[id(s)] for s in scenarios if s.verdict not in _NOT_SHOWN]
+        item = {
+            "id": r.id,
+            "group": group,
+            "reason": requirement_reason(record, r, index),
+            "scenarios": shown,
+            "passed": sum(1 for s in scenarios if s.verdict is Verdict.PASS),
+            "reproduce": rerun_text(record.command, r.id),
+        }
+        items.append(((groups.index(group), severity[r.verdict], order), item))
+    return [item for _, item in sorted(items, key=lambda x: x[0])]
+
+
+def not_applicable(record: RunRecord) -> list[dict[str, str]]:
+    """Each not-applicable requirement (record order) with the reason its scenarios gave ("" when none)."""
+    index = ScenarioIndex(record)
+    return [
+        {"id": r.id, "reason": requirement_reason(record, r, index)}
+        for r in record.requirements
+        if r.verdict is Verdict.NOT_APPLICABLE
+    ]
+
+
+def page_view(record: RunRecord) -> dict[str, Any]:
+    """The view the page renders (see the module docstring)."""
+    cards = attention(record)
+    in_cards = {i for item in cards for i in item["scenarios"]}
+    return {
+        "overall": overall_verdict(record),
+        "specs": spec_tables(record),
+        "attention": cards,
+        "attentionGroups": [{"group": k, "title": v} for k, v in ATTENTION_GROUPS.items()],
+        "notApplicable": not_applicable(record),
+        "otherScenarios": [
+            i for i, s in enumerate(record.scenarios) if s.verdict not in _NOT_SHOWN and i not in in_cards
+        ],
+    }
