@@ -119,8 +119,10 @@ def serving(cmd: list[str], *, env: Mapping[str, str] | None = None, timeout: fl
     try:
         event.wait(timeout)
         if not found:
+            text = "".join(seen)
+            shown = text if len(text) <= 4000 else f"{text[:1500]}\n[… {len(text) - 3500} characters …]\n{text[-2000:]}"
             raise AssertionError(f"{' '.join(cmd[1:4])}… printed no readiness line within {timeout} s "
-                                 f"(exit code {proc.poll()}): {''.join(seen)[-2000:]}")
+                                 f"(exit code {proc.poll()}, {len(seen)} lines): {shown}")
         yield found[0]
     finally:
         _stop(proc)
