@@ -55,7 +55,7 @@ from .requirements import load_registry, load_spec_revisions
 from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
                       requirement_verdict, subjects_of)
-from .targets import Role
+from .targets import Role, TargetKind
 from .xdist_bridge import RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, is_worker, worker_output
 from .wirelog import Direction, WireLog
 
@@ -176,6 +176,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
     config.pluginmanager.register(StepRecorder(), "simulator-gherkin-steps")
     if is_controller(config):
+        listen = harness_cfg.target(Role.DESKTOP)
+        if listen.kind is TargetKind.LISTEN:
+            raise pytest.UsageError(f"--target desktop={listen.raw} cannot run under pytest-xdist: the desktop dials one "
+                                    f"address, where only one worker can listen; run it without -n")
         config.pluginmanager.register(XdistController(harness), "simulator-xdist-controller")
 
 

@@ -38,3 +38,11 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
     assert sorted(p.name for p in (tmp_path / "parallel").iterdir()) == sorted(
         ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html"])
+
+
+def test_a_listening_desktop_target_is_refused_under_xdist(tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2",
+                           "--target", "desktop=listen:127.0.0.1:9", "features/hook/test_hook_desktop.py"],
+                          cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "cannot run under pytest-xdist" in proc.stderr
