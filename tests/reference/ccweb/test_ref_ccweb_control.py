@@ -88,3 +88,27 @@ def test_embedded_reference_over_http_with_the_harness_client(post):
             client._http("POST", "/v1/no-such-capability", {})
     finally:
         running.stop()
+
+
+def test_the_documented_errors_of_seeding_and_completing(api):
+    """docs/control-api.md "Details": the errors a third-party subject must answer the same way."""
+    record = {"requestId": "req-seed-1", "sourceConversationId": "conv-source", "targetConversationId": "conv-target"}
+    status, first = call(api, "seed-pending-reply", {"record": record})
+    assert status == 200 and first["ok"] is True
+    [seeded] = [r for r in call(api, "list-runs", {"conversationId": "conv-target"})[1]["runs"]
+                if r["runId"] == first["targetRunId"]]
+    assert (seeded["kind"], seeded["replyMode"], seeded["requestId"]) == ("target", "return_and_continue", "req-seed-1")
+    status, again = call(api, "seed-pending-reply", {"record": record})
+    assert status == 409 and again["error"]["code"] == "conflict"
+    status, missing = call(api, "seed-pending-reply", {"record": {**record, "requestId": "req-seed-2",
+                                                                  "sourceConversationId": "conv-nowhere"}})
+    assert status == 400 and missing["error"]["code"] == "invalid-request"
+    assert "sourceConversationId" in missing["error"]["message"]
+    assert not [p for p in call(api, "pending-replies")[1]["pending"] if p["requestId"] == "req-seed-2"]
+    status, unknown = call(api, "complete-run", {"runId": "run-nowhere", "output": "x"})
+    assert status == 400 and unknown["error"]["code"] == "not-found"
+    assert call(api, "list-runs", {"conversationId": "conv-nowhere"}) == (200, {"runs": []})
+    status, done = call(api, "complete-run", {"runId": first["targetRunId"], "output": "done"})
+    continuation = call(api, "get-run", {"runId": done["continuationRunId"]})[1]
+    assert (continuation["kind"], continuation["replyMode"], continuation["requestId"]) == (
+        "source-continuation", "return_and_continue", "req-seed-1")
