@@ -397,10 +397,32 @@ JS = r"""
     }
     return h("span", {text: String(v)});
   }
+  function falsifiabilityTable(f) {
+    // The figure of simulator/falsifiability.py: rows per family and level, with the ids not proven yet.
+    var pct = function (n, t) { return t ? Math.round(100 * n / t) + "%" : "\u2013"; };
+    return h("div", {}, [
+      h("p", {text: f.proven + " of " + f.total + " requirements of this run (" + pct(f.proven, f.total) + ") have a "
+        + "committed case that proves they can fail (" + f.source + ")."}),
+      h("table", {class: "falsifiability-table"}, [
+        h("thead", {}, [h("tr", {}, ["family", "level", "proven", "total", "share", "not proven yet"].map(
+          function (t) { return h("th", {text: t}); }))]),
+        h("tbody", {}, f.rows.map(function (r) {
+          return h("tr", {"data-family": r.family, "data-level": r.level}, [
+            h("td", {text: r.family}), h("td", {text: r.level}), h("td", {class: "num", text: String(r.proven)}),
+            h("td", {class: "num", text: String(r.total)}), h("td", {class: "num", text: pct(r.proven, r.total)}),
+            h("td", {}, [r.unproven.length ? h("details", {}, [
+              h("summary", {text: r.unproven.length + " requirement" + (r.unproven.length === 1 ? "" : "s")}),
+              h("code", {text: r.unproven.join(" ")})]) : h("span", {text: "\u2013"})]),
+          ]);
+        })),
+      ]),
+    ]);
+  }
   var falsifiability = null;
   if (data.falsifiability != null && typeof data.falsifiability === "object") {
+    var fig = data.falsifiability;
     falsifiability = h("section", {id: "falsifiability", class: "falsifiability"}, [h("h2", {text: "Falsifiability"}),
-      valueNode(data.falsifiability)]);
+      Array.isArray(fig.rows) ? falsifiabilityTable(fig) : valueNode(fig)]);
   }
 
   // ---- the full requirement x verdict matrix -------------------------------------------------------------

@@ -160,6 +160,20 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         add("Every requirement passed.")
     add("")
 
+    if record.falsifiability:
+        fig = record.falsifiability
+        add("## Falsifiability")
+        add("")
+        add(f"{fig['proven']} of {fig['total']} requirements of this run have a committed case that proves they can "
+            f"fail ({md_cell(fig['source'])}).")
+        add("")
+        add(_row("family", "level", "proven", "total", "not proven yet"))
+        add(_row("---", "---", "--:", "--:", "---"))
+        for row in fig["rows"]:
+            add(_row(md_cell(row["family"]), md_cell(row["level"]), str(row["proven"]), str(row["total"]),
+                     md_cell(", ".join(row["unproven"])) or "–"))
+        add("")
+
     add("## Stale baseline entries")
     add("")
     if record.stale_baseline:

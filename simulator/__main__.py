@@ -114,6 +114,8 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     registry, problems = load_registry(root / "scenarios" / "requirements")
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
+    if args.falsifiability:
+        return _falsifiability(root, registry, args.selection or ["*"])
     scenarios = load_scenarios(root / "features")
     by_req: dict[str, list] = {}
     for s in scenarios:
@@ -138,6 +140,18 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
                 print(f"{'':<{width}}    - {s.feature_file}:{s.line} {s.name}")
     print(f"{len(shown)} requirements, {sum(runs.get(r, 0) for r in shown)} scenarios (as a run counts them: "
           f"each example row and each subject a frame case is sent to)", file=sys.stderr)
+    return EXIT_OK
+
+
+def _falsifiability(root: Path, registry: dict, patterns: list[str]) -> int:
+    from .falsifiability import figure, load_falsifiers, render_figure
+
+    levels = {rid: req.level.value for rid, req in registry.items()
+              if any(fnmatch.fnmatchcase(rid, p) for p in patterns)}
+    if not levels:
+        return _usage("the selection matched no requirement")
+    falsifiers = load_falsifiers(root / "scenarios" / "falsifiers.toml")
+    print(render_figure(figure(levels, falsifiers, "scenarios/falsifiers.toml"), list_unproven=True))
     return EXIT_OK
 
 
@@ -318,6 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list requirements (and scenarios) without running them")
     ls.add_argument("selection", nargs="*", help="requirement ids or globs")
     ls.add_argument("--scenarios", action="store_true", help="also list each requirement's scenarios")
+    ls.add_argument("--falsifiability", action="store_true",
+                    help="per family and level, how many requirements a committed falsifying case proves able to "
+                         "fail (scenarios/falsifiers.toml), and which are not proven yet")
     ls.set_defaults(handler=_list)
 
     rep = sub.add_parser("report", help="re-render a saved report.json (or: report merge A B … --out DIR)",

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .errors import ConfigError
+from .falsifiability import Falsifier, figure
 from .results import (
     RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for, requirement_verdict, subjects_of,
     worst,
@@ -95,6 +96,19 @@ def _still_stale(runs: Sequence[LabelledRun], scenarios: list[ScenarioResult],
     return sorted(e for e in entries if e in passing or e not in failing)
 
 
+def _falsifiability(runs: Sequence[LabelledRun], requirements: list[RequirementResult]) -> dict | None:
+    """The figure over the merged requirements, from the proven ids the inputs' figures list."""
+    figures = [r.record.falsifiability for r in runs if r.record.falsifiability]
+    if not figures:
+        return None
+    unproven = {rid for f in figures for row in f["rows"] for rid in row["unproven"]}
+    known = {rid for f in figures for row in f["rows"] for rid in row["unproven"]} | {
+        r.id for run in runs if run.record.falsifiability for r in run.record.requirements}
+    proven = known - unproven
+    cases = [Falsifier("merged", "merged", "", tuple(sorted(proven)), "")]
+    return figure({r.id: r.level for r in requirements}, cases, figures[0]["source"])
+
+
 def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
     """The one record of ``runs`` (at least one), by the rules of the module docstring."""
     if not runs:
@@ -143,6 +157,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
         stale_baseline=stale,
         interrupted=next((r.record.interrupted for r in runs if r.record.interrupted), None),
         command=list(first.command),
+        falsifiability=_falsifiability(runs, requirements),
     )
     record.exit_code = exit_code_for(record)
     if record.interrupted:

@@ -46,6 +46,7 @@ from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
+from .falsifiability import figure, load_falsifiers
 from .frame_cases import frame_rule_index
 from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
@@ -670,6 +671,9 @@ def build_record(harness: Harness) -> RunRecord:
         requirements=requirements,
         stale_baseline=[e.key for e in stale],
         command=run_command(harness.config),
+        falsifiability=figure({r.id: r.level for r in requirements},
+                              load_falsifiers(harness.rootdir / "scenarios" / "falsifiers.toml"),
+                              "scenarios/falsifiers.toml"),
     )
 
 

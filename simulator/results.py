@@ -208,6 +208,9 @@ class RunRecord:
     #: The run's harness command (simulator/reproduce.py), without secrets: a report appends ``--req <ID>`` to it
     #: to show how to rerun one requirement. Empty when unknown (a 1.1 report).
     command: list[str] = field(default_factory=list)
+    #: The falsifiability figure over this run's requirements (simulator/falsifiability.py): how many have a
+    #: committed case that proves they can fail. None when unknown (a 1.1 report).
+    falsifiability: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
@@ -235,6 +238,7 @@ class RunRecord:
             "strict": self.strict,
             "exitCode": self.exit_code,
             "command": list(self.command),
+            "falsifiability": self.falsifiability,
             "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
             "staleBaseline": list(self.stale_baseline),
@@ -256,6 +260,7 @@ class RunRecord:
             stale_baseline=list(data.get("staleBaseline", [])),
             interrupted=data.get("interrupted"),
             command=list(data.get("command", [])),
+            falsifiability=data.get("falsifiability"),
             exit_code=int(data.get("exitCode", 0)),
         )
 

@@ -270,5 +270,6 @@ def test_font_stacks_fall_back_to_chinese_faces_and_embed_none(stack):
 
 
 def test_falsifiability_is_shown_only_when_report_json_carries_it():
-    assert "falsifiability" not in load_schema()["properties"]  # issue 16 adds it; the page is ready for it
-    assert "data.falsifiability != null" in JS
+    schema = load_schema()["properties"]["falsifiability"]
+    assert {"type": "null"} in schema["oneOf"]  # null (a record that does not know it): no section
+    assert "data.falsifiability != null" in JS and "falsifiabilityTable" in JS

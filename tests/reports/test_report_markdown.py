@@ -86,3 +86,14 @@ def test_cells_survive_pipes_newlines_html_and_controls(record, hostile_text):
     assert md_cell("a\r\nb\rc\nd") == "a<br>b<br>c<br>d"
     assert md_cell("  ") == "–"
     assert md_escape("*x* _y_ `z` [l](u) ~s~") == "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u) \\~s\\~"
+
+
+def test_the_falsifiability_figure_is_a_table_when_the_record_has_one(record):
+    from reports.markdown import render_markdown
+
+    assert "## Falsifiability" not in render_markdown(record)
+    record.falsifiability = {"source": "scenarios/falsifiers.toml", "total": 2, "proven": 1, "rows": [
+        {"family": "hook server", "level": "must", "total": 2, "proven": 1, "unproven": ["HOOK-SERVER-X-01"]}]}
+    text = render_markdown(record)
+    assert "## Falsifiability" in text and "1 of 2 requirements" in text
+    assert "| hook server | must | 1 | 2 | HOOK-SERVER-X-01 |" in text

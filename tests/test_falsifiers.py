@@ -1,0 +1,74 @@
+"""scenarios/falsifiers.toml (simulator/falsifiability.py, issue 16) agrees with the tests that prove its cases:
+every case names a test that exists and asserts exactly the requirements the case says it proves, every broken
+variant those tests run is listed, and every requirement a case proves is in the registry."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from simulator.falsifiability import figure, load_falsifiers, render_figure
+from simulator.requirements import load_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = load_falsifiers(ROOT / "scenarios" / "falsifiers.toml")
+
+
+def _module(relative: str) -> ModuleType:
+    name = "falsifier_table_" + relative.replace("/", "_").removesuffix(".py")
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / relative)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _expected() -> dict[str, frozenset[str]]:
+    """test node id → the requirements it asserts the subject fails, read from the tests' own tables."""
+    out: dict[str, frozenset[str]] = {}
+    path = "tests/ccweb/test_ccweb_variants.py"
+    ccweb = _module(path)
+    out |= {f"{path}::test_broken_variant_is_caught[{v}]": frozenset(c) for v, (c, _) in ccweb.VARIANTS.items()}
+    out |= {f"{path}::test_issue_11_variant_is_caught_with_a_fail_verdict[{v}]": frozenset(t[0])
+            for v, t in ccweb.REF_VARIANTS.items()}
+    path = "tests/probekit/test_probekit_variants.py"
+    out |= {f"{path}::test_broken_variant_is_caught[{n}]": frozenset(c.caught_by)
+            for n, c in _module(path).CASES.items() if c.variant}
+    for path, test in (("tests/hook_server/test_server_variants.py", "test_each_broken_variant_is_caught_by_its_requirement"),
+                       ("tests/hook_desktop/test_desktop_variants.py", "test_each_broken_variant_is_caught_by_its_requirement")):
+        out |= {f"{path}::{test}[{v}]": frozenset(c) for v, (c, _) in _module(path).VARIANTS.items()}
+    path = "tests/hook_desktop/test_desktop_rules_variants.py"
+    out |= {f"{path}::test_each_variant_fails_exactly_its_rule[{v}]": frozenset({rid})
+            for v, rid in _module(path).VARIANTS.items()}
+    return out
+
+
+def test_every_case_is_a_test_that_asserts_what_the_case_proves_and_every_such_test_is_a_case():
+    listed = {case.test: frozenset(case.proves) for case in CASES}
+    assert len(listed) == len(CASES), "a test is listed twice"
+    expected = _expected()
+    assert listed == expected, {
+        "listed but not asserted by that test": {t: sorted(p) for t, p in listed.items() if expected.get(t) != p},
+        "asserted by a test but not listed": {t: sorted(p) for t, p in expected.items() if listed.get(t) != p},
+    }
+
+
+def test_every_proven_requirement_is_in_the_registry_and_the_figure_counts_it():
+    registry, _ = load_registry(ROOT / "scenarios" / "requirements")
+    proven = {rid for case in CASES for rid in case.proves}
+    assert proven <= set(registry), sorted(proven - set(registry))
+    fig = figure({rid: req.level.value for rid, req in registry.items()}, CASES, "scenarios/falsifiers.toml")
+    assert fig["proven"] == len(proven) and fig["total"] == len(registry)
+    assert sum(row["total"] for row in fig["rows"]) == len(registry)
+    unproven = {rid for row in fig["rows"] for rid in row["unproven"]}
+    assert unproven == set(registry) - proven
+    assert "not proven: " in render_figure(fig, list_unproven=True)
+
+
+def test_the_figure_ignores_cases_for_requirements_outside_the_run():
+    case = CASES[0]
+    fig = figure({"X-ONLY-01": "must"}, [case], "here")
+    assert (fig["proven"], fig["total"], fig["rows"][0]["unproven"]) == (0, 1, ["X-ONLY-01"])
