@@ -58,8 +58,7 @@ def _merged_scenario(entries: list[tuple[str, ScenarioResult]]) -> ScenarioResul
         return chosen
     per_run = [f"[{lbl}] {s.verdict.value}" + (f": {s.reason}" if s.reason else "") for lbl, s in entries]
     reason = chosen.reason if len({s.verdict for _, s in entries}) == 1 else f"[{label}] {chosen.reason}".rstrip()
-    return replace(chosen, reason=reason, evidence=[*per_run, *chosen.evidence],
-                   baselined=any(s.baselined for _, s in entries) and chosen.baselined)
+    return replace(chosen, reason=reason, evidence=[*per_run, *chosen.evidence])
 
 
 def _check_compatible(runs: Sequence[LabelledRun]) -> dict[str, str]:
