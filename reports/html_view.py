@@ -13,7 +13,7 @@ id="report-view">`` next to report.json (``report-data``); scenarios are referre
 * ``attention``: every requirement whose verdict is neither pass nor not-applicable, in the order a release
   manager reads them: those that fail the run (worst verdict first), the baselined failures, review, warn. Each
   with its reason (its worst scenarios'), its scenarios that did not pass, how many passed, and the command that
-  reruns it (``reproduce``; None when the report does not record the run's command);
+  reruns it (``reproduce``: ``RunRecord.rerun_text``; None when the report does not record the run's command);
 * ``notApplicable``: each not-applicable requirement with the reason its scenarios gave;
 * ``otherScenarios``: scenarios that did not pass and belong to no requirement listed (shown on their own).
 """
@@ -21,7 +21,6 @@ id="report-view">`` next to report.json (``report-data``); scenarios are referre
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 from simulator.results import RunRecord, ScenarioResult, Verdict
@@ -31,13 +30,11 @@ from ._common import SEVERITY_ORDER, VERDICTS, ScenarioIndex, fails_run, require
 __all__ = [
     "LEVELS",
     "ATTENTION_GROUPS",
-    "TOKEN_VARIABLE",
     "page_view",
     "overall_verdict",
     "spec_tables",
     "attention",
     "not_applicable",
-    "rerun_text",
 ]
 
 #: The requirement levels, in the order the per-spec table lists them (a level outside these comes after).
@@ -51,21 +48,8 @@ ATTENTION_GROUPS: dict[str, str] = {
     "warn": "Warnings (should requirements not met)",
 }
 
-#: How a run's command names the hook token (simulator/reproduce.py): kept a shell variable.
-TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
-
 _NOT_SHOWN = (Verdict.PASS, Verdict.NOT_APPLICABLE)
 _HEADLINE = re.compile(r"[A-Z][A-Z ]*[A-Z]")
-
-
-def rerun_text(command: list[str], requirement: str) -> str | None:
-    """The shell text that reruns one requirement: the run's command and ``--req <ID>``, quoted as
-    ``simulator.reproduce.rerun_requirement`` quotes it (reports import nothing of the harness but the record:
-    a test pins that the two agree). None when the command is unknown (an empty ``command``)."""
-    if not command:
-        return None
-    words = [*command, "--req", requirement]
-    return " ".join(f'"{TOKEN_VARIABLE}"' if w == TOKEN_VARIABLE else shlex.quote(w) for w in words)
 
 
 def overall_verdict(record: RunRecord) -> dict[str, str]:
@@ -128,7 +112,7 @@ def attention(record: RunRecord) -> list[dict[str, Any]]:
             "reason": requirement_reason(record, r, index),
             "scenarios": shown,
             "passed": sum(1 for s in scenarios if s.verdict is Verdict.PASS),
-            "reproduce": rerun_text(record.command, r.id),
+            "reproduce": record.rerun_text(r.id),
         }
         items.append(((groups.index(group), severity[r.verdict], order), item))
     return [item for _, item in sorted(items, key=lambda x: x[0])]

@@ -3,17 +3,17 @@
 ``run_command(config)`` is the harness command of the run, as a user would type it: the targets the run named,
 their control APIs (``auto`` where the run filled a ``stdio:`` command's placeholder), the declared subject
 environments, ``--strict`` and the time limits when they differ from the defaults. A hook token is never written:
-the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun one requirement.
+the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun one requirement
+(``RunRecord.rerun_text``).
 """
 
 from __future__ import annotations
 
-import shlex
-
 from .config import CONTROL_AUTO, DEFAULT_SCENARIO_TIMEOUT, DEFAULT_STEP_TIMEOUT, PLACEHOLDERS, HarnessConfig
+from .results import TOKEN_VARIABLE
 from .targets import Role
 
-__all__ = ["PROGRAM", "run_command", "rerun_requirement"]
+__all__ = ["PROGRAM", "run_command"]
 
 #: The installed command (``python -m simulator`` is the same).
 PROGRAM = ("hook-conformance", "run")
@@ -40,7 +40,7 @@ def run_command(config: HarnessConfig) -> list[str]:
         for name, value in sorted(config.subject_env.get(role, {}).items()):
             argv += ["--subject-env", f"{role.value}={name}={value}"]
     if config.hook_token:
-        argv += ["--hook-token", "$HOOK_CONFORMANCE_TOKEN"]
+        argv += ["--hook-token", TOKEN_VARIABLE]
     if config.strict:
         argv.append("--strict")
     if config.step_timeout != DEFAULT_STEP_TIMEOUT:
@@ -48,9 +48,3 @@ def run_command(config: HarnessConfig) -> list[str]:
     if config.scenario_timeout != DEFAULT_SCENARIO_TIMEOUT:
         argv += ["--scenario-timeout", f"{config.scenario_timeout:g}"]
     return argv
-
-
-def rerun_requirement(command: list[str], requirement: str) -> str:
-    """The shell text that reruns one requirement with the run's command (the token stays a variable)."""
-    words = [*command, "--req", requirement]
-    return " ".join('"$HOOK_CONFORMANCE_TOKEN"' if w == "$HOOK_CONFORMANCE_TOKEN" else shlex.quote(w) for w in words)

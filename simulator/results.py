@@ -16,6 +16,7 @@ worst of its scenarios' verdicts (``worst``); each scenario names the subject (r
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = [
     "RequirementResult",
     "RunRecord",
     "REPORT_SCHEMA_VERSION",
+    "TOKEN_VARIABLE",
     "exit_code_for",
     "requirement_verdict",
     "subjects_of",
@@ -39,6 +41,8 @@ __all__ = [
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
 REPORT_SCHEMA_VERSION = "1.2"
+#: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/reproduce.py).
+TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
 #: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``).
 READABLE_SCHEMA_VERSIONS = ("1.1", "1.2")
 
@@ -217,6 +221,15 @@ class RunRecord:
         for r in self.requirements:
             out[r.verdict.value] += 1
         return out
+
+    def rerun_text(self, requirement: str) -> str | None:
+        """The shell text that reruns one requirement: the run's ``command`` and ``--req <ID>``, each word quoted
+        for a POSIX shell except the hook token's variable, which stays a variable (``"$HOOK_CONFORMANCE_TOKEN"``).
+        None when the report does not record the run's command (a 1.1 report)."""
+        if not self.command:
+            return None
+        words = [*self.command, "--req", requirement]
+        return " ".join(f'"{TOKEN_VARIABLE}"' if w == TOKEN_VARIABLE else shlex.quote(w) for w in words)
 
     def overall(self) -> str:
         """One line a release manager reads first: the run's verdict, its exit code and the counts behind it."""

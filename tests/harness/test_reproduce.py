@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from simulator.config import build_config
-from simulator.reproduce import rerun_requirement, run_command
+from simulator.reproduce import run_command
+from simulator.results import RunRecord
 
 
 def test_the_command_names_what_the_run_named_and_never_the_token():
@@ -15,7 +16,9 @@ def test_the_command_names_what_the_run_named_and_never_the_token():
                     "hook-server=http://127.0.0.1:9001", "--target", "probekit=http://h:1/mcp", "--subject-env",
                     "probekit=MCP_TOOLSET=core", "--hook-token", "$HOOK_CONFORMANCE_TOKEN", "--step-timeout", "2"]
     assert "s3cret" not in " ".join(argv)
-    text = rerun_requirement(argv, "HOOK-SERVER-AUTH-01")
+    record = RunRecord(harness_version="0", spec_revisions={}, subjects=[], started_at="", finished_at="",
+                       strict=False, command=argv)
+    text = record.rerun_text("HOOK-SERVER-AUTH-01")
     assert text.endswith("--hook-token \"$HOOK_CONFORMANCE_TOKEN\" --step-timeout 2 --req HOOK-SERVER-AUTH-01")
 
 

@@ -28,7 +28,6 @@ import pytest
 
 from reports import render_html
 from reports.html_view import page_view
-from simulator.reproduce import rerun_requirement
 from simulator.results import Verdict
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -301,7 +300,7 @@ def test_chromium_shows_the_verdict_the_spec_table_and_what_needs_attention(tmp_
         r = by_id[c["id"]]
         assert c["verdict"] == r.verdict.value
         assert c["quote"] == r.quote and r.section in c["caption"] and r.spec in c["caption"]
-        assert c["reproduce"] == rerun_requirement(record.command, r.id)
+        assert c["reproduce"] == record.rerun_text(r.id)
         assert all(not log["open"] and log["visibleRows"] == 0 for log in c["wireLogs"]), c
     wired = {f"scenario-{i}" for i, s in enumerate(record.scenarios) if s.wire}
     for c in page["cards"]:

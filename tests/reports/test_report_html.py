@@ -12,9 +12,8 @@ import pytest
 from reports.html import embed_json, render_html
 from reports.html_script import JS
 from reports.html_style import CSS, MONO_STACK, SANS_STACK
-from reports.html_view import page_view, rerun_text
+from reports.html_view import page_view
 from reports.json_report import dumps, load_schema, render_json
-from simulator.reproduce import rerun_requirement
 from simulator.results import RunRecord, Verdict
 
 _EMBED = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
@@ -210,14 +209,18 @@ def test_strict_runs_list_warn_among_the_failures(record):
     assert groups["HOOK-FRAME-PING-02"] == "fails"
 
 
-def test_the_rerun_command_is_the_one_simulator_reproduce_gives(record):
+def test_the_rerun_command_is_the_runs_command_with_the_requirement(record):
     for item in page_view(record)["attention"]:
-        assert item["reproduce"] == rerun_requirement(record.command, item["id"])
-    odd = ["hook-conformance", "run", "--target", "ccweb=stdio:srv --control {control}", "--hook-token",
-           "$HOOK_CONFORMANCE_TOKEN", "--subject-env", "probekit=A=it's here", "--target", "x="]
-    assert rerun_text(odd, "X-01") == rerun_requirement(odd, "X-01")
-    assert rerun_text([], "X-01") is None
+        assert item["reproduce"] == (
+            "hook-conformance run --target hook-server=ws://127.0.0.1:9000/ --hook-token "
+            f'"$HOOK_CONFORMANCE_TOKEN" --req {item["id"]}')
+    record.command = ["hook-conformance", "run", "--target", "ccweb=stdio:srv --control {control}", "--hook-token",
+                      "$HOOK_CONFORMANCE_TOKEN", "--subject-env", "probekit=A=it's here", "--target", "x="]
+    assert record.rerun_text("X-01") == (
+        "hook-conformance run --target 'ccweb=stdio:srv --control {control}' --hook-token "
+        '"$HOOK_CONFORMANCE_TOKEN" --subject-env \'probekit=A=it\'"\'"\'s here\' --target x= --req X-01')
     record.command = []
+    assert record.rerun_text("X-01") is None
     assert {i["reproduce"] for i in page_view(record)["attention"]} == {None}
     assert "The run's command is not recorded in this report" in _noscript(render_html(record))
 
