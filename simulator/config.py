@@ -59,6 +59,8 @@ class HarnessConfig:
     #: selection, the run judges only these roles' requirements (docs/targets.md "Selection").
     named_roles: frozenset[Role] = frozenset()
     controls: dict[Role, str] = field(default_factory=dict)
+    #: The roles whose control URL the run resolved from ``--control NAME=auto`` (the address it picked).
+    auto_controls: frozenset[Role] = frozenset()
     #: The environment each role's subject runs with: applied when the harness starts it (stdio, ref), taken on
     #: trust for a subject it only dials (http, ws); scenarios that need another environment are not applicable.
     subject_env: dict[Role, dict[str, str]] = field(default_factory=dict)
@@ -218,6 +220,7 @@ def build_config(
             raise ConfigError(f"{ctx}: the control API is an http(s) URL, or {CONTROL_AUTO!r} (the address given "
                               f"to a stdio: command's {{control}} placeholder)")
         controls[role] = url
+    auto = frozenset(role for role, url in controls.items() if url == CONTROL_AUTO)
     targets, controls = with_control_addresses(targets, controls, pick_port)
 
     subject_env: dict[Role, dict[str, str]] = {}
@@ -279,6 +282,7 @@ def build_config(
     return HarnessConfig(
         targets=targets,
         named_roles=frozenset(named),
+        auto_controls=auto,
         controls=controls,
         subject_env=subject_env,
         hook_token=token,

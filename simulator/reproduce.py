@@ -1,7 +1,7 @@
 """The command that runs a requirement again, as a report shows it ("how to reproduce").
 
 ``run_command(config)`` is the harness command of the run, as a user would type it: the targets the run named,
-their control APIs (``auto`` where the run filled a ``stdio:`` command's placeholder), the declared subject
+their control APIs (``auto`` where the user asked the run to pick the address), the declared subject
 environments, ``--strict`` and the time limits when they differ from the defaults. A hook token is never written:
 the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun one requirement
 (``RunRecord.rerun_text``).
@@ -9,7 +9,7 @@ the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <
 
 from __future__ import annotations
 
-from .config import CONTROL_AUTO, DEFAULT_SCENARIO_TIMEOUT, DEFAULT_STEP_TIMEOUT, PLACEHOLDERS, HarnessConfig
+from .config import CONTROL_AUTO, DEFAULT_SCENARIO_TIMEOUT, DEFAULT_STEP_TIMEOUT, HarnessConfig
 from .results import TOKEN_VARIABLE
 from .targets import Role
 
@@ -20,13 +20,8 @@ PROGRAM = ("hook-conformance", "run")
 
 
 def _control_of(config: HarnessConfig, role: Role) -> str | None:
-    url = config.control(role)
-    spec = config.target(role)
-    if url is None:
-        return None
-    if any(p in spec.raw for p in PLACEHOLDERS) and url.startswith("http://127.0.0.1:"):
-        return CONTROL_AUTO
-    return url
+    """The control option as the user gave it: ``auto`` where the run picked the address."""
+    return CONTROL_AUTO if role in config.auto_controls else config.control(role)
 
 
 def run_command(config: HarnessConfig) -> list[str]:

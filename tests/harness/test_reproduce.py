@@ -31,3 +31,9 @@ def test_a_picked_control_address_is_written_as_auto():
 
 def test_a_run_of_the_references_is_the_bare_command():
     assert run_command(build_config({})) == ["hook-conformance", "run"]
+
+
+def test_an_explicit_control_url_beside_a_placeholder_stays_explicit():
+    config = build_config({}, cli_targets=["ccweb=stdio:srv --port {port}"],
+                          cli_controls=["ccweb=http://127.0.0.1:5000"], pick_port=lambda: 4321)
+    assert run_command(config)[-2:] == ["--control", "ccweb=http://127.0.0.1:5000"]
