@@ -96,16 +96,15 @@ def _still_stale(runs: Sequence[LabelledRun], scenarios: list[ScenarioResult],
 
 
 def _falsifiability(runs: Sequence[LabelledRun], requirements: list[RequirementResult]) -> dict | None:
-    """The figure over the merged requirements, from the proven ids the inputs' figures list."""
-    figures = [r.record.falsifiability for r in runs if r.record.falsifiability]
-    if not figures:
+    """The figure over the merged requirements: a requirement an input's figure counted is proven unless that
+    figure lists it as not proven."""
+    figured = [r.record for r in runs if r.record.falsifiability]
+    if not figured:
         return None
-    unproven = {rid for f in figures for row in f["rows"] for rid in row["unproven"]}
-    known = {rid for f in figures for row in f["rows"] for rid in row["unproven"]} | {
-        r.id for run in runs if run.record.falsifiability for r in run.record.requirements}
-    proven = known - unproven
+    unproven = {rid for rec in figured for row in rec.falsifiability["rows"] for rid in row["unproven"]}
+    proven = {req.id for rec in figured for req in rec.requirements} - unproven
     cases = [Falsifier("merged", "merged", "", tuple(sorted(proven)), "")]
-    return figure({r.id: r.level for r in requirements}, cases, figures[0]["source"])
+    return figure({r.id: r.level for r in requirements}, cases, figured[0].falsifiability["source"])
 
 
 def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:

@@ -41,7 +41,7 @@ def is_controller(config: pytest.Config) -> bool:
 def worker_output(harness: Any) -> dict[str, Any]:
     """What a worker hands the controller when it ends."""
     return {"emitted": harness.emitted.to_json(),
-            "subjects": [{"role": s.role, "target": s.target, "identity": s.identity} for s in harness.subjects.values()],
+            "subjects": [s.to_json() for s in harness.subjects.values()],
             "selection": list(harness.selection)}
 
 

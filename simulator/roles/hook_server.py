@@ -165,7 +165,7 @@ class ServerRole(HookRoleBase):
         try:
             host, port, *_ = ws.remote_address
             return f"{host}:{port}"
-        except Exception:  # noqa: BLE001
+        except (TypeError, ValueError):  # no address (None) or an unexpected shape: only a label is lost
             return "?"
 
     async def _handler(self, ws: ServerConnection) -> None:

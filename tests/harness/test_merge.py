@@ -126,3 +126,17 @@ def test_report_defaults_to_html_beside_and_never_over_the_runs_own_file(tmp_pat
     assert main(["report", str(tmp_path / "report.json"), "--output", str(tmp_path / "report.html")]) == 2
     assert (tmp_path / "report.html").read_bytes() == before
     assert main(["report", str(tmp_path / "report.json"), "--output", str(tmp_path / "report.html"), "--force"]) == 0
+
+
+def test_the_falsifiability_figure_is_recomputed_over_the_merged_requirements():
+    a = _record(_scenario("x", "P-X", Verdict.PASS))
+    b = _record(_scenario("y", "P-Y", Verdict.PASS))
+    a.falsifiability = {"source": "f.toml", "total": 1, "proven": 1,
+                        "rows": [{"family": "probe-kit", "level": "must", "total": 1, "proven": 1, "unproven": []}]}
+    b.falsifiability = {"source": "f.toml", "total": 1, "proven": 0,
+                        "rows": [{"family": "probe-kit", "level": "must", "total": 1, "proven": 0,
+                                  "unproven": ["P-Y"]}]}
+    merged = merge_runs([LabelledRun("a", a), LabelledRun("b", b)])
+    assert (merged.falsifiability["proven"], merged.falsifiability["total"]) == (1, 2)
+    assert merged.falsifiability["rows"][0]["unproven"] == ["P-Y"]
+    assert merge_runs([LabelledRun("a", _record(_scenario("x", "P-X", Verdict.PASS)))]).falsifiability is None
