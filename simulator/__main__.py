@@ -20,6 +20,8 @@ import fnmatch
 import sys
 from pathlib import Path
 
+from .options import RUN_OPTIONS, to_pytest_argv
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 #: An interrupted run (simulator.interruption): 128 + the signal number, SIGINT 130, SIGTERM 143.
 EXIT_INTERRUPTED = (130, 143)
@@ -75,22 +77,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     # looks for its configuration file, and a report directory is such a path.
     argv = [f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p", "no:cacheprovider",
             *(paths or [str(root / "features")])]
-    for flag, values in (("--target", args.target), ("--control", args.control), ("--req", reqs),
-                         ("--subject-env", args.subject_env)):
-        for value in values:
-            argv.append(f"{flag}={value}")
-    for flag, value in (("--report-dir", args.report_dir), ("--baseline", args.baseline), ("--reviews", args.reviews),
-                        ("--write-baseline", args.write_baseline), ("--config", args.config),
-                        ("--hook-token", args.hook_token), ("--step-timeout", args.step_timeout),
-                        ("--scenario-timeout", args.scenario_timeout)):
-        if value is not None:
-            argv.append(f"{flag}={value}")
-    if args.strict:
-        argv.append("--strict-conformance")
-    if args.no_preflight:
-        argv.append("--no-preflight")
-    if args.no_report:
-        argv.append("--no-report")
+    argv += to_pytest_argv(argparse.Namespace(**{**vars(args), "req": reqs}))
     if args.markers:
         argv += ["-m", args.markers]
     code = int(pytest.main(argv + extra))
@@ -293,38 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="what to run: requirement ids or globs (HOOK-SERVER-*) and/or feature paths "
                           "(features/ccweb); default: every requirement of the roles named by --target, or of all "
                           "roles when none is named")
-    run.add_argument("--target", action="append", default=[], metavar="NAME=SPEC",
-                     help="the subject of a role: hook-server=ws://HOST:PORT/PATH, desktop=listen:HOST:PORT, "
-                          "ccweb|probekit=stdio:COMMAND or http(s)://HOST:PORT/mcp, any role =ref (the embedded "
-                          "reference, the default); repeatable. Naming targets narrows the run to their roles")
-    run.add_argument("--control", action="append", default=[], metavar="NAME=URL",
-                     help="the control API of a role's subject (docs/control-api.md); repeatable")
-    run.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE",
-                     help="an environment variable the role's subject runs with (set when the harness starts it; "
-                          "declared for a subject it only dials, e.g. probekit=MCP_TOOLSET=core); repeatable")
-    run.add_argument("--hook-token", default=None, metavar="TOKEN",
-                     help="the bearer token of an external hook server (or env HOOK_CONFORMANCE_TOKEN)")
-    run.add_argument("--config", default=None, metavar="FILE",
-                     help="a TOML file of harness settings (default: [tool.simulator] of ./pyproject.toml)")
-    run.add_argument("--report-dir", default=None, metavar="DIR",
-                     help="where to write report.json, junit.xml, cucumber.json, summary.md, report.html")
-    run.add_argument("--no-report", action="store_true", help="write no report files")
-    run.add_argument("--baseline", default=None, metavar="FILE",
-                     help="expected failures (TOML, docs/targets.md); a listed entry that passes fails the run")
-    run.add_argument("--write-baseline", default=None, metavar="FILE",
-                     help="write this run's failing requirements as a baseline file")
-    run.add_argument("--reviews", default=None, metavar="FILE",
-                     help="reviewed decisions that settle review verdicts (TOML, docs/targets.md)")
-    run.add_argument("--strict", action="store_true", help="@should findings (warnings) fail the run")
-    run.add_argument("--step-timeout", type=float, default=None, metavar="SECONDS",
-                     help="how long one step waits for the subject (default 5)")
-    run.add_argument("--scenario-timeout", type=float, default=None, metavar="SECONDS",
-                     help="how long one scenario may take (default 120)")
-    run.add_argument("--no-preflight", action="store_true",
-                     help="run the scenarios even when a target does not answer the preflight probe (by default an "
-                          "unreachable target stops the run at once with exit code 3)")
-    run.add_argument("--req", action="append", default=[], metavar="ID",
-                     help="run only the requirements matching this id or glob; repeatable")
+    for option in RUN_OPTIONS:
+        run.add_argument(option.flag, **option.kwargs())
     run.add_argument("-m", dest="markers", default=None, metavar="EXPR",
                      help="a pytest marker expression over the levels, e.g. must or 'must or should'")
     run.set_defaults(handler=_run)

@@ -50,6 +50,7 @@ from .falsifiability import figure, load_falsifiers
 from .frame_cases import frame_rule_index
 from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
+from .options import RUN_OPTIONS
 from .preflight import Unreachable, describe, preflight
 from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
@@ -109,38 +110,10 @@ def _now() -> str:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The run options (simulator/options.py), the same as ``python -m simulator run``'s."""
     group = parser.getgroup("conformance", "conformance harness")
-    group.addoption("--target", action="append", default=[], metavar="NAME=SPEC",
-                    help="the subject of a role: hook-server|desktop|ccweb|probekit = ref | ws://… | "
-                         "listen:HOST:PORT | stdio:COMMAND | http(s)://…/mcp (repeatable; default ref)")
-    group.addoption("--control", action="append", default=[], metavar="NAME=URL",
-                    help="the control API of a role's subject (docs/control-api.md); repeatable")
-    group.addoption("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE",
-                    help="the environment a role's subject runs with (set when the harness starts it; assumed for "
-                         "a subject it only dials); repeatable")
-    group.addoption("--hook-token", default=None, metavar="TOKEN",
-                    help="bearer token for an external hook server (or env HOOK_CONFORMANCE_TOKEN)")
-    group.addoption("--config", dest="simulator_config", default=None, metavar="FILE",
-                    help="a TOML file of harness settings (default: [tool.simulator] of ./pyproject.toml)")
-    group.addoption("--step-timeout", type=float, default=None, metavar="SECONDS",
-                    help="how long one step waits for the subject (default 5)")
-    group.addoption("--scenario-timeout", type=float, default=None, metavar="SECONDS",
-                    help="how long one scenario may take (default 120)")
-    group.addoption("--report-dir", default=None, metavar="DIR",
-                    help="where to write the reports (default ./conformance-report/run-<time>)")
-    group.addoption("--no-report", action="store_true", default=False, help="write no report files")
-    group.addoption("--baseline", default=None, metavar="FILE", help="expected failures (TOML, see docs/targets.md)")
-    group.addoption("--reviews", default=None, metavar="FILE",
-                    help="reviewed decisions that settle review verdicts (TOML, see docs/targets.md)")
-    group.addoption("--write-baseline", default=None, metavar="FILE",
-                    help="write the failing requirements of this run as a baseline file")
-    group.addoption("--strict-conformance", dest="simulator_strict", action="store_true", default=None,
-                    help="@should findings (warnings) fail the run (python -m simulator run --strict)")
-    group.addoption("--no-preflight", action="store_true", default=False,
-                    help="run the scenarios even when a target does not answer the preflight probe (each scenario "
-                         "then fails on its own); by default an unreachable target stops the run with exit code 3")
-    group.addoption("--req", action="append", default=[], metavar="ID",
-                    help="run only scenarios whose requirement id matches (exact or glob); repeatable")
+    for option in RUN_OPTIONS:
+        group.addoption(option.pytest_flag or option.flag, **option.kwargs())
 
 
 def pytest_configure(config: pytest.Config) -> None:
