@@ -35,16 +35,6 @@ SERVABLE: dict[str, str] = {
 }
 
 
-def project_root() -> Path | None:
-    """The suite's folder (simulator/suite.py): the checkout, or the installed ``hook_conformance_suite``."""
-    from .suite import SuiteNotFound, suite_root
-
-    try:
-        return suite_root()
-    except SuiteNotFound:
-        return None
-
-
 def _need_root() -> Path:
     from .suite import SuiteNotFound, suite_root
 
@@ -177,9 +167,6 @@ def _collected_per_requirement(root: Path) -> dict[str, int] | None:
 def _report(args: argparse.Namespace, extra: list[str]) -> int:
     if extra:
         return _usage(f"report: unexpected arguments {' '.join(extra)}")
-    root = project_root()
-    if root is not None and str(root) not in sys.path:
-        sys.path.insert(0, str(root))
     from reports import FILENAMES, FORMATS
     from reports.json_report import ReportError, load_report
 
@@ -226,9 +213,6 @@ def _merge(argv: list[str]) -> int:
         args = _merge_parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and EXIT_USAGE
-    root = project_root()
-    if root is not None and str(root) not in sys.path:
-        sys.path.insert(0, str(root))
     from reports import write_all
     from reports.json_report import ReportError, load_report
 
