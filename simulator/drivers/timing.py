@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["POLL_S", "QUIET_S", "eventually", "quiet_window"]
+__all__ = ["POLL_S", "QUIET_S", "NotYet", "eventually", "quiet_window"]
 
 T = TypeVar("T")
 
@@ -27,15 +27,22 @@ def quiet_window(step_timeout: float) -> float:
     return min(QUIET_S, step_timeout)
 
 
+class NotYet(AssertionError):
+    """What a check raises for "not yet" when its other failed expectations must not be retried: with
+    ``eventually(…, retry=NotYet)`` a malformed or refused answer ends the wait at once, as the subject's answer."""
+
+
 def eventually(check: Callable[[], T], timeout: float, *, poll: float = POLL_S,
-               clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> T:
-    """``check()`` until it returns without raising ``AssertionError``; after ``timeout`` seconds the last
-    ``AssertionError`` is raised again. Other exceptions pass through at once (a refusal, a closed connection)."""
+               clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+               retry: type[AssertionError] = AssertionError) -> T:
+    """``check()`` until it returns without raising ``retry`` (any ``AssertionError`` unless narrowed, e.g. to
+    ``NotYet``); after ``timeout`` seconds the last one is raised again. Other exceptions pass through at once (a
+    refusal, a closed connection, a failed expectation that is not ``retry``)."""
     deadline = clock() + timeout
     while True:
         try:
             return check()
-        except AssertionError:
+        except retry:
             if clock() >= deadline:
                 raise
         sleep(poll)

@@ -59,3 +59,29 @@ def test_eventually_lets_other_errors_through_at_once():
     with pytest.raises(ConnectionError):
         eventually(check, 3.0, poll=1.0, clock=clock, sleep=clock.sleep)
     assert clock.now == 0.0
+
+
+def test_eventually_narrowed_to_not_yet_ends_at_once_on_another_failed_expectation():
+    from simulator.drivers.timing import NotYet
+
+    clock = FakeClock()
+    answers = iter([NotYet("not yet"), AssertionError("malformed answer")])
+
+    def check() -> None:
+        raise next(answers)
+
+    with pytest.raises(AssertionError, match="malformed answer"):
+        eventually(check, 5.0, poll=1.0, clock=clock, sleep=clock.sleep, retry=NotYet)
+    assert clock.now == 1.0
+
+
+def test_eventually_narrowed_to_not_yet_raises_the_last_not_yet_at_the_deadline():
+    from simulator.drivers.timing import NotYet
+
+    clock = FakeClock()
+
+    def check() -> None:
+        raise NotYet(f"status at {clock.now}")
+
+    with pytest.raises(NotYet, match="status at 2.0"):
+        eventually(check, 2.0, poll=1.0, clock=clock, sleep=clock.sleep, retry=NotYet)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ...errors import MissingFrame
-from ..timing import POLL_S, eventually, quiet_window
+from ..timing import POLL_S, NotYet, eventually, quiet_window
 
 __all__ = ["SETTLE_REFUSED_S", "SETTLE_WRITE_BACK_S", "wait_for", "stays_absent"]
 
@@ -29,36 +29,19 @@ SETTLE_REFUSED_S = 0.5
 SETTLE_WRITE_BACK_S = 1.0
 
 
-class _NotYet(AssertionError):
-    """The probe found nothing yet (``eventually`` looks again until the step limit)."""
-
-
-class _Answered(Exception):
-    """Carries a failed expectation the probe raised (a malformed answer) past ``eventually``, which would retry it."""
-
-    def __init__(self, error: AssertionError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
 def wait_for(what: str, probe: Callable[[], T | None], observed: Callable[[], str], step_timeout: float, *,
              clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> T:
     """``probe()`` until it gives something, within ``step_timeout``; then ``MissingFrame`` naming ``observed()``."""
 
     def check() -> T:
-        try:
-            found = probe()
-        except AssertionError as exc:
-            raise _Answered(exc) from exc
+        found = probe()  # a failed expectation here (a malformed answer) ends the wait at once
         if not found:
-            raise _NotYet(what)
+            raise NotYet(what)
         return found
 
     try:
-        return eventually(check, step_timeout, poll=POLL_S, clock=clock, sleep=sleep)
-    except _Answered as answered:
-        raise answered.error from None
-    except _NotYet:
+        return eventually(check, step_timeout, poll=POLL_S, clock=clock, sleep=sleep, retry=NotYet)
+    except NotYet:
         raise MissingFrame(f"no {what} within {step_timeout:g} s; {observed()}"[:4000]) from None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...hook import TurnEndStatus
-from ..timing import POLL_S, eventually
+from ..timing import POLL_S, NotYet, eventually
 from .session import DesktopSession
 
 __all__ = ["FINISHED_STATUSES", "RUN_FIELDS", "STATE_FIELDS", "StateChecks", "checked_retry_answer",
@@ -72,24 +72,15 @@ class StateChecks(DesktopSession):
     def poll_state(self, shows: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
         """Read ``state`` until ``shows(state)`` holds (bounded by the step limit). A refused or malformed answer
         ends the wait at once: it is the desktop's failure, not "not yet"."""
-        failure: list[AssertionError] = []
 
-        def look() -> dict[str, Any] | None:
-            try:
-                state = self.state()
-            except AssertionError as exc:
-                failure.append(exc)
-                return None
+        def look() -> dict[str, Any]:
+            state = self.state()  # a refused or malformed answer ends the wait at once
             if not shows(state):
-                raise AssertionError(f"the desktop's state never showed {what} within {self.step_timeout:g} s: "
-                                     f"{json.dumps(state)[:600]}")
+                raise NotYet(f"the desktop's state never showed {what} within {self.step_timeout:g} s: "
+                             f"{json.dumps(state)[:600]}")
             return state
 
-        state = eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep)
-        if failure:
-            raise failure[0]
-        assert state is not None
-        return state
+        return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
 
     def check_ran_once(self, name: str) -> None:
         """The desktop ran ``name`` exactly once (§4 "requestId 幂等:任务重投不重跑"), by the run count its state

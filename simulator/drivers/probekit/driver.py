@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from simulator.drivers.timing import POLL_S
+from simulator.drivers.timing import NotYet, eventually
 from simulator.errors import NotTestable
 from simulator.roles.mcp_client import ElicitationRequest, McpClientRole
 
@@ -214,15 +214,19 @@ class ProbeKitDriver:
 
     def wait_until_completed(self) -> None:
         """Poll ``tasks/get`` until the task is terminal, at most the step limit; it must have ended
-        ``completed``. A refused ``tasks/get`` ends the wait at once (why this is not ``timing.eventually``,
-        which would retry a refusal: ``McpErrorResponse`` is an ``AssertionError``)."""
-        deadline = self._clock() + self.step_timeout
-        status = None
-        while self._clock() < deadline:
+        ``completed``. A refused ``tasks/get`` ends the wait at once (only ``NotYet`` is retried: a refusal,
+        ``McpErrorResponse``, is an ``AssertionError`` of its own)."""
+
+        def terminal() -> Any:
             status = self.task_now().get("status")
-            if status in TERMINAL:
-                break
-            self._sleep(POLL_S)
+            if status not in TERMINAL:
+                raise NotYet(status)
+            return status
+
+        try:
+            status = eventually(terminal, self.step_timeout, clock=self._clock, sleep=self._sleep, retry=NotYet)
+        except NotYet as last:
+            status = last.args[0]
         check_task_completed(status, self.step_timeout)
 
     def cancel_task(self, *, only_if_live: bool = False) -> None:
