@@ -8,10 +8,20 @@ pointer as evidence when a frame the subject sent violates the requirement (``Fr
 *pass* with the count of frames of the requirement's types that were valid. A requirement none of whose message
 types the subject sent gets no emitted-frames result (no evidence, so no pass).
 
-Every frame a **desktop** sends is also scanned for a local absolute path (§2 "workspace 是别名:本地绝对路径只存在于
-desktop,永不过网线"; ``simulator.hook.local_paths``): one whole-run result for HOOK-DESKTOP-NO-LOCAL-PATH-01, a pass
-with the count of frames scanned, or a fail naming the frame, the pointer and the path. Sans-I/O: texts in,
-results out.
+Whole-run rules, one result each per run (a pass with the count of frames scanned, or a fail naming the frame, the
+scenario and what it carried); a rule with nothing to scan gives no result (no evidence, no pass):
+
+* every frame a **desktop** sends is scanned for a local absolute path (§2 "workspace 是别名:本地绝对路径只存在于
+  desktop,永不过网线"; ``simulator.hook.local_paths``): HOOK-DESKTOP-NO-LOCAL-PATH-01;
+* every frame a **hook server** sends is scanned for a local absolute path in an alias field (§2 "server 只能派发 hello
+  注册过的别名"): HOOK-SERVER-NO-LOCAL-PATH-01. Only alias fields: a server relays its users' words into prompts and
+  cards, where a path-shaped word is their content, not a leak;
+* in every scenario where a **hook server** handed out a one-time Telegram connect token (the start parameter of a
+  pending ``connectUrl``, ``simulator.hook.connect_links``), every frame it sent in that scenario is scanned for the
+  token anywhere else (阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"):
+  HOOK-SERVER-TOKEN-FILTERED-01.
+
+Sans-I/O: texts in, results out.
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .frame_cases import FrameRuleIndex
+from .hook.connect_links import MIN_SCANNED_TOKEN, pending_connect_tokens, token_leaks
 from .hook.local_paths import find_local_paths_in_frame
 from .results import ScenarioResult, Verdict
 from .roles.hook_conn import describe_frame
@@ -43,8 +54,11 @@ class Violation:
     text: str
 
 
-#: Role → the requirement that none of its frames carries a local absolute path, judged on every frame it sends.
-PATH_RULES = {"desktop": "HOOK-DESKTOP-NO-LOCAL-PATH-01"}
+#: Role → (the requirement that none of its frames carries a local absolute path, whether free text is scanned too),
+#: judged on every frame it sends.
+PATH_RULES = {"desktop": ("HOOK-DESKTOP-NO-LOCAL-PATH-01", True), "hook-server": ("HOOK-SERVER-NO-LOCAL-PATH-01", False)}
+#: Role → the requirement that a one-time connect token it handed out appears in none of its other frames.
+TOKEN_RULES = {"hook-server": "HOOK-SERVER-TOKEN-FILTERED-01"}
 
 
 @dataclass
@@ -54,6 +68,10 @@ class _Seen:
     #: Frames scanned for local paths, and (scenario, where, frame text) of each frame that carried one.
     scanned: int = 0
     paths: list[tuple[str, str, str]] = field(default_factory=list)
+    #: One-time tokens handed out, frames scanned for them, and (scenario, token, frame text) of each leak.
+    tokens: int = 0
+    token_scanned: int = 0
+    leaks: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class EmittedFrames:
@@ -65,11 +83,14 @@ class EmittedFrames:
         """The frames (texts as received) the subject in ``role`` sent during ``scenario``."""
         seen = self._by_role.setdefault(role, _Seen())
         self.targets.setdefault(role, target)
-        scan = role in PATH_RULES
+        texts = list(texts)
+        scan, free_text = role in PATH_RULES, PATH_RULES.get(role, ("", True))[1]
+        if role in TOKEN_RULES:
+            self._scan_tokens(seen, scenario, texts)
         for text in texts:
             if scan:
                 seen.scanned += 1
-                found = find_local_paths_in_frame(text)
+                found = find_local_paths_in_frame(text, free_text=free_text)
                 if found:
                     seen.paths.append((scenario, "; ".join(str(p) for p in found[:3]), text[:_MAX_TEXT]))
             described = describe_frame(text)
@@ -81,6 +102,17 @@ class EmittedFrames:
             seen.violations.append(Violation(described.claimed_type, err.path, err.code.value, err.message, scenario,
                                              text[:_MAX_TEXT]))
 
+    @staticmethod
+    def _scan_tokens(seen: _Seen, scenario: str, texts: list[str]) -> None:
+        tokens = {t for text in texts for t in pending_connect_tokens(text) if len(t) >= MIN_SCANNED_TOKEN}
+        if not tokens:
+            return
+        seen.tokens += len(tokens)
+        seen.token_scanned += len(texts)
+        for text in texts:
+            for token in token_leaks(text, tokens):
+                seen.leaks.append((scenario, token, text[:_MAX_TEXT]))
+
     def roles(self) -> list[str]:
         return sorted(self._by_role)
 
@@ -88,7 +120,8 @@ class EmittedFrames:
         """What was seen, as JSON (a pytest-xdist worker hands it to the controller: simulator/xdist_bridge.py)."""
         return {"targets": dict(self.targets), "roles": {
             role: {"valid": dict(seen.valid), "violations": [asdict(v) for v in seen.violations],
-                   "scanned": seen.scanned, "paths": [list(p) for p in seen.paths]}
+                   "scanned": seen.scanned, "paths": [list(p) for p in seen.paths],
+                   "tokens": seen.tokens, "tokenScanned": seen.token_scanned, "leaks": [list(x) for x in seen.leaks]}
             for role, seen in self._by_role.items()}}
 
     def absorb(self, data: dict[str, Any]) -> None:
@@ -103,6 +136,9 @@ class EmittedFrames:
             seen.violations.extend(Violation(**v) for v in part["violations"])
             seen.scanned += int(part["scanned"])
             seen.paths.extend((a, b, c) for a, b, c in part["paths"])
+            seen.tokens += int(part.get("tokens", 0))
+            seen.token_scanned += int(part.get("tokenScanned", 0))
+            seen.leaks.extend((a, b, c) for a, b, c in part.get("leaks", []))
 
     def results(self, index: FrameRuleIndex, level_of: Callable[[str], str | None],
                 selected: Callable[[str], bool] = lambda rid: True) -> list[ScenarioResult]:
@@ -139,10 +175,30 @@ class EmittedFrames:
                     result.evidence = [f"{total} frame(s) of the requirement's types from the {role} subject, all "
                                        f"valid: {kinds}"]
                 out.append(result)
-            rid = PATH_RULES.get(role)
+            rid = PATH_RULES.get(role, ("", True))[0]
             if rid and selected(rid) and seen.scanned:
                 out.append(self._path_result(role, rid, level_of(rid), seen))
+            rid = TOKEN_RULES.get(role, "")
+            if rid and selected(rid) and seen.tokens:
+                out.append(self._token_result(role, rid, level_of(rid), seen))
         return out
+
+    def _token_result(self, role: str, rid: str, level: str | None, seen: _Seen) -> ScenarioResult:
+        result = ScenarioResult(
+            nodeid=f"emitted-frames::{role}::{rid}", feature=EMITTED_FEATURE,
+            name=f"No frame the {role} subject sent forwards a one-time connect token", requirement=rid, level=level,
+            verdict=Verdict.PASS, subject={"role": role, "target": self.targets.get(role, "")},
+            evidence=[f"{seen.tokens} one-time token(s) handed out in pending connect links; the {seen.token_scanned} "
+                      f"frame(s) the {role} subject sent in those scenarios carry none of them elsewhere"],
+        )
+        if seen.leaks:
+            scenario, token, _ = seen.leaks[0]
+            result.verdict = Verdict.WARN if level == "should" else Verdict.FAIL
+            result.reason = (f"{len(seen.leaks)} frame(s) the {role} subject sent carry a one-time connect token "
+                             f"outside the pending link that handed it out (阶段 14: 一次性凭证由 server 过滤,不转发): "
+                             f"{token!r}, in {scenario}")
+            result.evidence = [f"{sc}: token {tok!r} in: {text}" for sc, tok, text in seen.leaks[:_MAX_VIOLATIONS]]
+        return result
 
     def _path_result(self, role: str, rid: str, level: str | None, seen: _Seen) -> ScenarioResult:
         result = ScenarioResult(

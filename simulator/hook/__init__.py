@@ -33,6 +33,13 @@ from .interaction import (
     InteractionRequestPayload,
 )
 from .issues import HookBuildError, HookIssue, IssueCode
+from .connect_links import (
+    MIN_SCANNED_TOKEN,
+    TelegramLink,
+    parse_telegram_connect_url,
+    pending_connect_tokens,
+    token_leaks,
+)
 from .local_paths import LocalPath, PathRule, find_local_paths, find_local_paths_in_frame
 from .msg_op import MessageOpPayload, MessageOpResultPayload, MessageOpScope
 from .prefs import (
@@ -99,6 +106,8 @@ __all__ = [
     "utf16_len",
     # §2: local absolute paths in a frame
     "LocalPath", "PathRule", "find_local_paths", "find_local_paths_in_frame",
+    # provider connect links and their one-time tokens (Provider-neutral 绑定, 阶段 14)
+    "MIN_SCANNED_TOKEN", "TelegramLink", "parse_telegram_connect_url", "pending_connect_tokens", "token_leaks",
     # payloads
     "Attachment",
     "BindRevokePayload", "BindStartPayload", "BindStateEntry", "BindStatePayload", "BindUpdatePayload",

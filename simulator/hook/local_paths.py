@@ -25,6 +25,10 @@ path it finds with the JSON pointer (RFC 6901) where it sits. Three rules, from 
   - a ``file:`` URL (``PathRule.FILE_URL``, ``file:/…``): a local file. Other URLs are not paths: their path
     follows a host, never a boundary (``https://example.com/home/x`` is not flagged).
 
+``free_text=False`` keeps the first two rules only: for a peer that forwards other people's free text (a hook
+server relays the user's words into prompts and cards), where a path-shaped word is content, not a leak, but an
+alias field must still never hold a path.
+
 Pure: no I/O; the caller passes the known folders.
 """
 
@@ -117,7 +121,7 @@ def _folder_patterns(known_folders: Iterable[str]) -> list[tuple[str, re.Pattern
 
 
 def _check_string(text: str, pointer: str, in_key: bool, alias: bool,
-                  folders: list[tuple[str, re.Pattern[str]]], out: list[LocalPath]) -> None:
+                  folders: list[tuple[str, re.Pattern[str]]], out: list[LocalPath], free_text: bool = True) -> None:
     if alias and not in_key and looks_like_absolute_path(text):
         out.append(LocalPath(pointer, PathRule.ALIAS_FIELD, text[:_MAX_SHOWN], in_key))
         return
@@ -125,33 +129,36 @@ def _check_string(text: str, pointer: str, in_key: bool, alias: bool,
         if pattern.search(text):
             out.append(LocalPath(pointer, PathRule.KNOWN_FOLDER, folder[:_MAX_SHOWN], in_key))
             return
+    if not free_text:
+        return
     for rule, shown in path_shapes(text):
         out.append(LocalPath(pointer, rule, shown, in_key))
 
 
 def _walk(value: Any, pointer: str, alias: bool, folders: list[tuple[str, re.Pattern[str]]],
-          out: list[LocalPath]) -> None:
+          out: list[LocalPath], free_text: bool) -> None:
     if isinstance(value, str):
-        _check_string(value, pointer, False, alias, folders, out)
+        _check_string(value, pointer, False, alias, folders, out, free_text)
     elif isinstance(value, Mapping):
         for key, item in value.items():
             key = str(key)
             member = join(pointer, key)
-            _check_string(key, member, True, False, folders, out)
-            _walk(item, member, key in ALIAS_MEMBERS, folders, out)
+            _check_string(key, member, True, False, folders, out, free_text)
+            _walk(item, member, key in ALIAS_MEMBERS, folders, out, free_text)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _walk(item, join(pointer, i), alias, folders, out)
+            _walk(item, join(pointer, i), alias, folders, out, free_text)
 
 
-def find_local_paths(value: Any, known_folders: Iterable[str] = ()) -> list[LocalPath]:
+def find_local_paths(value: Any, known_folders: Iterable[str] = (), *, free_text: bool = True) -> list[LocalPath]:
     """Every local path in a decoded JSON ``value`` (strings, object keys, at any depth), in document order."""
     out: list[LocalPath] = []
-    _walk(value, "", False, _folder_patterns(known_folders), out)
+    _walk(value, "", False, _folder_patterns(known_folders), out, free_text)
     return out
 
 
-def find_local_paths_in_frame(raw: str | bytes, known_folders: Iterable[str] = ()) -> list[LocalPath]:
+def find_local_paths_in_frame(raw: str | bytes, known_folders: Iterable[str] = (), *,
+                              free_text: bool = True) -> list[LocalPath]:
     """``find_local_paths`` over a frame as received: decoded as JSON when it is JSON, else judged as one free
     text (a broken frame leaks as much as a valid one)."""
     text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
@@ -159,6 +166,6 @@ def find_local_paths_in_frame(raw: str | bytes, known_folders: Iterable[str] = (
         value = json.loads(text)
     except ValueError:
         out: list[LocalPath] = []
-        _check_string(text, "", False, False, _folder_patterns(known_folders), out)
+        _check_string(text, "", False, False, _folder_patterns(known_folders), out, free_text)
         return out
-    return find_local_paths(value, known_folders)
+    return find_local_paths(value, known_folders, free_text=free_text)

@@ -12,7 +12,7 @@ does not give) are the driver's.
 
 Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``task``, ``the message``,
 ``the channel``, ``the server``, ``the card``, ``the connection``, ``the welcome``, ``the hook server``, ``a desktop``,
-``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed`` or ``no channel message``, so none
+``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed``, ``no frame the server`` or ``no channel message``, so none
 clashes with ``steps/hook_desktop/``):
 
 * ``connections``: ``device "<D>" is online [with hello <JSON>]`` (hello defaults: workspaces ["chat"], features
@@ -32,6 +32,8 @@ clashes with ``steps/hook_desktop/``):
 * ``channel``: the message of a task (state, text, shows / does not show, unchanged, closed out, publish count),
   messages per chat, acks recorded, online / offline notices, the delayed disconnect clean-up.
 * ``deliveries``: turn.delivery states and their error, failing / held publishes, the server's clock, receipts.
+* ``privacy``: Then no frame the server sent in this scenario carries a local absolute path in an alias field / a
+  one-time token outside the pending link that handed it out.
 * ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"
   on that card``; ``device "<D>" withdraws that card with the reason "<r>"``; Then: the card, the decision.
 """
@@ -39,5 +41,5 @@ clashes with ``steps/hook_desktop/``):
 pytest_plugins = [
     "steps.hook_server.fixture", "steps.hook_server.connections", "steps.hook_server.tasks",
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
-    "steps.hook_server.cards",
+    "steps.hook_server.cards", "steps.hook_server.privacy",
 ]

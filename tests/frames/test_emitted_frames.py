@@ -67,7 +67,7 @@ def test_an_invalid_frame_fails_its_requirement_with_the_frame_as_evidence(index
 def test_the_selection_limits_the_results(index):
     seen = EmittedFrames()
     seen.observe("hook-server", "ref", "s", [frame("pong", {})])
-    assert results_by_id(seen, index, selected=lambda rid: rid.startswith("HOOK-SERVER-")) == {}
+    assert results_by_id(seen, index, selected=lambda rid: rid.startswith("HOOK-DESKTOP-")) == {}
 
 
 def test_every_desktop_frame_is_scanned_for_local_paths(index):
@@ -82,3 +82,54 @@ def test_every_desktop_frame_is_scanned_for_local_paths(index):
     server = EmittedFrames()
     server.observe("hook-server", "ref", "s", [frame("pong", {})])
     assert "HOOK-DESKTOP-NO-LOCAL-PATH-01" not in results_by_id(server, index)
+
+
+def test_every_server_frame_is_scanned_for_a_path_in_its_alias_fields_only(index):
+    relayed = EmittedFrames()  # a user's words in a prompt are content, not a leak
+    relayed.observe("hook-server", "ref", "s", [frame("task.dispatch", {
+        "requestId": "r", "workspace": "repo", "prompt": "look at /Users/ann/repo/notes.md"})])
+    result = results_by_id(relayed, index)["HOOK-SERVER-NO-LOCAL-PATH-01"]
+    assert result.verdict is Verdict.PASS and "1 frame(s)" in result.evidence[0]
+    leaky = EmittedFrames()
+    leaky.observe("hook-server", "ref", "s", [frame("prefs.state", {
+        "replyTo": None, "bound": True, "prefs": [{"workspace": "/Users/ann/repo", "model": None}]})])
+    result = results_by_id(leaky, index)["HOOK-SERVER-NO-LOCAL-PATH-01"]
+    assert result.verdict is Verdict.FAIL and "/prefs/0/workspace" in result.reason
+
+
+TOKEN = "Tk_8f3a91c2d4e5"
+PENDING = {"provider": "telegram", "state": "pending", "attemptId": "a1", "expiresAt": 1767225900000,
+           "connectUrl": f"https://t.me/simulator_hook_bot?start={TOKEN}"}
+
+
+def test_a_one_time_token_may_appear_only_in_the_pending_link_that_hands_it_out(index):
+    filtered = EmittedFrames()
+    filtered.observe("hook-server", "ref", "s", [
+        frame("provider.bind.update", PENDING),
+        frame("provider.bind.update", {**PENDING, "state": "confirmed", "connectUrl": None, "bindingId": "b1"}),
+    ])
+    result = results_by_id(filtered, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    assert result.verdict is Verdict.PASS and "1 one-time token(s)" in result.evidence[0]
+    forwarded = EmittedFrames()
+    forwarded.observe("hook-server", "ref", "s", [
+        frame("provider.bind.update", PENDING),
+        frame("task.dispatch", {"requestId": "r", "prompt": f"/start {TOKEN}"}),
+    ])
+    result = results_by_id(forwarded, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    assert result.verdict is Verdict.FAIL and TOKEN in result.reason and "task.dispatch" in result.evidence[0]
+    twice = EmittedFrames()  # the token twice in the handing-out frame: once is where it may be, the rest is not
+    twice.observe("hook-server", "ref", "s", [frame("provider.bind.update", {**PENDING, "principalName": TOKEN})])
+    assert results_by_id(twice, index)["HOOK-SERVER-TOKEN-FILTERED-01"].verdict is Verdict.FAIL
+
+
+def test_no_token_handed_out_gives_no_token_result_and_the_counts_survive_a_worker_handover(index):
+    quiet = EmittedFrames()
+    quiet.observe("hook-server", "ref", "s", [frame("pong", {})])
+    assert "HOOK-SERVER-TOKEN-FILTERED-01" not in results_by_id(quiet, index)
+    worker = EmittedFrames()
+    worker.observe("hook-server", "ref", "s", [frame("provider.bind.update", PENDING),
+                                              frame("turn.progress", {"requestId": "r", "text": TOKEN})])
+    controller = EmittedFrames()
+    controller.absorb(json.loads(json.dumps(worker.to_json())))
+    result = results_by_id(controller, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    assert result.verdict is Verdict.FAIL and TOKEN in result.reason

@@ -19,6 +19,7 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``bad_input`` | frames a well-behaved desktop never sends |
 | ``deliveries`` | turn.delivery: states, retries, a safe error, the delivery receipt |
 | ``cards`` | interaction cards: ask, press, decide, withdraw |
+| ``privacy`` | what the server never puts on the wire: a local path in an alias field, a one-time token |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 

@@ -22,6 +22,7 @@ from .cards import CardOps
 from .channel_checks import ChannelChecks
 from .connections import ConnectionOps
 from .deliveries import DeliveryChecks
+from .privacy import PrivacyChecks
 from .records import RecordChecks
 from .tasks import TaskChecks
 from .turns import TurnOps
@@ -33,6 +34,6 @@ HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
 class HookServerDriver(ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, RecordChecks,
-                       DeliveryChecks, CardOps):
+                       DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,
     wire log, step limit and a ``note`` callback for the server's identity; call ``finish`` when the scenario ends."""
