@@ -129,6 +129,7 @@ Feature: Slack binding (Sign in with Slack OIDC) and multi-team bindings
     When device "B" starts a Slack sign-in
     And the Slack sign-in of device "B" is confirmed as user "ann" of team "acme"
     Then device "B" receives a bind.update "confirmed" for user "ann" of team "acme"
+    And device "A" receives a bind.update "revoked" for team "acme"
     And device "A" receives a bind.state with no binding
     And the server lists the Slack bindings of device "A" as none
     And the server lists the Slack bindings of device "B" as "ann@acme"

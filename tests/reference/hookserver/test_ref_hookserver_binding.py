@@ -219,3 +219,26 @@ def test_frames_of_the_family_before_hello_and_from_the_wrong_side_are_dropped()
     r.raw("c1", '{"v":1,"type":"bind.revoke","id":"y","ts":1,"payload":{"extra":1}}')
     assert r.dropped("invalid")[-1]["type"] == "bind.revoke"
     assert r.m.list_bindings("d1")["slackPending"] == []
+
+
+def test_the_slack_tables_go_through_sqlite_and_come_back(tmp_path):
+    from simulator.reference.hookserver.machine import Persist
+    from simulator.reference.hookserver.store import HookServerStore
+
+    store = HookServerStore(tmp_path / "s.db")
+    r = rig()
+    bound(r)
+    r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus"))
+    r.send("c1", make_bind_start())
+    store.apply(r.persisted)
+    store.close()
+    again = HookServerStore(tmp_path / "s.db")
+    m = HookServerMachine(ServerSettings(features=MT))
+    m.restore(again.load(), r.now)
+    again.close()
+    assert [(b["teamId"], b["slackUserId"]) for b in m.list_bindings("d1")["slack"]] == [("T1", "U1")]
+    assert m.list_bindings("d1")["slackPending"] == [{"deviceId": "d1", "teamId": None}]
+    assert m.slack_prefs.entries([("T1", "U1")], True) == [
+        {"workspace": "chat", "model": "opus", "effort": None, "agentKind": None, "permissionMode": None,
+         "teamId": "T1"}]
+    assert all(isinstance(p, Persist) for p in r.persisted)
