@@ -175,7 +175,8 @@ class BindingOps(RecordChecks):
         team's ("事件按 team 定位")."""
         p = self.expect_bind_update(dev, "confirmed")
         assert p.slack_user_id == self.slack.user(user), \
-            f"confirmed names slackUserId {p.slack_user_id!r}, the identity provider confirmed {self.slack.user(user)!r}"
+            f"confirmed names slackUserId {p.slack_user_id!r}, the identity provider confirmed " \
+            f"{self.slack.user(user)!r}"
         if p.team_id not in (None, ABSENT):
             assert p.team_id == self.slack.team(team), f"confirmed names teamId {p.team_id!r}, expected {team!r}'s"
 
@@ -278,7 +279,7 @@ class BindingOps(RecordChecks):
             f"task.dispatch.source.teamId {source.team_id!r}, expected {team!r}'s ({self.slack.team(team)!r})"
         assert source.team_name == team, f"task.dispatch.source.teamName {source.team_name!r}, expected {team!r}"
 
-    # -- Then: prefs.state ----------------------------------------------------------------------------------------------
+    # -- Then: prefs.state --------------------------------------------------------------------------------------------
 
     def expect_prefs_answer(self, dev: str, name: str, bound: bool) -> None:
         """prefs.state with ``replyTo`` = the request's id ("requestId 由 prefs.state.replyTo 回显配对"), ``bound`` as

@@ -924,7 +924,7 @@ class HookServerMachine:
         return {**self.slack.listing(device_id), "provider": [], "attempts": []}
 
     def channel_set_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
-        """Control ``channel-set-prefs``: a preference change made in the channel (the ``/model`` card), per provider."""
+        """Control ``channel-set-prefs``: a change made in the channel (the ``/model`` card), a branch per provider."""
         provider = _req_str(body, "provider")
         handler = _CHANNEL_PREFS.get(provider)
         if handler is None:

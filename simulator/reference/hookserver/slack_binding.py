@@ -70,7 +70,7 @@ class SlackBinding:
         return cls(**row)
 
     def entry(self) -> dict[str, Any]:
-        """A ``bind.state.bindings[]`` item (spec 阶段 5 bind.state ``{ teamId, teamName, slackUserId, slackUserName }``)."""
+        """A ``bind.state.bindings[]`` item (spec 阶段 5 "{ teamId, teamName, slackUserId, slackUserName }")."""
         return {"teamId": self.team_id, "teamName": self.team_name, "slackUserId": self.slack_user_id,
                 "slackUserName": self.slack_user_name}
 

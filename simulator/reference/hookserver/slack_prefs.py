@@ -68,7 +68,8 @@ class SlackPrefs:
         row = self.rows.get(probe.key)
         if row is None:
             self._seq += 1
-            row = self.rows[probe.key] = PrefsRow(team_id, slack_user_id, workspace, dict.fromkeys(PREF_KEYS), self._seq)
+            row = PrefsRow(team_id, slack_user_id, workspace, dict.fromkeys(PREF_KEYS), self._seq)
+            self.rows[probe.key] = row
         if self._replace:
             row.values = dict.fromkeys(PREF_KEYS)
         for key in PREF_KEYS:
