@@ -36,7 +36,10 @@ from simulator.control import ControlClient
 from simulator.hook import (
     HOOK_FEATURE_TURN_DELIVERY,
     HookMessage,
+    make_bind_start,
     make_hello,
+    make_prefs_get,
+    make_prefs_set,
     make_task_ack,
     make_turn_end,
     make_turn_progress,
@@ -392,6 +395,43 @@ def test_sigkill_mid_stream_then_desktop_replays(tmp_path: Path) -> None:
         tasks = by_request(server, "list-tasks", "tasks")
         assert all((tasks[r]["delivery"] or {}).get("state") == "delivered" for r in rids)
         assert len([m for m in server.call("list-messages", {})["messages"] if m.get("requestId") in rids]) == n
+    finally:
+        if desk is not None:
+            desk.close()
+        server.stop()
+
+
+def test_sigkill_keeps_slack_bindings_pending_sign_ins_and_preferences(tmp_path: Path) -> None:
+    """docs/control-api.md "Bindings and preferences (hook-server, part 2a)", Durability: Slack bindings, pending
+    authorizations and preference rows are in SQLite, a hard kill loses none (each frame that follows a write leaves
+    after its commit: the desktop has seen confirmed / prefs.state / pending before the kill)."""
+    db, token, log = tmp_path / "hook.sqlite3", secrets.token_urlsafe(12), tmp_path / "server.log"
+    device, team, other, user = (f"dur-{secrets.token_hex(4)}", "T-dur-1", "T-dur-2", "U-dur")
+    server = ServerProcess(db, token, log)
+    desk: Desktop | None = None
+    try:
+        desk = Desktop(server.url, token, device)
+        desk.send(make_bind_start())
+        desk.expect(_is("bind.update", "pending"), "bind.update(pending)")
+        server.call("slack-authorize", {"deviceId": device, "outcome": "confirm", "teamId": team, "teamName": "Dur",
+                                        "slackUserId": user, "slackUserName": "dur"})
+        desk.expect(_is("bind.update", "confirmed"), "bind.update(confirmed)")
+        desk.send(make_prefs_set(request_id="dur-set", workspace="chat", model="opus"))
+        desk.expect(lambda m: m.type.value == "prefs.state" and m.payload.reply_to == "dur-set", "prefs.state")
+        desk.send(make_bind_start(team_id=other))
+        desk.expect(_is("bind.update", "pending"), "the second bind.update(pending)")
+        server.sigkill()
+        desk.close()
+
+        server = ServerProcess(db, token, log)
+        listing = server.call("list-bindings", {"deviceId": device})
+        assert [(b["teamId"], b["slackUserId"]) for b in listing["slack"]] == [(team, user)], listing
+        assert listing["slackPending"] == [{"deviceId": device, "teamId": other}], listing
+        desk = Desktop(server.url, token, device)
+        desk.send(make_prefs_get(request_id="dur-get"))
+        state = desk.expect(lambda m: m.type.value == "prefs.state" and m.payload.reply_to == "dur-get", "prefs.state")
+        assert state.payload.bound is True
+        assert [(e.workspace, e.model) for e in state.payload.prefs] == [("chat", "opus")], state.payload
     finally:
         if desk is not None:
             desk.close()
