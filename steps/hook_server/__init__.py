@@ -36,10 +36,22 @@ clashes with ``steps/hook_desktop/``):
   one-time token outside the pending link that handed it out.
 * ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"
   on that card``; ``device "<D>" withdraws that card with the reason "<r>"``; Then: the card, the decision.
+* ``bindings`` (spec 阶段 5, 11, 13): ``device "<D>" starts a Slack sign-in``; ``… is signed in to Slack as user
+  "<u>" of team "<t>"``; ``the Slack sign-in of device "<D>" is confirmed as user "<u>" of team "<t>" | is denied |
+  expires | fails with the message "<m>" | fails because the app is not installed`` (the identity provider,
+  ``slack-authorize``); ``device "<D>" revokes all its Slack bindings | revokes its Slack binding of team "<t>" |
+  cancels its pending Slack sign-in``; ``… asks for its Slack preferences as "<q>"``; ``… sets its Slack preferences
+  for workspace "<w>" [of team "<t>"] to <JSON> as "<q>"``; ``the channel sets the Slack preferences of user "<u>" of
+  team "<t>" for workspace "<w>" to <JSON>``; ``a user of team "<t>" writes "<text>" in chat "<c>" as task "<n>"``;
+  Then: bind.update by state, ``a bind.state with the bindings "u@t, …" | no binding``, no bind.state / bind.update,
+  ``the server lists the Slack bindings of device "<D>" as "u@t, …" | none``, ``… a|no pending Slack sign-in``,
+  ``the server dropped a "<type>" frame of device "<D>" as "<reason>"``, ``task "<n>" comes from team "<t>"``, the
+  Slack preferences answering "<q>" (bound / not bound and empty), pushed, ``show workspace "<w>" [of team "<t>"]
+  with <JSON>``. Users and teams get fresh ids per scenario.
 """
 
 pytest_plugins = [
     "steps.hook_server.fixture", "steps.hook_server.connections", "steps.hook_server.tasks",
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
-    "steps.hook_server.cards", "steps.hook_server.privacy",
+    "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
 ]

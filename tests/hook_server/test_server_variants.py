@@ -39,12 +39,26 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "redelivery-new-id": ({"HOOK-SERVER-REDELIVER-01", "HOOK-SERVER-DURABLE-02"}, {"HOOK-SERVER-HELLO-FIRST-01"}),
     # the retrying error carries the provider's raw response.
     "leaks-provider-error": ({"HOOK-SERVER-DELIVERY-02"}, {"HOOK-SERVER-DELIVERY-03"}),
+    # part 2a, Slack binding and preferences (hook-server-binding.toml):
+    # prefs.set clears the keys it does not name.
+    "prefs-set-replaces": ({"HOOK-SERVER-PREFS-PATCH-01"}, set()),
+    # no bind.state after a change of the device's bindings (a multi-team sign-in waits for it, hence the others).
+    "bind-state-missing": ({"HOOK-SERVER-MULTITEAM-STATE-02"},
+                           {"HOOK-SERVER-MULTITEAM-STATE-01", "HOOK-SERVER-MULTITEAM-TEAMS-01",
+                            "HOOK-SERVER-MULTITEAM-SOURCE-01", "HOOK-SERVER-PREFS-TEAM-01"}),
+    # bind.revoke {pendingOnly: true} removes the confirmed bindings too.
+    "revoke-pending-drops-bindings": ({"HOOK-SERVER-BIND-REVOKE-02"}, set()),
+    # two bindings kept (and bind.state sent) although the desktop's hello lacks multi-team.
+    "multi-team-without-desktop-feature": ({"HOOK-SERVER-MULTITEAM-FALLBACK-01"}, set()),
+    # prefs.state with bound=false lists rows anyway.
+    "prefs-unbound-leaks": ({"HOOK-SERVER-PREFS-UNBOUND-01"}, set()),
 }
 
 #: Requirements about a server configured without a welcome feature: not applicable to the reference's default
-#: features (turn-delivery-v1, turn-reopen-v1, lifecycle-announcement-v1), judged by a run of a reference started
+#: features (turn-delivery-v1, turn-reopen-v1, lifecycle-announcement-v1, multi-team), judged by a run of a reference
 #: with no welcome features (``--features ''``) instead.
-WITHOUT_FEATURES = {"HOOK-SERVER-LIFECYCLE-04", "HOOK-SERVER-DELIVERY-06", "HOOK-SERVER-REOPEN-GATE-01"}
+WITHOUT_FEATURES = {"HOOK-SERVER-LIFECYCLE-04", "HOOK-SERVER-DELIVERY-06", "HOOK-SERVER-REOPEN-GATE-01",
+                    "HOOK-SERVER-MULTITEAM-FALLBACK-02"}
 BARE_FEATURES = ""
 
 

@@ -20,11 +20,13 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``deliveries`` | turn.delivery: states, retries, a safe error, the delivery receipt |
 | ``cards`` | interaction cards: ask, press, decide, withdraw |
 | ``privacy`` | what the server never puts on the wire: a local path in an alias field, a one-time token |
+| ``bindings`` | Slack sign-in (bind.*), multi-team bind.state, Slack preferences (prefs.*), list-bindings |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
 from .auth import BadToken, Refusal, RefusalStage
 from .bad_input import oversized_progress
+from .bindings import BindingOps, SlackNames, parse_bindings
 from .cards import PRESS_REFUSAL, Card
 from .channel import CLEANUP_MARGIN_S
 from .channel_checks import UNCHANGED_FIELDS
@@ -47,8 +49,10 @@ __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
-    "BadToken", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device", "Hangup", "HookServerDriver",
-    "HookServerScenario", "Listing", "Refusal", "RefusalStage",
-    "await_close", "check_delivery_error", "hello_kwargs", "leaks", "oversized_progress", "redelivery_changes",
+    "BadToken", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device", "Hangup",
+    "HookServerDriver",
+    "HookServerScenario", "Listing", "Refusal", "RefusalStage", "SlackNames",
+    "await_close", "check_delivery_error", "hello_kwargs", "leaks", "oversized_progress", "parse_bindings",
+    "redelivery_changes",
     "unknown_external_key",
 ]

@@ -25,7 +25,7 @@ class ChannelOps(HookServerScenario):
     # -- driving the channel -----------------------------------------------------------------------------------------
 
     def inject_task(self, name: str, text: str, chat: str, *, provider: str | None = None,
-                    session: str | None = None) -> str:
+                    session: str | None = None, team_id: str | None = None) -> str:
         """A user writes ``text`` in ``chat`` (on ``provider``, else the chat's), taking over the desktop session
         ``session`` if named; the server must take it as a task, whose requestId is remembered as ``name``."""
         if provider:
@@ -36,6 +36,8 @@ class ChannelOps(HookServerScenario):
         }
         if session:
             body["sessionId"] = self.sessions.setdefault(session, f"sim-session-{uuid.uuid4()}")
+        if team_id:
+            body["teamId"] = team_id  # the Slack team the user writes from (multi-team, spec 阶段 13)
         answer = self.ctl("inject-message", body)
         assert answer.get("kind") == "task", f"the server did not take {text!r} as a task: {answer!r}"
         assert answer.get("requestId"), f"inject-message gave no requestId: {answer!r}"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ...targets import Role
 from .auth import AuthOps
 from .bad_input import BadInputOps
+from .bindings import BindingOps
 from .cards import CardOps
 from .channel_checks import ChannelChecks
 from .connections import ConnectionOps
@@ -33,7 +34,7 @@ __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
-class HookServerDriver(ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, RecordChecks,
-                       DeliveryChecks, CardOps, PrivacyChecks):
+class HookServerDriver(ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
+                       RecordChecks, DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,
     wire log, step limit and a ``note`` callback for the server's identity; call ``finish`` when the scenario ends."""

@@ -29,6 +29,7 @@ CAPABILITIES: Final = (
     "config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections", "dropped-frames",
     "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace", "set-cleanup-latency",
     "ping-desktops", "press-button", "restart",
+    "slack-authorize", "list-bindings", "channel-set-prefs",
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
@@ -84,6 +85,9 @@ class HookServerControlApi:
             "ping-desktops": self._ping,
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
             "restart": lambda b: (self.server.restart(), {"ok": True})[1],
+            "slack-authorize": lambda b: self._ok(lambda now: self.server.machine.slack_authorize(b, now)),
+            "list-bindings": lambda b: self._view(lambda m: m.list_bindings(_opt_filter(b, "deviceId"))),
+            "channel-set-prefs": self._channel_set_prefs,
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -138,6 +142,10 @@ class HookServerControlApi:
     def _ping(self, body: dict[str, Any]) -> dict[str, Any]:
         sent = self.server.call(lambda now: self.server.machine.ping_desktops(now))
         return {"ok": True, "sent": sent}
+
+    def _channel_set_prefs(self, body: dict[str, Any]) -> dict[str, Any]:
+        pushed = self.server.call(lambda now: self.server.machine.channel_set_prefs(body, now))
+        return {"ok": True, "pushed": pushed}
 
     # -- routing (no I/O) -----------------------------------------------------------------------------------
 

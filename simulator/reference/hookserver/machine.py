@@ -22,6 +22,7 @@ interactions §5 阶段 10; lifecycle notices "上下线通知偏好" and §3 ro
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import os
 from collections import deque
@@ -45,8 +46,13 @@ from ...hook import (
     TaskDispatchPayload,
     TaskSource,
     ThreadContextEntry,
+    BindStateEntry,
+    WorkspacePrefsEntry,
     build_hook_message,
+    make_bind_state,
+    make_bind_update,
     make_interaction_decision,
+    make_prefs_state,
     make_ping,
     make_pong,
     make_session_archive,
@@ -68,6 +74,8 @@ from .channel import (
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
 from .lanes import Lane, LaneKey, choose_workspace
+from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
+from .slack_prefs import PREF_KEYS, SlackPrefs
 from .variants import Variant
 
 __all__ = [
@@ -77,7 +85,7 @@ __all__ = [
 
 DEFAULT_SERVER_NAME: Final = "simulator-hook-server"
 DEFAULT_FEATURES: Final = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value,
-                           Feature.LIFECYCLE_ANNOUNCEMENT.value)
+                           Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.MULTI_TEAM.value)
 CLOSE_SUPERSEDED: Final = (4000, "superseded by a newer connection")
 CLOSE_RESTART: Final = (1012, "service restart")
 #: The dropped-frames log keeps the newest entries only (a bench drives thousands of connections).
@@ -295,6 +303,9 @@ class HookServerMachine:
         #: indexes: device → its tasks without ack nor end (dispatch order); connection → its reopen routes
         self._waiting: dict[str, dict[str, None]] = {}
         self._conn_routes: dict[str, list[str]] = {}
+        #: Slack bindings and preferences (durable: slack_binding.py, slack_prefs.py)
+        self.slack = SlackBindings(revoke_pending_drops_bindings=self.variant is Variant.REVOKE_PENDING_DROPS_BINDINGS)
+        self.slack_prefs = SlackPrefs(replace_on_set=self.variant is Variant.PREFS_SET_REPLACES)
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -462,6 +473,7 @@ class HookServerMachine:
             previous.superseded = True
             out.append(Close(previous.conn_id, *CLOSE_SUPERSEDED))
         device.conn_id = conn.conn_id
+        self._bind_state(conn, now, out)  # spec 阶段 5 bind.state "连接建立 ... 后推送" (multi-team on)
         if conn.lifecycle_announcement:
             self._notice(out, "online", device.device_id, now)
         # spec §4 "断线重连:server 重投未 ack 的任务" — never twice on one connection, never after an ack or end
@@ -799,6 +811,141 @@ class HookServerMachine:
             return
         conn.lifecycle_announcement = bool(message.payload.enabled)
 
+    # -- Slack binding and preferences (slack_binding.py, slack_prefs.py; spec 阶段 5, 阶段 11, 阶段 13) -------------
+
+    def _multi_team(self, conn: Connection | None) -> bool:
+        """spec 阶段 13 "desktop 在 hello.features、server 在 welcome.features 各自声明 HOOK_FEATURE_MULTI_TEAM,任一侧
+        缺席则整体回落单绑定行为"."""
+        feature = Feature.MULTI_TEAM.value
+        if conn is None or feature not in conn.welcome_features:
+            return False
+        return self.variant is Variant.MULTI_TEAM_WITHOUT_DESKTOP_FEATURE or feature in conn.features
+
+    def _latest_conn_of(self, device_id: str) -> Connection | None:
+        """The device's open connection, else its newest hello'd one (what it negotiated last)."""
+        conn = self._open_conn_of(device_id)
+        if conn is not None:
+            return conn
+        return next((c for c in reversed(self.connections.values()) if c.device_id == device_id and c.hello_count),
+                    None)
+
+    def _slack_outcome(self, outcome: Any, now: int, out: list[Effect]) -> None:
+        """Carry out a binding outcome: rows, bind.update to each device's open connection, then bind.state to each
+        device whose list changed (multi-team on: "任何绑定变化(新增/解除/被顶)后推送")."""
+        out.extend(Persist(table, key, row) for table, key, row in outcome.writes)
+        for device_id, fields in outcome.updates:
+            conn = self._open_conn_of(device_id)
+            if conn is not None:
+                out.append(self._frame(conn.conn_id, make_bind_update(**fields, ids=self._ids, ts=now,
+                                                                      validate=False)))
+        if self.variant is not Variant.BIND_STATE_MISSING:
+            for device_id in outcome.changed:
+                self._bind_state(self._open_conn_of(device_id), now, out)
+
+    def _bind_state(self, conn: Connection | None, now: int, out: list[Effect]) -> None:
+        if conn is None or conn.device_id is None or not self._multi_team(conn):
+            return
+        entries = tuple(BindStateEntry.from_wire(b.entry()) for b in self.slack.of(conn.device_id))
+        out.append(self._frame(conn.conn_id, make_bind_state(bindings=entries, ids=self._ids, ts=now, validate=False)))
+
+    def _on_bind_start(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
+        team = message.payload.team_id
+        self._slack_outcome(self.slack.start(conn.device_id, team if isinstance(team, str) else None, self._ids(),
+                                             self._multi_team(conn)), now, out)
+
+    def _on_bind_revoke(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
+        p = message.payload
+        team = p.team_id if isinstance(p.team_id, str) else None
+        self._slack_outcome(self.slack.revoke(conn.device_id, team, p.pending_only is True, self._multi_team(conn)),
+                            now, out)
+
+    def _prefs_binding(self, conn: Connection, team_id: Any) -> SlackBinding | None:
+        """The binding a prefs.set patches: ``teamId``'s (multi-team on), else the device's only binding."""
+        bindings = self.slack.of(conn.device_id or "")
+        if isinstance(team_id, str) and self._multi_team(conn):
+            return next((b for b in bindings if b.team_id == team_id), None)
+        return bindings[0] if len(bindings) == 1 else None
+
+    def _prefs_state(self, conn: Connection, reply_to: str | None, now: int) -> Send:
+        """prefs.state: every row of every binding of the device ("全量快照"); unbound ⇒ no entries."""
+        bindings = self.slack.of(conn.device_id or "")
+        with_team = self._multi_team(conn)
+        if bindings:
+            entries = self.slack_prefs.entries(((b.team_id, b.slack_user_id) for b in bindings), with_team)
+        elif self.variant is Variant.PREFS_UNBOUND_LEAKS:
+            entries = self.slack_prefs.all_entries(with_team)
+        else:
+            entries = []
+        return self._frame(conn.conn_id, make_prefs_state(
+            bound=bool(bindings), reply_to=reply_to, prefs=tuple(WorkspacePrefsEntry.from_wire(e) for e in entries),
+            ids=self._ids, ts=now, validate=False))
+
+    def _on_prefs_get(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
+        out.append(self._prefs_state(conn, message.payload.request_id, now))
+
+    def _on_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
+        """A partial patch of one row ("undefined 不动、null 显式清空"), answered with the snapshot; unbound: nothing
+        is stored."""
+        p = message.payload
+        binding = self._prefs_binding(conn, p.team_id)
+        if binding is not None:
+            patch = {k: getattr(p, attr) for k, attr in PREF_KEYS.items() if getattr(p, attr) is not ABSENT}
+            out.append(Persist(*self.slack_prefs.patch(binding.team_id, binding.slack_user_id, p.workspace, patch)))
+        out.append(self._prefs_state(conn, p.request_id, now))
+
+    def _team_source(self, source: TaskSource, team_id: str | None, provider: str, device_id: str) -> TaskSource:
+        """spec 阶段 13 task.dispatch.source "teamId + teamName": with multi-team on and that team bound."""
+        if team_id is None or provider != "slack" or not self._multi_team(self._latest_conn_of(device_id)):
+            return source
+        binding = self.slack.team(device_id, team_id)
+        if binding is None:
+            return source
+        return dataclasses.replace(source, team_id=team_id, team_name=binding.team_name)
+
+    def slack_authorize(self, body: Mapping[str, Any], now: int) -> list[Effect]:
+        """Control ``slack-authorize``: the identity provider's outcome of a pending authorization."""
+        device_id = _opt_str(body, "deviceId")
+        outcome = _req_str(body, "outcome")
+        for key in ("teamId", "teamName", "slackUserId", "slackUserName", "message"):
+            _opt_str(body, key)
+        install = body.get("installUrl")
+        if install is not None and not isinstance(install, str):
+            raise MachineError("invalid-request", "installUrl: a string or null is expected")
+        try:
+            result = self.slack.authorize(device_id, outcome, dict(body))
+        except BindingRefusal as exc:
+            raise MachineError(exc.code, exc.message, exc.status) from None
+        out: list[Effect] = []
+        self._slack_outcome(result, now, out)
+        return out
+
+    def list_bindings(self, device_id: str | None) -> dict[str, Any]:
+        """Control ``list-bindings`` (``provider`` and ``attempts``: the provider families')."""
+        return {**self.slack.listing(device_id), "provider": [], "attempts": []}
+
+    def channel_set_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
+        """Control ``channel-set-prefs``: a change made in the channel (the ``/model`` card), a branch per provider."""
+        provider = _req_str(body, "provider")
+        handler = _CHANNEL_PREFS.get(provider)
+        if handler is None:
+            raise MachineError("invalid-request", f"provider: one of {', '.join(_CHANNEL_PREFS)} (got {provider!r})")
+        return handler(self, body, now)
+
+    def _channel_set_slack_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
+        """Patch a bound Slack user's row, then push prefs.state with replyTo null ("主动推送(渠道 /model 卡写入后)为
+        null") to the binding's device."""
+        team, user, workspace = _req_str(body, "teamId"), _req_str(body, "slackUserId"), _req_str(body, "workspace")
+        patch = _prefs_patch(body)
+        binding = self.slack.by_user(team, user)
+        if binding is None:
+            raise MachineError("not-bound", f"no device holds the Slack binding ({team!r}, {user!r})", 409)
+        out: list[Effect] = [Persist(*self.slack_prefs.patch(team, user, workspace, patch))]
+        conn = self._open_conn_of(binding.device_id)
+        if conn is None:
+            return 0, out
+        out.append(self._prefs_state(conn, None, now))
+        return 1, out
+
     # -- time ----------------------------------------------------------------------------------------------------
 
     def tick(self, now: int) -> list[Effect]:
@@ -858,6 +1005,7 @@ class HookServerMachine:
         session_id = _opt_str(body, "sessionId")
         request_id, message_id = self._ids(), self._ids()
         source = _source(body, provider_name, provider.channel_name(chat_id), text, f"in-{self._ids()}")
+        source = self._team_source(source, _opt_str(body, "teamId"), provider_name, device_id)
         try:
             attachments = tuple(Attachment.from_wire(a) for a in _list(body, "attachments"))
             payload = TaskDispatchPayload(request_id=request_id, external_key=external_key, workspace=workspace,
@@ -1063,6 +1211,8 @@ class HookServerMachine:
             self.marks[row["request_id"]] = (row["mark"], row.get("reopen_of"))
         for row in tables.get("notices", ()):
             self.notices.append(Notice(row["kind"], row["deviceId"], row["at"]))
+        self.slack.restore(list(tables.get("slack_bindings", ())), list(tables.get("slack_pending", ())))
+        self.slack_prefs.restore(tables.get("slack_prefs", ()))
         self.notices.sort(key=lambda n: n.at)
         self._seq = max([0] + [t.seq for t in self.tasks.values()] + [m.seq for m in self.messages.values()]
                         + [r.seq for r in self.routes.values()] + [d.seq for d in self.devices.values()])
@@ -1100,7 +1250,26 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.INTERACTION_REQUEST: HookServerMachine._on_interaction_request,
     MessageType.INTERACTION_CANCEL: HookServerMachine._on_interaction_cancel,
     MessageType.LIFECYCLE_PREFERENCE: HookServerMachine._on_lifecycle,
+    MessageType.BIND_START: HookServerMachine._on_bind_start,
+    MessageType.BIND_REVOKE: HookServerMachine._on_bind_revoke,
+    MessageType.PREFS_GET: HookServerMachine._on_prefs_get,
+    MessageType.PREFS_SET: HookServerMachine._on_prefs_set,
 }
+
+
+#: control ``channel-set-prefs``: provider → its branch
+_CHANNEL_PREFS: dict[str, Callable[[HookServerMachine, Mapping[str, Any], int], tuple[int, list[Effect]]]] = {
+    "slack": HookServerMachine._channel_set_slack_prefs,
+}
+
+
+def _prefs_patch(body: Mapping[str, Any]) -> dict[str, str | None]:
+    """The patch keys present in a control body (absent keeps, null clears, a string is stored as given)."""
+    patch = {k: body[k] for k in PREF_KEYS if k in body}
+    for key, value in patch.items():
+        if value is not None and not isinstance(value, str):
+            raise MachineError("invalid-request", f"{key}: a string or null is expected")
+    return patch
 
 
 def _final_event(status: str) -> MessageEvent:

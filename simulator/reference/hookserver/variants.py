@@ -31,6 +31,16 @@ class Variant(BrokenVariant):
     REDELIVERY_NEW_ID = "redelivery-new-id"
     #: the retrying error carries the provider's raw response (spec "provider 的原始响应正文不得上 wire").
     LEAKS_PROVIDER_ERROR = "leaks-provider-error"
+    #: prefs.set clears the keys it does not name (spec 阶段 11 "部分更新 ... undefined 不动").
+    PREFS_SET_REPLACES = "prefs-set-replaces"
+    #: no bind.state after a change of the device's bindings (spec 阶段 5 bind.state "任何绑定变化 ... 后推送").
+    BIND_STATE_MISSING = "bind-state-missing"
+    #: bind.revoke {pendingOnly: true} removes the confirmed bindings too (spec 阶段 5 "不动已确认绑定").
+    REVOKE_PENDING_DROPS_BINDINGS = "revoke-pending-drops-bindings"
+    #: multi-team is on although the desktop's hello lacks it (spec 阶段 13 "任一侧缺席则整体回落单绑定行为").
+    MULTI_TEAM_WITHOUT_DESKTOP_FEATURE = "multi-team-without-desktop-feature"
+    #: prefs.state with bound=false lists rows anyway (spec 阶段 11 "bound=false 时 prefs 恒空数组").
+    PREFS_UNBOUND_LEAKS = "prefs-unbound-leaks"
 
     @classmethod
     def subject(cls) -> str:

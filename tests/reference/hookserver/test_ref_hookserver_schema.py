@@ -16,6 +16,7 @@ from websockets.sync.client import connect
 from simulator.hook import (
     InteractionButton,
     TurnUsage,
+    make_bind_start,
     make_hello,
     make_interaction_request,
     make_pong,
@@ -140,6 +141,13 @@ def test_every_answer_validates_against_the_schema():
             c("notices", {"deviceId": "sd"})
             c("list-tasks")
             c("list-messages", {"provider": "slack", "chatId": "S1"})
+            ws.send(serialize_hook_message(make_bind_start()))  # the Slack binding family (part 2a)
+            assert recv(ws, "bind.update").state == "pending"
+            c("slack-authorize", {"deviceId": "sd", "outcome": "confirm", "teamId": "T1", "teamName": "Team",
+                                  "slackUserId": "U1", "slackUserName": "ann"})
+            c("list-bindings", {"deviceId": "sd"})
+            c("channel-set-prefs", {"provider": "slack", "teamId": "T1", "slackUserId": "U1", "workspace": "chat",
+                                    "model": "opus", "effort": None})
         c("restart")
         c("list-messages")
         c("notices")
