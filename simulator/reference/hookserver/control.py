@@ -29,6 +29,8 @@ CAPABILITIES: Final = (
     "config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections", "dropped-frames",
     "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace", "set-cleanup-latency",
     "ping-desktops", "press-button", "restart",
+    # part 2a (docs/control-api.md "Bindings and preferences (hook-server, part 2a)")
+    "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
@@ -61,6 +63,21 @@ def _bool(body: dict[str, Any], key: str, default: bool | None = None) -> bool:
     return v
 
 
+def _slack_listing(machine: Any, device: str | None) -> dict[str, Any]:
+    """The Slack parts of ``list-bindings`` (the Slack families fill them; empty without them)."""
+    fn = getattr(machine, "list_slack_bindings", None)
+    return fn(device) if fn is not None else {"slack": [], "slackPending": []}
+
+
+def _slack_set_prefs(api: HookServerControlApi, body: dict[str, Any]) -> dict[str, Any]:
+    """The Slack branch of ``channel-set-prefs`` (the Slack families provide it; without them nothing is bound)."""
+    machine = api.server.machine
+    fn = getattr(machine, "channel_set_slack_prefs", None)
+    if fn is None:
+        raise MachineError("not-bound", "no Slack binding matches", 409)
+    return api.server.call(lambda now: fn(body, now))
+
+
 class HookServerControlApi:
     def __init__(self, server: HookServer, host: str = "127.0.0.1", port: int = 0) -> None:
         self.server = server
@@ -84,6 +101,11 @@ class HookServerControlApi:
             "ping-desktops": self._ping,
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
             "restart": lambda b: (self.server.restart(), {"ok": True})[1],
+            "provider-authorize": lambda b: self.server.call(
+                lambda now: self.server.machine.provider_authorize(b, now)),
+            "list-bindings": self._list_bindings,
+            "channel-set-prefs": self._channel_set_prefs,
+            "behavior-overrides": lambda b: self._view(lambda m: m.behavior_overrides(b)),
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -138,6 +160,20 @@ class HookServerControlApi:
     def _ping(self, body: dict[str, Any]) -> dict[str, Any]:
         sent = self.server.call(lambda now: self.server.machine.ping_desktops(now))
         return {"ok": True, "sent": sent}
+
+    # -- bindings and preferences (part 2a) ------------------------------------------------------------------------
+
+    def _list_bindings(self, body: dict[str, Any]) -> dict[str, Any]:
+        device = _opt_filter(body, "deviceId")
+        return self._view(lambda m: {**_slack_listing(m, device), **m.list_provider_bindings(device)})
+
+    def _channel_set_prefs(self, body: dict[str, Any]) -> dict[str, Any]:
+        provider = body.get("provider")
+        if provider in ("telegram", "x"):
+            return self.server.call(lambda now: self.server.machine.channel_set_provider_prefs(body, now))
+        if provider == "slack":
+            return _slack_set_prefs(self, body)
+        raise _BadRequest("provider: one of slack, telegram, x")
 
     # -- routing (no I/O) -----------------------------------------------------------------------------------
 

@@ -68,6 +68,7 @@ from .channel import (
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
 from .lanes import Lane, LaneKey, choose_workspace
+from .provider_families import ProviderFamilies
 from .variants import Variant
 
 __all__ = [
@@ -77,7 +78,9 @@ __all__ = [
 
 DEFAULT_SERVER_NAME: Final = "simulator-hook-server"
 DEFAULT_FEATURES: Final = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value,
-                           Feature.LIFECYCLE_ANNOUNCEMENT.value)
+                           Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.PROVIDER_BIND.value,
+                           Feature.PROVIDER_PREFS.value, Feature.PROVIDER_BEHAVIOR.value,
+                           Feature.PROVIDER_TELEGRAM.value, Feature.PROVIDER_X.value)
 CLOSE_SUPERSEDED: Final = (4000, "superseded by a newer connection")
 CLOSE_RESTART: Final = (1012, "service restart")
 #: The dropped-frames log keeps the newest entries only (a bench drives thousands of connections).
@@ -267,7 +270,7 @@ _IGNORED = "reopen-unknown"
 _ISOLATED = "isolated-request"
 
 
-class HookServerMachine:
+class HookServerMachine(ProviderFamilies):
     def __init__(self, settings: ServerSettings | None = None, *, ids: Callable[[], str] | None = None) -> None:
         self.settings = settings or ServerSettings()
         self.variant = self.settings.variant
@@ -295,6 +298,7 @@ class HookServerMachine:
         #: indexes: device → its tasks without ack nor end (dispatch order); connection → its reopen routes
         self._waiting: dict[str, dict[str, None]] = {}
         self._conn_routes: dict[str, list[str]] = {}
+        self._provider_init()
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -462,6 +466,7 @@ class HookServerMachine:
             previous.superseded = True
             out.append(Close(previous.conn_id, *CLOSE_SUPERSEDED))
         device.conn_id = conn.conn_id
+        self._provider_after_welcome(conn, now, out)
         if conn.lifecycle_announcement:
             self._notice(out, "online", device.device_id, now)
         # spec §4 "断线重连:server 重投未 ack 的任务" — never twice on one connection, never after an ack or end
@@ -814,6 +819,8 @@ class HookServerMachine:
                 self._purge(key, now, out)
             elif kind == "cleanup":
                 self._run_cleanup(int(key), now, out)
+            elif kind == "attempt-expiry":
+                self._expire_attempt(key, now, out)
         if self._timers:
             out.append(Wake(self._timers[0][0]))
         return out
@@ -833,6 +840,13 @@ class HookServerMachine:
         if not isinstance(text, str) or not text.strip():
             raise MachineError("invalid-request", "text: a non-empty string is required")
         _req_str(body, "userId")  # the user is the channel's business: the dispatch carries no user id
+        command = text.strip()
+        if provider_name == "telegram" and (command == "/start" or command.startswith("/start ")):
+            token = command.removeprefix("/start").strip()
+            out = self.inject_bind(body, token, now)
+            if self.variant is Variant.START_TOKEN_DISPATCHED and self.devices:
+                out += self.inject_message({**body, "text": f"/relay {command}"}, now)[1]
+            return {"ok": True, "kind": "bind", "requestId": None, "messageId": None, "externalKey": None}, out
         key: LaneKey = (provider_name, chat_id, thread_id)
         lane = self.lanes.get(key)
         device_id = _opt_str(body, "deviceId")
@@ -1064,6 +1078,7 @@ class HookServerMachine:
         for row in tables.get("notices", ()):
             self.notices.append(Notice(row["kind"], row["deviceId"], row["at"]))
         self.notices.sort(key=lambda n: n.at)
+        self._provider_restore(tables, out)
         self._seq = max([0] + [t.seq for t in self.tasks.values()] + [m.seq for m in self.messages.values()]
                         + [r.seq for r in self.routes.values()] + [d.seq for d in self.devices.values()])
         for r in self.routes.values():
@@ -1100,6 +1115,13 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.INTERACTION_REQUEST: HookServerMachine._on_interaction_request,
     MessageType.INTERACTION_CANCEL: HookServerMachine._on_interaction_cancel,
     MessageType.LIFECYCLE_PREFERENCE: HookServerMachine._on_lifecycle,
+    MessageType.PROVIDER_BIND_START: HookServerMachine._on_provider_bind_start,
+    MessageType.PROVIDER_BIND_CANCEL: HookServerMachine._on_provider_bind_cancel,
+    MessageType.PROVIDER_BIND_REVOKE: HookServerMachine._on_provider_bind_revoke,
+    MessageType.PROVIDER_PREFS_GET: HookServerMachine._on_provider_prefs_get,
+    MessageType.PROVIDER_PREFS_SET: HookServerMachine._on_provider_prefs_set,
+    MessageType.PROVIDER_BEHAVIOR_GET: HookServerMachine._on_provider_behavior_get,
+    MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
 }
 
 

@@ -41,6 +41,11 @@ TABLES: Final[dict[str, tuple[str, ...]]] = {
     "routes": ("message_id", "conn_id", "generation", "ended", "closed"),
     "marks": ("mark",),
     "notices": (),
+    # provider families (provider_families.py): attempts with their expiry, bindings, prefs rows, behaviour overrides
+    "provider_attempts": ("device_id", "state", "expires_at"),
+    "provider_bindings": ("device_id", "provider", "scope_id"),
+    "provider_prefs": ("provider", "kind", "workspace"),
+    "provider_behavior": (),
 }
 
 

@@ -898,4 +898,7 @@ def test_public_names_are_pinned():
     assert pkg.VARIANT_ENV == "HOOK_SERVER_REFERENCE_VARIANT"
     assert sorted(v.value for v in Variant) == sorted([
         "cleanup-ignores-owner", "reopen-overwrites-route", "no-isolation", "progress-appends",
-        "delivery-without-feature", "redelivery-new-id", "leaks-provider-error"])
+        "delivery-without-feature", "redelivery-new-id", "leaks-provider-error",
+        # part 2a, provider families
+        "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
+        "provider-frames-without-feature", "telegram-url-loose"])
