@@ -19,10 +19,13 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``bad_input`` | frames a well-behaved desktop never sends |
 | ``deliveries`` | turn.delivery: states, retries, a safe error, the delivery receipt |
 | ``cards`` | interaction cards: ask, press, decide, withdraw |
+| ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences (part 2a) |
+| ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
 from .auth import BadToken, Refusal, RefusalStage
+from .behavior import BehaviorOps
 from .bad_input import oversized_progress
 from .cards import PRESS_REFUSAL, Card
 from .channel import CLEANUP_MARGIN_S
@@ -36,6 +39,7 @@ from .control_answers import (
     ControlSchema,
     Listing,
 )
+from .provider_bindings import PROVIDER_FRAME_TYPES, TELEGRAM_CONNECT_URL, ProviderBindingOps, ProviderState
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -46,6 +50,7 @@ __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
+    "PROVIDER_FRAME_TYPES", "TELEGRAM_CONNECT_URL", "BehaviorOps", "ProviderBindingOps", "ProviderState",
     "BadToken", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device", "Hangup", "HookServerDriver",
     "HookServerScenario", "Listing", "Refusal", "RefusalStage",
     "await_close", "check_delivery_error", "hello_kwargs", "leaks", "oversized_progress", "redelivery_changes",

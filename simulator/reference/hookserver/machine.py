@@ -67,6 +67,7 @@ from .channel import (
     provider_for,
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
+from .effects import Close, Effect, MachineError, Persist, Send, Wake
 from .lanes import Lane, LaneKey, choose_workspace
 from .provider_families import ProviderFamilies
 from .variants import Variant
@@ -87,56 +88,6 @@ CLOSE_RESTART: Final = (1012, "service restart")
 DROPPED_LOG_LIMIT: Final = 20_000
 _WORKING: Final = "Working…"
 _WAITING: Final = "Waiting for the desktop…"
-
-
-class MachineError(Exception):
-    """A control command that does not apply (our caller's misuse): ``code`` and ``status`` for the control API."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
-
-
-# -- effects -----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Write ``text`` as one WebSocket text frame on connection ``conn`` (``type`` for logs)."""
-
-    conn: str
-    text: str
-    type: str
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    conn: str
-    code: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Persist:
-    """Upsert ``row`` under ``key`` in ``table`` (``row`` None: delete). Committed before the next ``Send``.
-
-    ``lazy``: losing the write is harmless (a ``turn.progress`` snapshot, spec §4 "丢帧无害"), so the shell need not
-    commit it on its own: it rides the next commit (or a short flush timer)."""
-
-    table: str
-    key: str
-    row: Mapping[str, Any] | None
-    lazy: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Wake:
-    """Call ``tick(now)`` once ``now >= at``."""
-
-    at: int
-
-
-Effect = Send | Close | Persist | Wake
 
 
 # -- state ---------------------------------------------------------------------------------------------------------

@@ -18,13 +18,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ...hook import ABSENT, TYPES, Feature, HookMessage, MessageType, build_hook_message
-from .behavior import BEHAVIOR_KEYS, BehaviorBook
+from .behavior import BEHAVIOR_KEYS, BehaviorBook, Overrides
+from .effects import Effect, MachineError, Persist
 from .provider_binding import Attempt, Change, ProviderBook
 from .provider_prefs import PREF_KEYS, ProviderPrefs, Selector
 from .variants import Variant
 
 if TYPE_CHECKING:
-    from .machine import Connection, Effect
+    from .machine import Connection
 
 __all__ = ["ProviderFamilies", "PROVIDER_TABLES"]
 
@@ -33,9 +34,7 @@ _CHANNEL: Final = {"telegram": Feature.PROVIDER_TELEGRAM.value, "x": Feature.PRO
 _EXPIRY: Final = "attempt-expiry"
 
 
-def _missing(message: str) -> Exception:
-    from .machine import MachineError
-
+def _missing(message: str) -> MachineError:
     return MachineError("invalid-request", message)
 
 
@@ -79,8 +78,6 @@ class ProviderFamilies:
         return True
 
     def _apply(self, out: list[Effect], changes: Iterable[Change], now: int) -> None:
-        from .machine import Persist
-
         for c in changes:
             for table, key, row in c.rows:
                 out.append(Persist(table, key, row))
@@ -186,8 +183,6 @@ class ProviderFamilies:
 
     def _on_provider_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """Patch one row (absent keeps, null clears); unbound: nothing stored, answered ``bound: false``."""
-        from .machine import Persist
-
         if not self._gate(conn, message, Feature.PROVIDER_PREFS.value, now):
             return
         p = message.payload
@@ -218,8 +213,6 @@ class ProviderFamilies:
                    self._behavior_state(p.binding_id, bound, p.request_id), Feature.PROVIDER_BEHAVIOR.value, now)
 
     def _on_provider_behavior_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        from .machine import Persist
-
         if not self._gate(conn, message, Feature.PROVIDER_BEHAVIOR.value, now):
             return
         p = message.payload
@@ -238,8 +231,6 @@ class ProviderFamilies:
 
     def provider_authorize(self, body: Mapping[str, Any], now: int) -> tuple[dict[str, Any], list[Effect]]:
         """Control ``provider-authorize``: the provider's answer to an open attempt."""
-        from .machine import MachineError
-
         out: list[Effect] = []
         self._expire_due(now, out)
         attempt_id = _str(body, "attemptId")
@@ -275,8 +266,6 @@ class ProviderFamilies:
     def channel_set_provider_prefs(self, body: Mapping[str, Any], now: int) -> tuple[dict[str, Any], list[Effect]]:
         """The provider branch of ``channel-set-prefs``: patch the row of a bound selector, push
         ``provider.prefs.state {replyTo: null}`` to each bound device's open connection."""
-        from .machine import MachineError, Persist
-
         provider = body.get("provider")
         binding_id, scope_id = _opt(body, "bindingId"), _opt(body, "scopeId")
         if (binding_id is None) == (scope_id is None):
@@ -299,9 +288,6 @@ class ProviderFamilies:
         return {"ok": True, "pushed": pushed}, out
 
     def behavior_overrides(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        from .machine import MachineError
-        from .behavior import Overrides
-
         binding_id = _str(body, "bindingId")
         b = self.pbook.bindings.get(binding_id)
         if b is None or b.provider != "telegram":
