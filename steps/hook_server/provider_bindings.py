@@ -71,9 +71,14 @@ def pass_expiry(hook_srv: HookServerDriver, name: str) -> None:
 # -- Then: binding ---------------------------------------------------------------------------------------------------
 
 
-@bdd.then(parsers.parse('device "{dev}" was given the connect URL of "{name}"'))
+@bdd.then(parsers.parse('device "{dev}" was given an https connect URL with the token of "{name}"'))
 def connect_url(hook_srv: HookServerDriver, dev: str, name: str) -> None:
     hook_srv.expect_connect_url(name)
+
+
+@bdd.then(parsers.parse('device "{dev}" was given the strict Telegram link for "{name}"'))
+def strict_telegram_url(hook_srv: HookServerDriver, dev: str, name: str) -> None:
+    hook_srv.expect_strict_telegram_url(name)
 
 
 _CONFIRMED = (_DEV + r' is told "(?P<name>[^"]+)" is confirmed for principal "(?P<principal>[^"]+)"'

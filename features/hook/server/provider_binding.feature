@@ -12,18 +12,18 @@ Feature: Provider-neutral binding: attempts, one-time tokens, bindings
   @req:HOOK-SERVER-PROVIDER-BIND-01 @must
   Scenario: a Telegram attempt is pending with an https connect URL carrying its token
     When device "A" starts a telegram binding "tg"
-    Then device "A" was given the connect URL of "tg"
+    Then device "A" was given an https connect URL with the token of "tg"
 
   @req:HOOK-SERVER-PROVIDER-BIND-01 @must
   Scenario: an X attempt is pending with an https connect URL carrying its token
     Given the server declares "provider:x"
     When device "A" starts an x binding "xb"
-    Then device "A" was given the connect URL of "xb"
+    Then device "A" was given an https connect URL with the token of "xb"
 
   @req:HOOK-SERVER-PROVIDER-BIND-02 @must
-  Scenario: the Telegram connect URL is exactly https://t.me/<bot>?start=<token>
+  Scenario: the Telegram connect URL is exactly https://t.me/BOT?start=TOKEN, nothing else
     When device "A" starts a telegram binding "tg"
-    Then device "A" was given the connect URL of "tg"
+    Then device "A" was given the strict Telegram link for "tg"
 
   @req:HOOK-SERVER-PROVIDER-BIND-03 @must
   Scenario: /start <token> to the bot confirms the attempt for that user in that chat

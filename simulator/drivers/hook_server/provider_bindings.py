@@ -152,17 +152,19 @@ class ProviderBindingOps(RecordChecks):
         return entry.payload
 
     def expect_connect_url(self, name: str) -> None:
-        """spec: "pending 必带 HTTPS connectUrl"; for Telegram exactly ``https://t.me/<bot>?start=<token>`` with the
-        attempt's token."""
-        p = self.pstate.pending[name]
-        url = p.connect_url
+        """spec: "pending 必带 HTTPS connectUrl、attemptId、expiresAt": an https URL carrying the attempt's one-time
+        token (the attemptId and expiresAt linkage is the core's parse of the update)."""
+        url = self.pstate.pending[name].connect_url
         assert isinstance(url, str) and urlsplit(url).scheme == "https", f"connectUrl {url!r} is not an https URL"
+        assert self.pstate.tokens[name] in url, f"connectUrl {url!r} does not carry the attempt's one-time token"
+
+    def expect_strict_telegram_url(self, name: str) -> None:
+        """spec: "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>": exactly that, with the attempt's token."""
+        url = self.pstate.pending[name].connect_url
         token = self.pstate.tokens[name]
-        assert token in url, f"connectUrl {url!r} does not carry the attempt's one-time token"
-        if self.pstate.providers[name] == "telegram":
-            m = TELEGRAM_CONNECT_URL.fullmatch(url)
-            assert m, f"connectUrl {url!r} is not exactly https://t.me/<bot>?start=<token>"
-            assert m["token"] == token, f"connectUrl {url!r} carries {m['token']!r}, the attempt's token is {token!r}"
+        m = TELEGRAM_CONNECT_URL.fullmatch(url or "")
+        assert m, f"connectUrl {url!r} is not exactly https://t.me/<bot>?start=<token>"
+        assert m["token"] == token, f"connectUrl {url!r} carries {m['token']!r}, the attempt's token is {token!r}"
 
     def expect_confirmed(self, dev: str, name: str, principal: str, scope: str | None = None) -> None:
         """spec: "confirmed 必带 bindingId、principalId、scopeId"; the binding gets the attempt's name."""
