@@ -19,6 +19,11 @@ def set_behavior(hook_srv: HookServerDriver, dev: str, ref: str, patch: str) -> 
     hook_srv.set_behavior(dev, ref, json.loads(patch))
 
 
+@bdd.when(parsers.parse('device "{dev}" asks for the telegram behaviour of "{ref}" without the family'))
+def get_behavior_off(hook_srv: HookServerDriver, dev: str, ref: str) -> None:
+    hook_srv.ask_behavior_unannounced(dev, ref)
+
+
 @bdd.when(parsers.parse('device "{dev}" asks for the telegram behaviour of "{ref}"'))
 def get_behavior(hook_srv: HookServerDriver, dev: str, ref: str) -> None:
     hook_srv.get_behavior(dev, ref)

@@ -33,6 +33,17 @@ def start_binding_off(hook_srv: HookServerDriver, dev: str, provider: str) -> No
     hook_srv.start_binding_unannounced(dev, provider)
 
 
+@bdd.when(parsers.re(_DEV + r' asks for the (?P<provider>telegram|x) prefs of scope "(?P<scope>[^"]+)" without the '
+                     r'family$'))
+def ask_prefs_off(hook_srv: HookServerDriver, dev: str, provider: str, scope: str) -> None:
+    hook_srv.ask_prefs_unannounced(dev, provider, scope)
+
+
+@bdd.when(parsers.parse('device "{dev}" sends a provider.bind.update of its own'))
+def send_server_update(hook_srv: HookServerDriver, dev: str) -> None:
+    hook_srv.send_server_update(dev)
+
+
 @bdd.when(parsers.parse('device "{dev}" cancels the binding attempt "{name}"'))
 def cancel_attempt(hook_srv: HookServerDriver, dev: str, name: str) -> None:
     hook_srv.cancel_attempt(dev, name)

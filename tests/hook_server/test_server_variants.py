@@ -48,7 +48,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     # an explicit behaviour value equal to the default is dropped instead of kept as an override.
     "behavior-drops-explicit-default": ({"HOOK-SERVER-BEHAVIOR-02"}, set()),
     # provider frames are handled and sent without the family in hello.
-    "provider-frames-without-feature": ({"HOOK-SERVER-PROVIDER-BIND-09"}, set()),
+    "provider-frames-without-feature": ({"HOOK-SERVER-PROVIDER-BIND-09", "HOOK-SERVER-BEHAVIOR-08"}, set()),
     # the Telegram connect URL carries an extra parameter.
     "telegram-url-loose": ({"HOOK-SERVER-PROVIDER-BIND-02"}, set()),
 }

@@ -63,3 +63,10 @@ Feature: Telegram behaviour: tri-state overrides per binding, the group activati
     And device "A" reconnects after the restart
     And device "A" asks for the telegram behaviour of "tg"
     Then device "A" is told the behaviour is {"bound": true, "replyQuoteDm": "first", "groupActivation": {"-42": "always"}}
+
+  @req:HOOK-SERVER-BEHAVIOR-08 @must
+  Scenario: without provider-behavior-v1 in hello a provider.behavior.get is dropped and answered by nothing
+    Given device "B" is online declaring "provider-bind-v1"
+    When device "B" asks for the telegram behaviour of "tg" without the family
+    Then device "B" receives no provider frame
+    And the server dropped the "provider.behavior.get" frame of device "B" as "feature-not-declared"

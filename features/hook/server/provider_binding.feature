@@ -118,6 +118,19 @@ Feature: Provider-neutral binding: attempts, one-time tokens, bindings
     And device "A" closes its connection and reconnects
     Then device "A" receives no provider frame
 
+  @req:HOOK-SERVER-PROVIDER-BIND-09 @must
+  Scenario: without provider-prefs-v1 in hello a provider.prefs.get is dropped and answered by nothing
+    Given device "B" is online declaring "provider-bind-v1"
+    When device "B" asks for the telegram prefs of scope "dm" without the family
+    Then device "B" receives no provider frame
+    And the server dropped the "provider.prefs.get" frame of device "B" as "feature-not-declared"
+
+  @req:HOOK-SERVER-PROVIDER-BIND-11 @must
+  Scenario: a provider.bind.update sent by a desktop is dropped and the connection stays open
+    When device "A" sends a provider.bind.update of its own
+    Then the server dropped the "provider.bind.update" frame of device "A" as "unhandled-type"
+    And the connection of device "A" stays open
+
   @req:HOOK-SERVER-PROVIDER-BIND-11 @must
   Scenario: cancel of an ended attempt and revoke of a binding that is not the device's are dropped
     Given device "A" starts a telegram binding "tg"

@@ -8,8 +8,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ...hook import MessageType, build_hook_message, make_provider_behavior_get
-from ...hook import ProviderBehaviorSetPayload
+from ...hook import MessageType, ProviderBehaviorSetPayload, build_hook_message, make_provider_behavior_get
 from .provider_bindings import ProviderBindingOps
 
 __all__ = ["BehaviorOps"]
@@ -38,6 +37,12 @@ class BehaviorOps(ProviderBindingOps):
         """A provider.behavior.set that changes nothing (invalid: "空 set 被拒收")."""
         wire = {"requestId": f"sim-{uuid.uuid4()}", "provider": "telegram", "bindingId": self._behavior_id(ref)}
         msg = build_hook_message(ProviderBehaviorSetPayload.from_wire(wire), validate=False)
+        self.device(dev).role.send_message(msg)
+        self.barrier()
+
+    def ask_behavior_unannounced(self, dev: str, ref: str) -> None:
+        """``provider.behavior.get`` from a device whose family is off: nothing is waited for."""
+        msg = make_provider_behavior_get(request_id=f"sim-{uuid.uuid4()}", binding_id=self._behavior_id(ref))
         self.device(dev).role.send_message(msg)
         self.barrier()
 

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 from ...hook import (
     MessageType,
+    ProviderBindUpdatePayload,
+    build_hook_message,
     make_provider_bind_cancel,
     make_provider_bind_revoke,
     make_provider_bind_start,
@@ -108,6 +110,21 @@ class ProviderBindingOps(RecordChecks):
     def start_binding_unannounced(self, dev: str, provider: str) -> None:
         """``provider.bind.start`` from a device whose family is off: nothing is waited for."""
         self.device(dev).role.send_message(make_provider_bind_start(request_id=self._new_request(), provider=provider))
+        self.barrier()
+
+    def ask_prefs_unannounced(self, dev: str, provider: str, scope: str) -> None:
+        """``provider.prefs.get`` from a device whose family is off: nothing is waited for."""
+        self.device(dev).role.send_message(make_provider_prefs_get(
+            request_id=self._new_request(), provider=provider, binding_id=None, scope_id=self.chats.get(scope, scope)))
+        self.barrier()
+
+    def send_server_update(self, dev: str) -> None:
+        """A ``provider.bind.update`` sent by the desktop: a server → desktop type (dropped ``unhandled-type``)."""
+        msg = build_hook_message(ProviderBindUpdatePayload.from_wire(
+            {"provider": "telegram", "state": "none", "replyTo": None, "attemptId": None, "bindingId": None,
+             "principalId": None, "principalName": None, "scopeId": None, "scopeName": None, "connectUrl": None,
+             "expiresAt": None, "reason": None, "remediationUrl": None, "actions": []}))
+        self.device(dev).role.send_message(msg)
         self.barrier()
 
     def cancel_attempt(self, dev: str, name: str) -> None:
