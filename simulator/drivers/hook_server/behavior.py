@@ -48,7 +48,8 @@ class BehaviorOps(ProviderBindingOps):
 
     def get_behavior(self, dev: str, ref: str) -> None:
         rid = f"sim-{uuid.uuid4()}"
-        self.device(dev).role.send_message(make_provider_behavior_get(request_id=rid, binding_id=self._behavior_id(ref)))
+        msg = make_provider_behavior_get(request_id=rid, binding_id=self._behavior_id(ref))
+        self.device(dev).role.send_message(msg)
         self.pstate.behavior[dev] = (ref, self._behavior_state(dev, rid))
 
     def expect_behavior(self, dev: str, expected: dict[str, Any]) -> None:

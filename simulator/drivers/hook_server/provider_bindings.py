@@ -92,7 +92,7 @@ class ProviderBindingOps(RecordChecks):
                             and (not e.ok or e.payload.reply_to == rid))
         assert entry.ok, f"the server's provider.bind.update is invalid: {entry.issue}"
         p = entry.payload
-        assert p.state == "pending", f"provider.bind.start was answered with state {p.state!r}, not pending: {entry.text}"
+        assert p.state == "pending", f"provider.bind.start was answered with state {p.state!r}: {entry.text}"
         assert p.provider == provider, f"the pending update names provider {p.provider!r}, the start {provider!r}"
         self.pstate.pending[name], self.pstate.starter[name], self.pstate.providers[name] = p, dev, provider
         token = self._token_from_listing(name)
@@ -164,7 +164,8 @@ class ProviderBindingOps(RecordChecks):
 
     def _update(self, dev: str, pred: Any) -> Any:
         role = self.device(dev).role
-        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value and (not e.ok or pred(e.payload)))
+        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value
+                            and (not e.ok or pred(e.payload)))
         assert entry.ok, f"the server's provider.bind.update is invalid: {entry.issue}"
         return entry.payload
 
@@ -313,7 +314,7 @@ class ProviderBindingOps(RecordChecks):
         body = {"provider": provider, "workspace": workspace, **patch,
                 **({"bindingId": sel["binding_id"]} if kind == "binding" else {"scopeId": sel["scope_id"]})}
         answer = self.ctl("channel-set-prefs", body)
-        assert answer["pushed"] >= 1, f"channel-set-prefs pushed no provider.prefs.state to the bound device: {answer!r}"
+        assert answer["pushed"] >= 1, f"channel-set-prefs pushed no provider.prefs.state to the device: {answer!r}"
 
     def expect_pushed_prefs(self, dev: str, kind: str, ref: str, prefs: list[dict[str, Any]]) -> None:
         """A pushed provider.prefs.state (replyTo null) of the selector with ``prefs``."""

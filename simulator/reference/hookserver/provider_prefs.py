@@ -2,9 +2,9 @@
 bindingId/scopeId + workspace 定位,不会读取或覆写旧 prefs.* 的 Slack 行。provider-neutral 条目刻意不含 teamId"; §5
 Provider-neutral 绑定与偏好; 阶段 11 for the patch rules).
 
-Sans-I/O. Rows ``(provider, "binding"|"scope", id, workspace) → {model, effort, agentKind, permissionMode}`` in their own
-table (``provider_prefs``), never the Slack rows. A patch: an absent key keeps its value, ``None`` clears it, a string
-is stored as given (shape only: "server 只做 shape 校验不校验值合法性").
+Sans-I/O. Rows ``(provider, "binding"|"scope", id, workspace) → {model, effort, agentKind, permissionMode}`` in their
+own table (``provider_prefs``), never the Slack rows. A patch: an absent key keeps its value, ``None`` clears it, a
+string is stored as given (shape only: "server 只做 shape 校验不校验值合法性").
 """
 
 from __future__ import annotations

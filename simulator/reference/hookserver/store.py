@@ -4,8 +4,9 @@ One table per kind of record the machine persists (``Persist(table, key, row)``)
 ``tasks`` (with their ack state), ``payloads`` (each task's dispatch payload, written once: it may carry large
 attachments), ``deliveries`` (accepted ``turn.end`` results and their receipts, with expiry),
 ``messages`` (channel messages: text, state, revision, owner connection + generation, the final state before a
-reopen), ``routes`` (reopen routes), ``marks`` (ignored / isolated requestIds) and ``notices``. Each row is the
-record as JSON under its key, plus a few plain columns for inspection with the ``sqlite3`` shell.
+reopen), ``routes`` (reopen routes), ``marks`` (ignored / isolated requestIds), ``notices``, and the provider
+families' ``provider_attempts`` (with expiry), ``provider_bindings``, ``provider_prefs``, ``provider_behavior``.
+Each row is the record as JSON under its key, plus a few plain columns for inspection with the ``sqlite3`` shell.
 
 Durability (spec "accepted ... 是最终结果已进入 server 的持久交接/恢复边界"). ``apply(effects)`` writes the rows it
 is given in **one transaction**. The server (server.py) groups the ``Persist`` effects of every input that arrives
