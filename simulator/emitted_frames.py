@@ -19,7 +19,7 @@ scenario and what it carried); a rule with nothing to scan gives no result (no e
 * in every scenario where a **hook server** handed out a one-time Telegram connect token (the start parameter of a
   pending ``connectUrl``, ``simulator.hook.connect_links``), every frame it sent in that scenario is scanned for the
   token anywhere else (阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"):
-  HOOK-SERVER-TOKEN-FILTERED-01.
+  HOOK-SERVER-TOKEN-01.
 
 Sans-I/O: texts in, results out.
 """
@@ -58,7 +58,7 @@ class Violation:
 #: judged on every frame it sends.
 PATH_RULES = {"desktop": ("HOOK-DESKTOP-NO-LOCAL-PATH-01", True), "hook-server": ("HOOK-SERVER-NO-LOCAL-PATH-01", False)}
 #: Role → the requirement that a one-time connect token it handed out appears in none of its other frames.
-TOKEN_RULES = {"hook-server": "HOOK-SERVER-TOKEN-FILTERED-01"}
+TOKEN_RULES = {"hook-server": "HOOK-SERVER-TOKEN-01"}
 
 
 @dataclass

@@ -32,8 +32,16 @@ clashes with ``steps/hook_desktop/``):
 * ``channel``: the message of a task (state, text, shows / does not show, unchanged, closed out, publish count),
   messages per chat, acks recorded, online / offline notices, the delayed disconnect clean-up.
 * ``deliveries``: turn.delivery states and their error, failing / held publishes, the server's clock, receipts.
-* ``privacy``: Then no frame the server sent in this scenario carries a local absolute path in an alias field / a
-  one-time token outside the pending link that handed it out.
+* ``privacy``: Then no frame the server sent in this scenario carries a local absolute path in an alias field.
+* ``provider_bindings`` (part 2a): ``device "<D>" is online declaring "<f1, f2>"``; ``… starts a telegram|x binding
+  "<attempt>" [for scope "<s>"]``; ``… cancels the binding attempt "<a>"``; ``… revokes the binding "<a>"``; ``a user
+  "<u>" sends the /start link of "<a>" in telegram chat "<chat>"``; ``the server hears from the provider that "<a>" is
+  confirmed for principal "<p>"`` / ``… "await|deny|expire|fail" for "<a>"``; ``the server's clock passes the expiry of
+  "<a>"``; provider prefs ``device "<D>" sets|asks for the telegram|x prefs of binding|scope "<ref>" …``, ``the channel
+  sets …``; Then: the connect URL, confirmed / failed / revoked / superseded updates, the state after welcome, no
+  provider frame, the dropped reason, the token's containment, the /start message no task, the prefs told or pushed.
+* ``behavior`` (part 2a): ``device "<D>" sets|asks for the telegram behaviour of "<binding>"``, an empty set; Then:
+  the state told, the overrides the server keeps (``behavior-overrides``).
 * ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"
   on that card``; ``device "<D>" withdraws that card with the reason "<r>"``; Then: the card, the decision.
 * ``bindings`` (spec 阶段 5, 11, 13): ``device "<D>" starts a Slack sign-in``; ``… is signed in to Slack as user
@@ -54,4 +62,5 @@ pytest_plugins = [
     "steps.hook_server.fixture", "steps.hook_server.connections", "steps.hook_server.tasks",
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
+    "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
 ]

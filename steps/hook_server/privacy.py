@@ -1,4 +1,4 @@
-"""What the server never puts on the wire, over every frame it sent in the scenario (spec §2, 阶段 14)."""
+"""What the server never puts on the wire, over every frame it sent in the scenario (spec §2)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,3 @@ from simulator.drivers.hook_server import HookServerDriver
 def no_local_path(hook_srv: HookServerDriver) -> None:
     hook_srv.check_no_local_path()
 
-
-@bdd.then("no frame the server sent in this scenario carries a one-time token outside the pending link that handed it out")
-def tokens_filtered(hook_srv: HookServerDriver) -> None:
-    hook_srv.check_tokens_filtered()

@@ -108,28 +108,28 @@ def test_a_one_time_token_may_appear_only_in_the_pending_link_that_hands_it_out(
         frame("provider.bind.update", PENDING),
         frame("provider.bind.update", {**PENDING, "state": "confirmed", "connectUrl": None, "bindingId": "b1"}),
     ])
-    result = results_by_id(filtered, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    result = results_by_id(filtered, index)["HOOK-SERVER-TOKEN-01"]
     assert result.verdict is Verdict.PASS and "1 one-time token(s)" in result.evidence[0]
     forwarded = EmittedFrames()
     forwarded.observe("hook-server", "ref", "s", [
         frame("provider.bind.update", PENDING),
         frame("task.dispatch", {"requestId": "r", "prompt": f"/start {TOKEN}"}),
     ])
-    result = results_by_id(forwarded, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    result = results_by_id(forwarded, index)["HOOK-SERVER-TOKEN-01"]
     assert result.verdict is Verdict.FAIL and TOKEN in result.reason and "task.dispatch" in result.evidence[0]
     twice = EmittedFrames()  # the token twice in the handing-out frame: once is where it may be, the rest is not
     twice.observe("hook-server", "ref", "s", [frame("provider.bind.update", {**PENDING, "principalName": TOKEN})])
-    assert results_by_id(twice, index)["HOOK-SERVER-TOKEN-FILTERED-01"].verdict is Verdict.FAIL
+    assert results_by_id(twice, index)["HOOK-SERVER-TOKEN-01"].verdict is Verdict.FAIL
 
 
 def test_no_token_handed_out_gives_no_token_result_and_the_counts_survive_a_worker_handover(index):
     quiet = EmittedFrames()
     quiet.observe("hook-server", "ref", "s", [frame("pong", {})])
-    assert "HOOK-SERVER-TOKEN-FILTERED-01" not in results_by_id(quiet, index)
+    assert "HOOK-SERVER-TOKEN-01" not in results_by_id(quiet, index)
     worker = EmittedFrames()
     worker.observe("hook-server", "ref", "s", [frame("provider.bind.update", PENDING),
                                               frame("turn.progress", {"requestId": "r", "text": TOKEN})])
     controller = EmittedFrames()
     controller.absorb(json.loads(json.dumps(worker.to_json())))
-    result = results_by_id(controller, index)["HOOK-SERVER-TOKEN-FILTERED-01"]
+    result = results_by_id(controller, index)["HOOK-SERVER-TOKEN-01"]
     assert result.verdict is Verdict.FAIL and TOKEN in result.reason

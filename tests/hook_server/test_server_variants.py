@@ -52,13 +52,26 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "multi-team-without-desktop-feature": ({"HOOK-SERVER-MULTITEAM-FALLBACK-01"}, set()),
     # prefs.state with bound=false lists rows anyway.
     "prefs-unbound-leaks": ({"HOOK-SERVER-PREFS-UNBOUND-01"}, set()),
+    # part 2a, provider families: provider.bind.cancel ends every open attempt of the device.
+    "cancel-cancels-all": ({"HOOK-SERVER-PROVIDER-BIND-06"}, set()),
+    # the one-time token comes back in the confirmation (and every later state) as scopeName.
+    "token-echoed": ({"HOOK-SERVER-TOKEN-01"}, set()),
+    # /start <token> also becomes a task (its dispatch carries the token).
+    "start-token-dispatched": ({"HOOK-SERVER-TOKEN-02"}, {"HOOK-SERVER-TOKEN-01"}),
+    # an explicit behaviour value equal to the default is dropped instead of kept as an override.
+    "behavior-drops-explicit-default": ({"HOOK-SERVER-BEHAVIOR-02"}, set()),
+    # provider frames are handled and sent without the family in hello.
+    "provider-frames-without-feature": ({"HOOK-SERVER-PROVIDER-BIND-09", "HOOK-SERVER-BEHAVIOR-08"}, set()),
+    # the Telegram connect URL carries an extra parameter.
+    "telegram-url-loose": ({"HOOK-SERVER-PROVIDER-BIND-02"}, set()),
 }
 
 #: Requirements about a server configured without a welcome feature: not applicable to the reference's default
 #: features (turn-delivery-v1, turn-reopen-v1, lifecycle-announcement-v1, multi-team), judged by a run of a reference
 #: with no welcome features (``--features ''``) instead.
 WITHOUT_FEATURES = {"HOOK-SERVER-LIFECYCLE-04", "HOOK-SERVER-DELIVERY-06", "HOOK-SERVER-REOPEN-GATE-01",
-                    "HOOK-SERVER-MULTITEAM-FALLBACK-02"}
+                    "HOOK-SERVER-MULTITEAM-FALLBACK-02",
+                    "HOOK-SERVER-PROVIDER-BIND-10"}
 BARE_FEATURES = ""
 
 
@@ -91,8 +104,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunPool) -> None:
     run = runs["external"]
     root = Path(__file__).resolve().parents[2]
-    registry = {line.split('"')[1] for line in (root / "scenarios/requirements/hook-server.toml").read_text(
-        encoding="utf-8").splitlines() if line.startswith("id = ")}
+    registry = {line.split('"')[1] for path in (root / "scenarios/requirements").glob("hook-server*.toml")
+                for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("id = ")}
     missing = registry - set(run.verdicts())
     assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
     assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)

@@ -1,9 +1,8 @@
 Feature: What the hook server never puts on the wire
   Local folders stay on the desktop: the server dispatches and reports only the aliases a hello registered (§2
-  "workspace 是别名:本地绝对路径只存在于 desktop,永不过网线。server 只能派发 hello 注册过的别名。"). A one-time binding
-  credential goes out once, in the pending link that hands it out, and is filtered from everything else (阶段 14
-  "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发。"). Both rules are also judged over every frame the
-  server sends in the whole run (the emitted-frames results of the report).
+  "workspace 是别名:本地绝对路径只存在于 desktop,永不过网线。server 只能派发 hello 注册过的别名。"). The rule is also
+  judged over every frame the server sends in the whole run (the emitted-frames results of the report), as is the
+  one-time token rule of provider_binding.feature (HOOK-SERVER-TOKEN-01).
 
   @req:HOOK-SERVER-NO-LOCAL-PATH-01 @must
   Scenario: a folder path chosen in the channel and written by the user: no alias field of any frame holds a path

@@ -19,12 +19,15 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``bad_input`` | frames a well-behaved desktop never sends |
 | ``deliveries`` | turn.delivery: states, retries, a safe error, the delivery receipt |
 | ``cards`` | interaction cards: ask, press, decide, withdraw |
-| ``privacy`` | what the server never puts on the wire: a local path in an alias field, a one-time token |
+| ``privacy`` | what the server never puts on the wire: a local path in an alias field |
 | ``bindings`` | Slack sign-in (bind.*), multi-team bind.state, Slack preferences (prefs.*), list-bindings |
+| ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences (part 2a) |
+| ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
 from .auth import BadToken, Refusal, RefusalStage
+from .behavior import BehaviorOps
 from .bad_input import oversized_progress
 from .bindings import BindingOps, SlackNames, parse_bindings
 from .cards import PRESS_REFUSAL, Card
@@ -39,6 +42,7 @@ from .control_answers import (
     ControlSchema,
     Listing,
 )
+from .provider_bindings import PROVIDER_FRAME_TYPES, TELEGRAM_CONNECT_URL, ProviderBindingOps, ProviderState
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -49,9 +53,10 @@ __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
-    "BadToken", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device", "Hangup",
-    "HookServerDriver",
-    "HookServerScenario", "Listing", "Refusal", "RefusalStage", "SlackNames",
+    "PROVIDER_FRAME_TYPES", "TELEGRAM_CONNECT_URL",
+    "BadToken", "BehaviorOps", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device",
+    "Hangup", "HookServerDriver", "HookServerScenario", "Listing", "ProviderBindingOps", "ProviderState", "Refusal",
+    "RefusalStage", "SlackNames",
     "await_close", "check_delivery_error", "hello_kwargs", "leaks", "oversized_progress", "parse_bindings",
     "redelivery_changes",
     "unknown_external_key",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ...targets import Role
 from .auth import AuthOps
+from .behavior import BehaviorOps
 from .bad_input import BadInputOps
 from .bindings import BindingOps
 from .cards import CardOps
@@ -34,7 +35,7 @@ __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
-class HookServerDriver(ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
+class HookServerDriver(BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
                        RecordChecks, DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,
     wire log, step limit and a ``note`` callback for the server's identity; call ``finish`` when the scenario ends."""

@@ -29,7 +29,8 @@ CAPABILITIES: Final = (
     "config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections", "dropped-frames",
     "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace", "set-cleanup-latency",
     "ping-desktops", "press-button", "restart",
-    "slack-authorize", "list-bindings", "channel-set-prefs",
+    # part 2a (docs/control-api.md "Bindings and preferences (hook-server, part 2a)")
+    "slack-authorize", "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
@@ -86,8 +87,11 @@ class HookServerControlApi:
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
             "restart": lambda b: (self.server.restart(), {"ok": True})[1],
             "slack-authorize": lambda b: self._ok(lambda now: self.server.machine.slack_authorize(b, now)),
+            "provider-authorize": lambda b: self.server.call(
+                lambda now: self.server.machine.provider_authorize(b, now)),
             "list-bindings": lambda b: self._view(lambda m: m.list_bindings(_opt_filter(b, "deviceId"))),
             "channel-set-prefs": self._channel_set_prefs,
+            "behavior-overrides": lambda b: self._view(lambda m: m.behavior_overrides(b)),
         }
         assert tuple(self._routes) == CAPABILITIES
 

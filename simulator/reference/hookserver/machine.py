@@ -73,9 +73,11 @@ from .channel import (
     provider_for,
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
+from .effects import Close, Effect, MachineError, Persist, Send, Wake
 from .lanes import Lane, LaneKey, choose_workspace
 from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
 from .slack_prefs import PREF_KEYS, SlackPrefs
+from .provider_families import ProviderFamilies
 from .variants import Variant
 
 __all__ = [
@@ -85,63 +87,15 @@ __all__ = [
 
 DEFAULT_SERVER_NAME: Final = "simulator-hook-server"
 DEFAULT_FEATURES: Final = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value,
-                           Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.MULTI_TEAM.value)
+                           Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.MULTI_TEAM.value, Feature.PROVIDER_BIND.value,
+                           Feature.PROVIDER_PREFS.value, Feature.PROVIDER_BEHAVIOR.value,
+                           Feature.PROVIDER_TELEGRAM.value, Feature.PROVIDER_X.value)
 CLOSE_SUPERSEDED: Final = (4000, "superseded by a newer connection")
 CLOSE_RESTART: Final = (1012, "service restart")
 #: The dropped-frames log keeps the newest entries only (a bench drives thousands of connections).
 DROPPED_LOG_LIMIT: Final = 20_000
 _WORKING: Final = "Working…"
 _WAITING: Final = "Waiting for the desktop…"
-
-
-class MachineError(Exception):
-    """A control command that does not apply (our caller's misuse): ``code`` and ``status`` for the control API."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
-
-
-# -- effects -----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Write ``text`` as one WebSocket text frame on connection ``conn`` (``type`` for logs)."""
-
-    conn: str
-    text: str
-    type: str
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    conn: str
-    code: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Persist:
-    """Upsert ``row`` under ``key`` in ``table`` (``row`` None: delete). Committed before the next ``Send``.
-
-    ``lazy``: losing the write is harmless (a ``turn.progress`` snapshot, spec §4 "丢帧无害"), so the shell need not
-    commit it on its own: it rides the next commit (or a short flush timer)."""
-
-    table: str
-    key: str
-    row: Mapping[str, Any] | None
-    lazy: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Wake:
-    """Call ``tick(now)`` once ``now >= at``."""
-
-    at: int
-
-
-Effect = Send | Close | Persist | Wake
 
 
 # -- state ---------------------------------------------------------------------------------------------------------
@@ -275,7 +229,7 @@ _IGNORED = "reopen-unknown"
 _ISOLATED = "isolated-request"
 
 
-class HookServerMachine:
+class HookServerMachine(ProviderFamilies):
     def __init__(self, settings: ServerSettings | None = None, *, ids: Callable[[], str] | None = None) -> None:
         self.settings = settings or ServerSettings()
         self.variant = self.settings.variant
@@ -306,6 +260,7 @@ class HookServerMachine:
         #: Slack bindings and preferences (durable: slack_binding.py, slack_prefs.py)
         self.slack = SlackBindings(revoke_pending_drops_bindings=self.variant is Variant.REVOKE_PENDING_DROPS_BINDINGS)
         self.slack_prefs = SlackPrefs(replace_on_set=self.variant is Variant.PREFS_SET_REPLACES)
+        self._provider_init()
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -474,6 +429,7 @@ class HookServerMachine:
             out.append(Close(previous.conn_id, *CLOSE_SUPERSEDED))
         device.conn_id = conn.conn_id
         self._bind_state(conn, now, out)  # spec 阶段 5 bind.state "连接建立 ... 后推送" (multi-team on)
+        self._provider_after_welcome(conn, now, out)
         if conn.lifecycle_announcement:
             self._notice(out, "online", device.device_id, now)
         # spec §4 "断线重连:server 重投未 ack 的任务" — never twice on one connection, never after an ack or end
@@ -920,8 +876,8 @@ class HookServerMachine:
         return out
 
     def list_bindings(self, device_id: str | None) -> dict[str, Any]:
-        """Control ``list-bindings`` (``provider`` and ``attempts``: the provider families')."""
-        return {**self.slack.listing(device_id), "provider": [], "attempts": []}
+        """Control ``list-bindings``: the Slack parts here, ``provider`` and ``attempts`` the provider families'."""
+        return {**self.slack.listing(device_id), **self.list_provider_bindings(device_id)}
 
     def channel_set_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
         """Control ``channel-set-prefs``: a change made in the channel (the ``/model`` card), a branch per provider."""
@@ -961,6 +917,8 @@ class HookServerMachine:
                 self._purge(key, now, out)
             elif kind == "cleanup":
                 self._run_cleanup(int(key), now, out)
+            elif kind == "attempt-expiry":
+                self._expire_attempt(key, now, out)
         if self._timers:
             out.append(Wake(self._timers[0][0]))
         return out
@@ -980,6 +938,13 @@ class HookServerMachine:
         if not isinstance(text, str) or not text.strip():
             raise MachineError("invalid-request", "text: a non-empty string is required")
         _req_str(body, "userId")  # the user is the channel's business: the dispatch carries no user id
+        command = text.strip()
+        if provider_name == "telegram" and (command == "/start" or command.startswith("/start ")):
+            token = command.removeprefix("/start").strip()
+            out = self.inject_bind(body, token, now)
+            if self.variant is Variant.START_TOKEN_DISPATCHED and self.devices:
+                out += self.inject_message({**body, "text": f"/relay {command}"}, now)[1]
+            return {"ok": True, "kind": "bind", "requestId": None, "messageId": None, "externalKey": None}, out
         key: LaneKey = (provider_name, chat_id, thread_id)
         lane = self.lanes.get(key)
         device_id = _opt_str(body, "deviceId")
@@ -1214,6 +1179,7 @@ class HookServerMachine:
         self.slack.restore(list(tables.get("slack_bindings", ())), list(tables.get("slack_pending", ())))
         self.slack_prefs.restore(tables.get("slack_prefs", ()))
         self.notices.sort(key=lambda n: n.at)
+        self._provider_restore(tables, out)
         self._seq = max([0] + [t.seq for t in self.tasks.values()] + [m.seq for m in self.messages.values()]
                         + [r.seq for r in self.routes.values()] + [d.seq for d in self.devices.values()])
         for r in self.routes.values():
@@ -1254,12 +1220,21 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.BIND_REVOKE: HookServerMachine._on_bind_revoke,
     MessageType.PREFS_GET: HookServerMachine._on_prefs_get,
     MessageType.PREFS_SET: HookServerMachine._on_prefs_set,
+    MessageType.PROVIDER_BIND_START: HookServerMachine._on_provider_bind_start,
+    MessageType.PROVIDER_BIND_CANCEL: HookServerMachine._on_provider_bind_cancel,
+    MessageType.PROVIDER_BIND_REVOKE: HookServerMachine._on_provider_bind_revoke,
+    MessageType.PROVIDER_PREFS_GET: HookServerMachine._on_provider_prefs_get,
+    MessageType.PROVIDER_PREFS_SET: HookServerMachine._on_provider_prefs_set,
+    MessageType.PROVIDER_BEHAVIOR_GET: HookServerMachine._on_provider_behavior_get,
+    MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
 }
 
 
 #: control ``channel-set-prefs``: provider → its branch
 _CHANNEL_PREFS: dict[str, Callable[[HookServerMachine, Mapping[str, Any], int], tuple[int, list[Effect]]]] = {
     "slack": HookServerMachine._channel_set_slack_prefs,
+    "telegram": HookServerMachine.channel_set_provider_prefs,
+    "x": HookServerMachine.channel_set_provider_prefs,
 }
 
 

@@ -4,10 +4,11 @@ One table per kind of record the machine persists (``Persist(table, key, row)``)
 ``tasks`` (with their ack state), ``payloads`` (each task's dispatch payload, written once: it may carry large
 attachments), ``deliveries`` (accepted ``turn.end`` results and their receipts, with expiry),
 ``messages`` (channel messages: text, state, revision, owner connection + generation, the final state before a
-reopen), ``routes`` (reopen routes), ``marks`` (ignored / isolated requestIds), ``notices``, and the Slack binding
+reopen), ``routes`` (reopen routes), ``marks`` (ignored / isolated requestIds), ``notices``; the Slack binding
 family's ``slack_bindings`` (confirmed bindings), ``slack_pending`` (pending authorizations) and ``slack_prefs``
-(preference rows). Each row is the
-record as JSON under its key, plus a few plain columns for inspection with the ``sqlite3`` shell.
+(preference rows); the provider families' ``provider_attempts`` (with expiry), ``provider_bindings``,
+``provider_prefs``, ``provider_behavior``. Each row is the record as JSON under its key, plus a few plain columns for
+inspection with the ``sqlite3`` shell.
 
 Durability (spec "accepted ... 是最终结果已进入 server 的持久交接/恢复边界"). ``apply(effects)`` writes the rows it
 is given in **one transaction**. The server (server.py) groups the ``Persist`` effects of every input that arrives
@@ -46,6 +47,11 @@ TABLES: Final[dict[str, tuple[str, ...]]] = {
     "slack_bindings": ("device_id", "team_id", "slack_user_id"),
     "slack_pending": ("device_id", "team_id"),
     "slack_prefs": ("team_id", "slack_user_id", "workspace"),
+    # provider families (provider_families.py): attempts with their expiry, bindings, prefs rows, behaviour overrides
+    "provider_attempts": ("device_id", "state", "expires_at"),
+    "provider_bindings": ("device_id", "provider", "scope_id"),
+    "provider_prefs": ("provider", "kind", "workspace"),
+    "provider_behavior": (),
 }
 
 

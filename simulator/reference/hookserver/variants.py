@@ -41,6 +41,18 @@ class Variant(BrokenVariant):
     MULTI_TEAM_WITHOUT_DESKTOP_FEATURE = "multi-team-without-desktop-feature"
     #: prefs.state with bound=false lists rows anyway (spec 阶段 11 "bound=false 时 prefs 恒空数组").
     PREFS_UNBOUND_LEAKS = "prefs-unbound-leaks"
+    #: provider.bind.cancel ends every open attempt of the device (spec "只取消指定 attemptId").
+    CANCEL_CANCELS_ALL = "cancel-cancels-all"
+    #: the one-time token shows up again after its pending update (阶段 14 "一次性凭证由 server 过滤,不转发").
+    TOKEN_ECHOED = "token-echoed"
+    #: /start <token> also becomes a task.dispatch (阶段 14 "一次性凭证 … 不转发").
+    START_TOKEN_DISPATCHED = "start-token-dispatched"
+    #: provider.behavior.set drops an explicit value equal to the default (阶段 19 "即使等于当前默认值也要保留用户意图").
+    BEHAVIOR_DROPS_EXPLICIT_DEFAULT = "behavior-drops-explicit-default"
+    #: provider frames are handled and sent without the feature in hello (§2 "provider 能力必须双向协商").
+    PROVIDER_FRAMES_WITHOUT_FEATURE = "provider-frames-without-feature"
+    #: the Telegram connect URL carries an extra parameter (§5 "严格的 https://t.me/<bot>?start=<token>").
+    TELEGRAM_URL_LOOSE = "telegram-url-loose"
 
     @classmethod
     def subject(cls) -> str:

@@ -148,6 +148,7 @@ def test_every_answer_validates_against_the_schema():
             c("list-bindings", {"deviceId": "sd"})
             c("channel-set-prefs", {"provider": "slack", "teamId": "T1", "slackUserId": "U1", "workspace": "chat",
                                     "model": "opus", "effort": None})
+        _provider_calls(c, handle.url)  # part 2a
         c("restart")
         c("list-messages")
         c("notices")
@@ -185,3 +186,30 @@ def _shared_server():
     SERVER["handle"] = start_server()
     yield
     SERVER.pop("handle").stop()
+
+
+def _provider_calls(c: Checked, url: str) -> None:
+    """The provider capabilities of part 2a: an attempt confirmed by /start and by provider-authorize, the listing,
+    a channel-side prefs change and the behaviour overrides."""
+    from simulator.hook import make_provider_bind_start
+
+    with connect(url, additional_headers={"Authorization": "Bearer t"}, open_timeout=5) as ws:
+        ws.send(serialize_hook_message(make_hello(
+            protocol_version=1, device_id="pd", device_name="pd", workspaces=("chat",), agents=("a",),
+            features=("provider-bind-v1", "provider-prefs-v1", "provider-behavior-v1"))))
+        recv(ws, "welcome")
+        ws.send(serialize_hook_message(make_provider_bind_start(request_id="b1", provider="telegram")))
+        first = recv(ws, "provider.bind.update")
+        ws.send(serialize_hook_message(make_provider_bind_start(request_id="b2", provider="x")))
+        second = recv(ws, "provider.bind.update")
+        listing = c("list-bindings", {"deviceId": "pd"})
+        (token,) = [a["token"] for a in listing["attempts"] if a["attemptId"] == first.attempt_id]
+        bind = c("inject-message", {"provider": "telegram", "chatId": "42", "userId": "U", "text": f"/start {token}"})
+        assert bind["kind"] == "bind"
+        binding = recv(ws, "provider.bind.update")
+        assert binding.state == "confirmed"
+        c("provider-authorize", {"attemptId": second.attempt_id, "outcome": "confirm", "principalId": "xp"})
+        c("list-bindings")
+        c("channel-set-prefs", {"provider": "telegram", "bindingId": binding.binding_id, "workspace": "chat",
+                                "model": "m"})
+        c("behavior-overrides", {"bindingId": binding.binding_id})

@@ -1,0 +1,354 @@
+"""Provider-neutral binding and provider preferences, driven from the desktop side (spec §5 Provider-neutral 绑定与偏好;
+§2 provider 能力必须双向协商, provider 偏好隔离; 阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"),
+with the channel side played through the control API (docs/control-api.md "Bindings and preferences (hook-server,
+part 2a)": ``inject-message`` ``/start <token>``, ``provider-authorize``, ``list-bindings``, ``channel-set-prefs``).
+
+Names: an *attempt* is named by the feature when it starts ("tg1"); the binding it confirms carries the same name.
+Every provider frame a device receives is parsed by the core (``parse_hook_message``): an invalid one fails the step
+that meets it. Expected values come from the feature; the harness never reads the reference.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ...hook import (
+    MessageType,
+    ProviderBindUpdatePayload,
+    build_hook_message,
+    make_provider_bind_cancel,
+    make_provider_bind_revoke,
+    make_provider_bind_start,
+    make_provider_prefs_get,
+    make_provider_prefs_set,
+)
+from .records import RecordChecks
+
+__all__ = ["PROVIDER_FRAME_TYPES", "TELEGRAM_CONNECT_URL", "ProviderBindingOps", "ProviderState"]
+
+#: spec §5: "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>" (a bot username, the token of the contract).
+TELEGRAM_CONNECT_URL = re.compile(r"https://t\.me/(?P<bot>[A-Za-z0-9_]{1,32})\?start=(?P<token>[A-Za-z0-9_-]{1,64})")
+#: The server → desktop frames of the provider families.
+PROVIDER_FRAME_TYPES = frozenset({
+    MessageType.PROVIDER_BIND_UPDATE.value, MessageType.PROVIDER_BIND_STATE.value,
+    MessageType.PROVIDER_PREFS_STATE.value, MessageType.PROVIDER_BEHAVIOR_STATE.value,
+})
+
+
+@dataclass
+class ProviderState:
+    """What a scenario learnt of the provider families: attempt name → its pending update (and the device that
+    started it), binding name → bindingId, the provider of each name, the tokens seen, the last states."""
+
+    pending: dict[str, Any] = field(default_factory=dict)
+    starter: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, str] = field(default_factory=dict)
+    bindings: dict[str, str] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    #: token → the text of the one frame allowed to carry it (the attempt's pending update)
+    token_frames: dict[str, str] = field(default_factory=dict)
+    prefs: dict[str, Any] = field(default_factory=dict)
+    behavior: dict[str, Any] = field(default_factory=dict)
+
+
+class ProviderBindingOps(RecordChecks):
+    @property
+    def pstate(self) -> ProviderState:
+        state = self.__dict__.get("_provider_state")
+        if state is None:
+            state = self.__dict__["_provider_state"] = ProviderState()
+        return state
+
+    def _new_request(self) -> str:
+        return f"sim-{uuid.uuid4()}"
+
+    def attempt_id(self, name: str) -> str:
+        if name not in self.pstate.pending:
+            raise AssertionError(f"no binding attempt named {name!r} in this scenario")
+        return self.pstate.pending[name].attempt_id
+
+    def binding_id(self, name: str) -> str:
+        if name not in self.pstate.bindings:
+            raise AssertionError(f"no binding named {name!r} in this scenario (never confirmed)")
+        return self.pstate.bindings[name]
+
+    # -- Given / When: the desktop ---------------------------------------------------------------------------------
+
+    def online_declaring(self, dev: str, features: list[str]) -> None:
+        """The device says hello with its default features plus ``features``."""
+        hello = dict(self.device(dev).hello)
+        self.online(dev, {"features": [*hello.get("features", []), *features]})
+
+    def start_binding(self, dev: str, provider: str, name: str, scope: str | None = None) -> None:
+        """``provider.bind.start``; the pending update answering it (replyTo = its requestId) is recorded."""
+        rid = self._new_request()
+        role = self.device(dev).role
+        role.send_message(make_provider_bind_start(request_id=rid, provider=provider, scope_id=scope))
+        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value
+                            and (not e.ok or e.payload.reply_to == rid))
+        assert entry.ok, f"the server's provider.bind.update is invalid: {entry.issue}"
+        p = entry.payload
+        assert p.state == "pending", f"provider.bind.start was answered with state {p.state!r}: {entry.text}"
+        assert p.provider == provider, f"the pending update names provider {p.provider!r}, the start {provider!r}"
+        self.pstate.pending[name], self.pstate.starter[name], self.pstate.providers[name] = p, dev, provider
+        token = self._token_from_listing(name)
+        self.pstate.tokens[name] = token
+        self.pstate.token_frames[token] = entry.text
+
+    def _token_from_listing(self, name: str) -> str:
+        """The attempt's one-time token as the identity provider sees it (``list-bindings`` ``attempts[].token``)."""
+        aid = self.attempt_id(name)
+        answer = self.ctl("list-bindings", {"deviceId": self.device(self.pstate.starter[name]).role.device_id})
+        tokens = [a["token"] for a in answer["attempts"] if a["attemptId"] == aid]
+        assert tokens, f"list-bindings does not list the open attempt {aid!r}: {answer['attempts']!r}"[:600]
+        return tokens[0]
+
+    def start_binding_unannounced(self, dev: str, provider: str) -> None:
+        """``provider.bind.start`` from a device whose family is off: nothing is waited for."""
+        self.device(dev).role.send_message(make_provider_bind_start(request_id=self._new_request(), provider=provider))
+        self.barrier()
+
+    def ask_prefs_unannounced(self, dev: str, provider: str, scope: str) -> None:
+        """``provider.prefs.get`` from a device whose family is off: nothing is waited for."""
+        self.device(dev).role.send_message(make_provider_prefs_get(
+            request_id=self._new_request(), provider=provider, binding_id=None, scope_id=self.chats.get(scope, scope)))
+        self.barrier()
+
+    def send_server_update(self, dev: str) -> None:
+        """A ``provider.bind.update`` sent by the desktop: a server → desktop type (dropped ``unhandled-type``)."""
+        msg = build_hook_message(ProviderBindUpdatePayload.from_wire(
+            {"provider": "telegram", "state": "none", "replyTo": None, "attemptId": None, "bindingId": None,
+             "principalId": None, "principalName": None, "scopeId": None, "scopeName": None, "connectUrl": None,
+             "expiresAt": None, "reason": None, "remediationUrl": None, "actions": []}))
+        self.device(dev).role.send_message(msg)
+        self.barrier()
+
+    def cancel_attempt(self, dev: str, name: str) -> None:
+        self.device(dev).role.send_message(make_provider_bind_cancel(
+            request_id=self._new_request(), provider=self.pstate.providers[name], attempt_id=self.attempt_id(name)))
+        self.barrier()
+
+    def revoke_binding(self, dev: str, name: str) -> None:
+        self.device(dev).role.send_message(make_provider_bind_revoke(
+            request_id=self._new_request(), provider=self.pstate.providers[name], binding_id=self.binding_id(name)))
+        self.barrier()
+
+    # -- When: the channel and the identity provider ---------------------------------------------------------------
+
+    def send_start(self, name: str, chat: str, user: str) -> None:
+        """The user sends ``/start <token>`` to the Telegram bot; the server answers ``kind: "bind"``."""
+        self.providers[chat] = "telegram"
+        body = {"provider": "telegram", "chatId": self.chat(chat), "threadId": None, "userId": user,
+                "userName": f"{user} name", "text": f"/start {self.pstate.tokens[name]}"}
+        answer = self.ctl("inject-message", body)
+        assert answer["kind"] == "bind", f"the server did not take /start <token> as a binding: {answer!r}"
+
+    def authorize(self, name: str, outcome: str, principal: str | None = None, scope: str | None = None) -> None:
+        body: dict[str, Any] = {"attemptId": self.attempt_id(name), "outcome": outcome}
+        if principal:
+            body["principalId"] = principal
+        if scope:
+            body["scopeId"] = self.chats.get(scope, scope)  # a chat the scenario named, else the name itself
+        self.answers.require("provider-authorize")
+        self.ctl("provider-authorize", body)
+
+    def pass_expiry(self, name: str) -> None:
+        """The server's clock passes the attempt's ``expiresAt``."""
+        self.advance_to(self.pstate.pending[name].expires_at)
+
+    # -- Then: updates ---------------------------------------------------------------------------------------------
+
+    def _update(self, dev: str, pred: Any) -> Any:
+        role = self.device(dev).role
+        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value
+                            and (not e.ok or pred(e.payload)))
+        assert entry.ok, f"the server's provider.bind.update is invalid: {entry.issue}"
+        return entry.payload
+
+    def expect_connect_url(self, name: str) -> None:
+        """spec: "pending 必带 HTTPS connectUrl、attemptId、expiresAt": an https URL carrying the attempt's one-time
+        token (the attemptId and expiresAt linkage is the core's parse of the update)."""
+        url = self.pstate.pending[name].connect_url
+        assert isinstance(url, str) and urlsplit(url).scheme == "https", f"connectUrl {url!r} is not an https URL"
+        assert self.pstate.tokens[name] in url, f"connectUrl {url!r} does not carry the attempt's one-time token"
+
+    def expect_strict_telegram_url(self, name: str) -> None:
+        """spec: "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>": exactly that, with the attempt's token."""
+        url = self.pstate.pending[name].connect_url
+        token = self.pstate.tokens[name]
+        m = TELEGRAM_CONNECT_URL.fullmatch(url or "")
+        assert m, f"connectUrl {url!r} is not exactly https://t.me/<bot>?start=<token>"
+        assert m["token"] == token, f"connectUrl {url!r} carries {m['token']!r}, the attempt's token is {token!r}"
+
+    def expect_confirmed(self, dev: str, name: str, principal: str, scope: str | None = None) -> None:
+        """spec: "confirmed 必带 bindingId、principalId、scopeId"; the binding gets the attempt's name."""
+        provider = self.pstate.providers[name]
+        p = self._update(dev, lambda q: q.state == "confirmed" and q.provider == provider)
+        assert p.principal_id == principal, f"confirmed principalId {p.principal_id!r}, expected {principal!r}"
+        if scope is not None:
+            want = self.chats.get(scope, scope)
+            assert p.scope_id == want, f"confirmed scopeId {p.scope_id!r}, expected {want!r}"
+        assert p.binding_id not in self.pstate.bindings.values(), f"the confirmation reuses bindingId {p.binding_id!r}"
+        self.pstate.bindings[name] = p.binding_id
+        self.pstate.providers.setdefault(name, provider)
+
+    def expect_attempt_state(self, dev: str, name: str, state: str, reason: str | None = None) -> None:
+        """An update of the attempt (by attemptId): ``state``, with ``reason`` when given."""
+        aid = self.attempt_id(name)
+        p = self._update(dev, lambda q: q.attempt_id == aid and q.state != "pending")
+        assert p.state == state, f"attempt {name!r}: state {p.state!r}, expected {state!r}"
+        if reason is not None:
+            assert p.reason == reason, f"attempt {name!r}: reason {p.reason!r}, expected {reason!r}"
+
+    def expect_binding_state(self, dev: str, name: str, state: str, reason: str) -> None:
+        """``revoked`` / ``superseded`` of the binding (by bindingId), with ``reason``."""
+        bid = self.binding_id(name)
+        p = self._update(dev, lambda q: q.binding_id == bid and q.state != "confirmed")
+        assert (p.state, p.reason) == (state, reason), \
+            f"binding {name!r}: {p.state!r} / {p.reason!r}, expected {state!r} / {reason!r}"
+
+    def expect_binding_after_welcome(self, dev: str, name: str) -> None:
+        """After welcome: a provider.bind.state of the confirmed binding."""
+        bid = self.binding_id(name)
+        entry = self.device(dev).role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_STATE.value
+                                             and (not e.ok or e.payload.binding_id == bid))
+        assert entry.ok, f"the server's provider.bind.state is invalid: {entry.issue}"
+        assert entry.payload.state == "confirmed", f"provider.bind.state of {name!r}: {entry.payload.state!r}"
+
+    def expect_no_binding_update(self, dev: str, name: str) -> None:
+        """Nothing more about the attempt or binding ``name`` arrives (quiet window, connection alive)."""
+        aid = self.pstate.pending[name].attempt_id if name in self.pstate.pending else None
+        bid = self.pstate.bindings.get(name)
+
+        def about(e: Any) -> bool:
+            if e.type not in (MessageType.PROVIDER_BIND_UPDATE.value, MessageType.PROVIDER_BIND_STATE.value):
+                return False
+            return not e.ok or e.payload.attempt_id == aid or (bid is not None and e.payload.binding_id == bid)
+
+        self.device(dev).role.expect_none(about, self.quiet, include_pending=False)
+
+    def expect_no_provider_frame(self, dev: str) -> None:
+        """spec §2: with a family off the server sends none of its frames on the device's current connection (since
+        it opened, and for the quiet window, the connection alive)."""
+        role = self.device(dev).role
+        role.expect_none(lambda e: e.type in PROVIDER_FRAME_TYPES, self.quiet)
+        sent = [e.text for e in role.connection.received if e.type in PROVIDER_FRAME_TYPES]
+        assert not sent, f"the server sent provider frames to device {dev!r}: {sent!r}"[:600]
+
+    def expect_dropped_reason(self, dev: str, type_: str, reason: str) -> None:
+        self.expect_dropped(dev, lambda r: r.get("type") == type_ and r.get("reason") == reason,
+                            f"the {type_} frame with reason {reason!r}")
+
+    def expect_token_contained(self, name: str) -> None:
+        """阶段 14 "一次性凭证 … 由 server 过滤,不转发": the token appears in no frame any device received in the
+        scenario except the attempt's pending update, and in none of the server's message, task or log answers."""
+        token = self.pstate.tokens[name]
+        allowed = self.pstate.token_frames[token]
+        self.settle()
+        for dev in self.devices.values():
+            for conn in dev.role.connections:
+                leaked = [e.text for e in conn.received if token in e.text and e.text != allowed]
+                assert not leaked, f"the one-time token of {name!r} reached device {dev.name!r} again: {leaked!r}"[:600]
+        for capability, body in (("list-messages", {"provider": "telegram"}), ("list-tasks", {}),
+                                  ("dropped-frames", {})):
+            answer = self.ctl(capability, body)
+            assert token not in repr(answer), f"the one-time token of {name!r} shows in the {capability} answer"
+
+    def expect_start_not_a_task(self, chat: str) -> None:
+        """The /start message became no task: no device receives a task.dispatch, the chat holds no message."""
+        for dev in self.devices.values():
+            if dev.role.conn is not None and dev.role.conn.is_open:
+                dev.role.expect_none(MessageType.TASK_DISPATCH, self.quiet)
+        rows = self.rows("list-messages", {"provider": "telegram", "chatId": self.chat(chat)})
+        assert not rows, f"the /start message became a channel message (a task): {rows!r}"[:600]
+
+    def expect_listed_binding(self, dev: str, name: str) -> None:
+        device_id = self.device(dev).role.device_id
+        answer = self.ctl("list-bindings", {"deviceId": device_id})
+        ids = [b["bindingId"] for b in answer["provider"]]
+        assert self.binding_id(name) in ids, f"list-bindings does not list binding {name!r}: {answer['provider']!r}"
+
+    # -- provider preferences --------------------------------------------------------------------------------------
+
+    def _selector(self, kind: str, ref: str) -> dict[str, Any]:
+        if kind == "binding":
+            return {"binding_id": self.binding_id(ref), "scope_id": None}
+        return {"binding_id": None, "scope_id": self.chats.get(ref, ref)}
+
+    def _prefs_state(self, dev: str, rid: str) -> Any:
+        role = self.device(dev).role
+        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_PREFS_STATE.value
+                            and (not e.ok or e.payload.reply_to == rid))
+        assert entry.ok, f"the server's provider.prefs.state is invalid: {entry.issue}"
+        assert "teamId" not in entry.text, f"provider.prefs.state carries a teamId: {entry.text[:300]}"
+        return entry.payload
+
+    def set_provider_prefs(self, dev: str, provider: str, kind: str, ref: str, workspace: str,
+                           patch: dict[str, Any]) -> None:
+        rid = self._new_request()
+        self.device(dev).role.send_message(make_provider_prefs_set(
+            request_id=rid, provider=provider, workspace=workspace, **self._selector(kind, ref),
+            **{_snake(k): v for k, v in patch.items()}))
+        self.pstate.prefs[dev] = (rid, provider, kind, ref, self._prefs_state(dev, rid))
+
+    def get_provider_prefs(self, dev: str, provider: str, kind: str, ref: str) -> None:
+        rid = self._new_request()
+        self.device(dev).role.send_message(make_provider_prefs_get(request_id=rid, provider=provider,
+                                                                   **self._selector(kind, ref)))
+        self.pstate.prefs[dev] = (rid, provider, kind, ref, self._prefs_state(dev, rid))
+
+    def set_prefs_absolute_path(self, dev: str, provider: str, kind: str, ref: str, path: str) -> None:
+        """A provider.prefs.set whose workspace is an absolute path (invalid: "校验器拒绝绝对路径")."""
+        msg = make_provider_prefs_set(request_id=self._new_request(), provider=provider, workspace=path,
+                                      model="path-model", validate=False, **self._selector(kind, ref))
+        self.device(dev).role.send_message(msg)
+        self.barrier()
+
+    def channel_sets_prefs(self, provider: str, kind: str, ref: str, workspace: str, patch: dict[str, Any]) -> None:
+        self.answers.require("channel-set-prefs")
+        sel = self._selector(kind, ref)
+        body = {"provider": provider, "workspace": workspace, **patch,
+                **({"bindingId": sel["binding_id"]} if kind == "binding" else {"scopeId": sel["scope_id"]})}
+        answer = self.ctl("channel-set-prefs", body)
+        assert answer["pushed"] >= 1, f"channel-set-prefs pushed no provider.prefs.state to the device: {answer!r}"
+
+    def expect_pushed_prefs(self, dev: str, kind: str, ref: str, prefs: list[dict[str, Any]]) -> None:
+        """A pushed provider.prefs.state (replyTo null) of the selector with ``prefs``."""
+        sel = self._selector(kind, ref)
+        role = self.device(dev).role
+        entry = role.expect(lambda e: e.type == MessageType.PROVIDER_PREFS_STATE.value
+                            and (not e.ok or e.payload.reply_to is None))
+        assert entry.ok, f"the server's provider.prefs.state is invalid: {entry.issue}"
+        p = entry.payload
+        assert (p.binding_id, p.scope_id) == (sel["binding_id"], sel["scope_id"]), \
+            f"the pushed provider.prefs.state selects {(p.binding_id, p.scope_id)!r}, expected {sel!r}"
+        _same_prefs(p, prefs)
+
+    def expect_prefs(self, dev: str, bound: bool, prefs: list[dict[str, Any]]) -> None:
+        """The last provider.prefs.state answering the device: replyTo, provider and selector echoed, ``bound``,
+        and exactly ``prefs`` (bound false ⇒ empty)."""
+        if dev not in self.pstate.prefs:
+            raise AssertionError(f"device {dev!r} asked for no provider prefs in this scenario")
+        rid, provider, kind, ref, p = self.pstate.prefs[dev]
+        sel = self._selector(kind, ref)
+        assert p.provider == provider, f"provider.prefs.state provider {p.provider!r}, asked {provider!r}"
+        assert (p.binding_id, p.scope_id) == (sel["binding_id"], sel["scope_id"]), \
+            f"provider.prefs.state selects {(p.binding_id, p.scope_id)!r}, asked {sel!r}"
+        assert p.bound is bound, f"provider.prefs.state bound {p.bound!r}, expected {bound!r}"
+        _same_prefs(p, prefs)
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"[A-Z]", lambda m: "_" + m[0].lower(), key)
+
+
+def _same_prefs(p: Any, prefs: list[dict[str, Any]]) -> None:
+    got = sorted((e.to_wire() for e in p.prefs), key=lambda e: e["workspace"])
+    want = sorted(({"model": None, "effort": None, "agentKind": None, "permissionMode": None, **e} for e in prefs),
+                  key=lambda e: e["workspace"])
+    got = [{k: e.get(k) for k in ("workspace", "model", "effort", "agentKind", "permissionMode")} for e in got]
+    assert got == want, f"provider.prefs.state prefs {got!r}, expected {want!r}"
