@@ -99,7 +99,7 @@ _CONFIRMED = (_DEV + r' is told "(?P<name>[^"]+)" is confirmed for principal "(?
 @bdd.given(parsers.re(_CONFIRMED))
 @bdd.then(parsers.re(_CONFIRMED))
 def told_confirmed(hook_srv: HookServerDriver, dev: str, name: str, principal: str, scope: str | None) -> None:
-    hook_srv.expect_confirmed(dev, name, principal, scope)
+    hook_srv.expect_provider_confirmed(dev, name, principal, scope)
 
 
 @bdd.then(parsers.re(_DEV + r' is told the attempt "(?P<name>[^"]+)" is '
@@ -170,7 +170,7 @@ def set_prefs_path(hook_srv: HookServerDriver, dev: str, provider: str, kind: st
 
 @bdd.when(parsers.re(r"the channel sets the " + _SEL + r' for workspace "(?P<ws>[^"]+)" to (?P<patch>\{.*\})$'))
 def channel_sets(hook_srv: HookServerDriver, provider: str, kind: str, ref: str, ws: str, patch: str) -> None:
-    hook_srv.channel_sets_prefs(provider, kind, ref, ws, json.loads(patch))
+    hook_srv.channel_sets_provider_prefs(provider, kind, ref, ws, json.loads(patch))
 
 
 @bdd.then(parsers.re(_DEV + r" is told the prefs are (?P<prefs>\[.*\])$"))

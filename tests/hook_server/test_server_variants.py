@@ -64,6 +64,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "provider-frames-without-feature": ({"HOOK-SERVER-PROVIDER-BIND-09", "HOOK-SERVER-BEHAVIOR-08"}, set()),
     # the Telegram connect URL carries an extra parameter.
     "telegram-url-loose": ({"HOOK-SERVER-PROVIDER-BIND-02"}, set()),
+    # provider.prefs.set also overwrites the device's Slack rows of that workspace.
+    "provider-prefs-share-slack-rows": ({"HOOK-SERVER-PROVIDER-PREFS-03"}, set()),
 }
 
 #: Requirements about a server configured without a welcome feature: not applicable to the reference's default

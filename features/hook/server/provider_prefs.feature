@@ -47,6 +47,21 @@ Feature: Provider preferences are kept per provider and selector, apart from the
     When device "A" asks for the telegram prefs of binding "tg"
     Then device "A" is told the prefs are [{"workspace": "chat", "model": "by-binding"}]
 
+  @req:HOOK-SERVER-PROVIDER-PREFS-03 @must
+  Scenario: the provider rows and the Slack rows of one workspace never read or overwrite each other
+    Given device "A" is signed in to Slack as user "ann" of team "acme"
+    When device "A" sets its Slack preferences for workspace "chat" to {"model": "slack-model"} as "slack-set"
+    Then device "A" receives the Slack preferences answering "slack-set", bound
+    When device "A" sets the telegram prefs of binding "tg" for workspace "chat" to {"model": "tg-model"}
+    Then device "A" is told the prefs are [{"workspace": "chat", "model": "tg-model"}]
+    When device "A" asks for its Slack preferences as "slack-get"
+    Then device "A" receives the Slack preferences answering "slack-get", bound
+    And the Slack preferences "slack-get" show workspace "chat" with {"model": "slack-model"}
+    When device "A" sets its Slack preferences for workspace "chat" to {"model": null} as "slack-clear"
+    Then device "A" receives the Slack preferences answering "slack-clear", bound
+    When device "A" asks for the telegram prefs of binding "tg"
+    Then device "A" is told the prefs are [{"workspace": "chat", "model": "tg-model"}]
+
   @req:HOOK-SERVER-PROVIDER-PREFS-04 @must
   Scenario: a set with an absolute path is dropped and stores nothing
     When device "A" sets the telegram prefs of binding "tg" for the absolute path "/Users/me/secret-repo"

@@ -184,7 +184,7 @@ class ProviderBindingOps(RecordChecks):
         assert m, f"connectUrl {url!r} is not exactly https://t.me/<bot>?start=<token>"
         assert m["token"] == token, f"connectUrl {url!r} carries {m['token']!r}, the attempt's token is {token!r}"
 
-    def expect_confirmed(self, dev: str, name: str, principal: str, scope: str | None = None) -> None:
+    def expect_provider_confirmed(self, dev: str, name: str, principal: str, scope: str | None = None) -> None:
         """spec: "confirmed 必带 bindingId、principalId、scopeId"; the binding gets the attempt's name."""
         provider = self.pstate.providers[name]
         p = self._update(dev, lambda q: q.state == "confirmed" and q.provider == provider)
@@ -238,10 +238,6 @@ class ProviderBindingOps(RecordChecks):
         role.expect_none(lambda e: e.type in PROVIDER_FRAME_TYPES, self.quiet)
         sent = [e.text for e in role.connection.received if e.type in PROVIDER_FRAME_TYPES]
         assert not sent, f"the server sent provider frames to device {dev!r}: {sent!r}"[:600]
-
-    def expect_dropped_reason(self, dev: str, type_: str, reason: str) -> None:
-        self.expect_dropped(dev, lambda r: r.get("type") == type_ and r.get("reason") == reason,
-                            f"the {type_} frame with reason {reason!r}")
 
     def expect_token_contained(self, name: str) -> None:
         """阶段 14 "一次性凭证 … 由 server 过滤,不转发": the token appears in no frame any device received in the
@@ -308,7 +304,7 @@ class ProviderBindingOps(RecordChecks):
         self.device(dev).role.send_message(msg)
         self.barrier()
 
-    def channel_sets_prefs(self, provider: str, kind: str, ref: str, workspace: str, patch: dict[str, Any]) -> None:
+    def channel_sets_provider_prefs(self, provider: str, kind: str, ref: str, workspace: str, patch: dict[str, Any]) -> None:
         self.answers.require("channel-set-prefs")
         sel = self._selector(kind, ref)
         body = {"provider": provider, "workspace": workspace, **patch,

@@ -167,7 +167,7 @@ class ProviderFamilies:
             return (provider, "binding", binding_id), any(b.binding_id == binding_id for b in mine)
         return (provider, "scope", scope_id), any(b.scope_id == scope_id for b in mine)
 
-    def _prefs_state(self, provider: str, selector: Selector, bound: bool, reply_to: str | None) -> dict[str, Any]:
+    def _provider_prefs_state(self, provider: str, selector: Selector, bound: bool, reply_to: str | None) -> dict[str, Any]:
         kind, id_ = selector[1], selector[2]
         return {"provider": provider, "bindingId": id_ if kind == "binding" else None,
                 "scopeId": id_ if kind == "scope" else None, "replyTo": reply_to, "bound": bound,
@@ -179,7 +179,7 @@ class ProviderFamilies:
         p = message.payload
         selector, bound = self._selector(conn.device_id, p.provider, p.binding_id, p.scope_id)
         self._send(out, conn.device_id, MessageType.PROVIDER_PREFS_STATE,
-                   self._prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
+                   self._provider_prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
 
     def _on_provider_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """Patch one row (absent keeps, null clears); unbound: nothing stored, answered ``bound: false``."""
@@ -191,8 +191,12 @@ class ProviderFamilies:
             wire = message.payload.to_wire()
             key, row = self.pprefs.patch(selector, p.workspace, {k: wire.get(k, ABSENT) for k in PREF_KEYS})
             out.append(Persist("provider_prefs", key, row))
+            if self.variant is Variant.PROVIDER_PREFS_SHARE_SLACK_ROWS:  # broken: overwrites the Slack rows too
+                patch = {k: wire[k] for k in PREF_KEYS if k in wire}
+                for b in self.slack.of(conn.device_id or ""):
+                    out.append(Persist(*self.slack_prefs.patch(b.team_id, b.slack_user_id, p.workspace, patch)))
         self._send(out, conn.device_id, MessageType.PROVIDER_PREFS_STATE,
-                   self._prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
+                   self._provider_prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
 
     # -- provider.behavior.* --------------------------------------------------------------------------------------
 
@@ -283,7 +287,7 @@ class ProviderFamilies:
         key, row = self.pprefs.patch(selector, workspace, {k: body[k] for k in PREF_KEYS if k in body})
         out.append(Persist("provider_prefs", key, row))
         pushed = sum(self._send(out, d, MessageType.PROVIDER_PREFS_STATE,
-                                self._prefs_state(provider, selector, True, None), Feature.PROVIDER_PREFS.value, now)
+                                self._provider_prefs_state(provider, selector, True, None), Feature.PROVIDER_PREFS.value, now)
                      for d in devices)
         return pushed, out
 

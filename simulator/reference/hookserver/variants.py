@@ -53,6 +53,8 @@ class Variant(BrokenVariant):
     PROVIDER_FRAMES_WITHOUT_FEATURE = "provider-frames-without-feature"
     #: the Telegram connect URL carries an extra parameter (§5 "严格的 https://t.me/<bot>?start=<token>").
     TELEGRAM_URL_LOOSE = "telegram-url-loose"
+    #: provider.prefs.set also patches the device's Slack rows (§2 "不会读取或覆写旧 prefs.* 的 Slack 行").
+    PROVIDER_PREFS_SHARE_SLACK_ROWS = "provider-prefs-share-slack-rows"
 
     @classmethod
     def subject(cls) -> str:

@@ -904,4 +904,4 @@ def test_public_names_are_pinned():
         "multi-team-without-desktop-feature", "prefs-unbound-leaks",
         # part 2a, provider families
         "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
-        "provider-frames-without-feature", "telegram-url-loose"])
+        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows"])
