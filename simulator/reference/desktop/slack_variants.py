@@ -1,0 +1,107 @@
+"""Broken variants of the reference desktop's Slack binding and preferences (docs/desktop-plan.md "Broken variants").
+
+Each is the correct ``SlackSide`` (slack.py) with one method overridden so that exactly one rule of the spec is
+broken, carried by a ``DesktopMachine`` subclass that only swaps ``slack_class``. They are test fixtures: the
+conformance features must catch each one (tests/hook_desktop/test_desktop_variants.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ...hook import BindStatePayload, BindUpdatePayload, HookMessage, PrefsStatePayload, make_bind_revoke, make_bind_start
+from .machine import DesktopMachine, Variant
+from .slack import GENERIC_INSTALL_URL, PREFS_KEYS, SlackSide
+
+__all__ = ["SLACK_WRAPPED"]
+
+
+class _BindStartEmail(SlackSide):
+    """``bind-start-email``: bind.start carries the user's e-mail, as an old client did. Breaks 阶段 5 "新端发空对象 {}
+    … email 字段仅用于 server 识别旧客户端(deprecated)"."""
+
+    def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
+        return make_bind_start(email="user@example.com", **({"team_id": team_id} if team_id else {}), **env)
+
+
+class _RevokeTeamWithoutFeature(SlackSide):
+    """``revoke-team-without-feature``: bind.revoke names the team whether or not multi-team is on. Breaks 阶段 5
+    "desktop 仅在 server 声明 multi-team 后才发带 teamId 的形态"."""
+
+    def bind_revoke(self, team_id: str | None, pending_only: bool, env: Mapping[str, Any]) -> HookMessage:
+        if team_id and not pending_only:
+            return make_bind_revoke(team_id=team_id, **env)
+        return super().bind_revoke(team_id, pending_only, env)
+
+
+class _BindStateMerged(SlackSide):
+    """``bind-state-merged``: bind.state adds and updates bindings but never removes one. Breaks 阶段 5 bind.state
+    "绑定全量快照(权威列表)"."""
+
+    def on_bind_state(self, p: BindStatePayload) -> None:
+        if not self.multi_team:
+            return
+        before = dict(self.bindings)
+        super().on_bind_state(p)
+        self.bindings = {**before, **self.bindings}
+
+
+class _BindStateWithoutFeature(SlackSide):
+    """``bind-state-without-feature``: bind.state replaces the bindings even when multi-team is off. Breaks 阶段 13
+    "任一侧缺席则整体回落单绑定行为"."""
+
+    def on_bind_state(self, p: BindStatePayload) -> None:
+        on, self.multi_team = self.multi_team, True
+        try:
+            super().on_bind_state(p)
+        finally:
+            self.multi_team = on
+
+
+class _InstallUrlMissing(SlackSide):
+    """``install-url-missing``: a not-installed failure without installUrl shows no link. Breaks §3 "新增可选字段的缺省
+    行为必须定义(如 bind.update.installUrl 缺省回退通用链接)"."""
+
+    def on_bind_update(self, p: BindUpdatePayload) -> None:
+        super().on_bind_update(p)
+        if self.authorization is not None and self.authorization["link"] == GENERIC_INSTALL_URL:
+            self.authorization["link"] = None
+
+
+class _PrefsSetFullRow(SlackSide):
+    """``prefs-set-full-row``: prefs.set carries every key of the row, null for those the user did not change (which
+    clears them). Breaks 阶段 11 prefs.set "部分更新某目录偏好(undefined 不动、null 显式清空)"."""
+
+    def prefs_set(self, request_id: str, workspace: str, changes: Mapping[str, str | None], team_id: str | None,
+                  env: Mapping[str, Any]) -> HookMessage:
+        full = {k: changes.get(k) for k in PREFS_KEYS}
+        return super().prefs_set(request_id, workspace, full, team_id, env)
+
+
+class _PrefsStateMerged(SlackSide):
+    """``prefs-state-merged``: a prefs.state is merged into the shown preferences by workspace instead of replacing
+    them. Breaks §4 "latest-wins 帧(turn.progress / prefs.state 主动推送):… 每帧整体替换,不拼接不累积"."""
+
+    def on_prefs_state(self, p: PrefsStatePayload) -> None:
+        before = {e["workspace"]: e for e in (self.prefs or {}).get("prefs", [])}
+        super().on_prefs_state(p)
+        if self.prefs is not None and p.bound:
+            now = {e["workspace"]: e for e in self.prefs["prefs"]}
+            self.prefs["prefs"] = list({**before, **now}.values())
+
+
+def _carrying(side: type[SlackSide]) -> type[DesktopMachine]:
+    return type(f"DesktopMachineWith{side.__name__.lstrip('_')}", (DesktopMachine,), {"slack_class": side})
+
+
+#: The Slack variants, by name (added to ``variants.WRAPPED``).
+SLACK_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
+    Variant.BIND_START_EMAIL: _carrying(_BindStartEmail),
+    Variant.REVOKE_TEAM_WITHOUT_FEATURE: _carrying(_RevokeTeamWithoutFeature),
+    Variant.BIND_STATE_MERGED: _carrying(_BindStateMerged),
+    Variant.BIND_STATE_WITHOUT_FEATURE: _carrying(_BindStateWithoutFeature),
+    Variant.INSTALL_URL_MISSING: _carrying(_InstallUrlMissing),
+    Variant.PREFS_SET_FULL_ROW: _carrying(_PrefsSetFullRow),
+    Variant.PREFS_STATE_MERGED: _carrying(_PrefsStateMerged),
+}

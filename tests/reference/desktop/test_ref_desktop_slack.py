@@ -1,0 +1,225 @@
+"""Unit tests of the reference desktop's Slack binding, multi-team and Slack preferences (slack.py, and the machine's
+routing of their frames and control commands): pure, in memory, no I/O."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simulator.hook import (
+    make_bind_state,
+    make_bind_update,
+    make_prefs_state,
+    make_welcome,
+    parse_hook_message,
+    serialize_hook_message,
+    BindStateEntry,
+    WorkspacePrefsEntry,
+)
+from simulator.reference.desktop.machine import DesktopMachine, MachineError, Send, Variant
+from simulator.reference.desktop.slack import GENERIC_INSTALL_URL, SlackRefusal, SlackSide
+from simulator.reference.desktop.variants import make_machine
+
+ENV = {"id": "f-1", "ts": 1}
+
+
+def payload(msg) -> dict:
+    return json.loads(serialize_hook_message(msg))["payload"]
+
+
+def update(**kw):
+    kw.setdefault("slack_user_id", None)
+    kw.setdefault("slack_user_name", None)
+    kw.setdefault("message", None)
+    return make_bind_update(**kw).payload
+
+
+def entry(team, user="U1"):
+    return BindStateEntry(team_id=team, slack_user_id=user, team_name=f"{team} name", slack_user_name="Ann")
+
+
+# -- the user's actions -------------------------------------------------------------------------------------------
+
+
+def test_bind_start_is_empty_or_names_the_team_and_never_email():
+    side = SlackSide()
+    assert payload(side.bind_start(None, ENV)) == {}
+    assert payload(side.bind_start("T1", ENV)) == {"teamId": "T1"}
+
+
+@pytest.mark.parametrize("multi, team, pending, want", [
+    (False, None, False, {}),
+    (True, None, False, {}),
+    (True, "T1", False, {"teamId": "T1"}),
+    (False, "T1", False, {}),             # the only binding, multi-team off: the old "all"
+    (False, None, True, {"pendingOnly": True}),
+    (True, "T1", True, {"pendingOnly": True}),
+])
+def test_bind_revoke_names_a_team_only_with_multi_team(multi, team, pending, want):
+    side = SlackSide(multi_team=multi)
+    side.on_bind_update(update(state="confirmed", slack_user_id="U1", team_id="T1"))
+    assert payload(side.bind_revoke(team, pending, ENV)) == want
+
+
+def test_bind_revoke_of_another_team_without_multi_team_is_refused():
+    side = SlackSide()
+    side.on_bind_update(update(state="confirmed", slack_user_id="U1", team_id="T1"))
+    with pytest.raises(SlackRefusal) as exc:
+        side.bind_revoke("T2", False, ENV)
+    assert exc.value.code == "not-found"
+
+
+def test_prefs_set_carries_exactly_the_given_keys_and_team_only_with_multi_team():
+    off, on = SlackSide(), SlackSide(multi_team=True)
+    assert payload(off.prefs_set("r1", "chat", {"model": "m", "effort": None}, "T1", ENV)) == {
+        "requestId": "r1", "workspace": "chat", "model": "m", "effort": None}
+    assert payload(on.prefs_set("r2", "chat", {"agentKind": "claude"}, "T1", ENV)) == {
+        "requestId": "r2", "workspace": "chat", "agentKind": "claude", "teamId": "T1"}
+
+
+# -- frames from the server ---------------------------------------------------------------------------------------
+
+
+def test_pending_shows_the_authorize_url_and_failed_not_installed_the_install_link():
+    side = SlackSide()
+    side.on_bind_update(update(state="pending", authorize_url="https://idp/authorize?state=n"))
+    assert side.state()["slack"]["authorization"]["link"] == "https://idp/authorize?state=n"
+    side.on_bind_update(update(state="failed", message="no app", reason="not-installed",
+                               install_url="https://slack.com/apps/A1"))
+    assert side.state()["slack"]["authorization"]["link"] == "https://slack.com/apps/A1"
+    side.on_bind_update(update(state="failed", message="no app", reason="not-installed"))
+    assert side.state()["slack"]["authorization"]["link"] == GENERIC_INSTALL_URL
+    assert GENERIC_INSTALL_URL.startswith("https://")
+    side.on_bind_update(update(state="failed", message="boom"))
+    assert side.state()["slack"]["authorization"]["link"] is None
+
+
+def test_confirmed_adds_a_binding_and_revoked_removes_it():
+    side = SlackSide(multi_team=True)
+    side.on_bind_update(update(state="confirmed", slack_user_id="U1", team_id="T1", team_name="One"))
+    side.on_bind_update(update(state="confirmed", slack_user_id="U2", team_id="T2"))
+    assert [b["teamId"] for b in side.state()["slack"]["bindings"]] == ["T1", "T2"]
+    side.on_bind_update(update(state="revoked", team_id="T1"))
+    assert [b["teamId"] for b in side.state()["slack"]["bindings"]] == ["T2"]
+    side.on_bind_update(update(state="revoked", team_id=None))
+    assert side.state()["slack"]["bindings"] == []
+
+
+def test_without_multi_team_a_confirmation_replaces_the_only_binding():
+    side = SlackSide()
+    side.on_bind_update(update(state="confirmed", slack_user_id="U1", team_id="T1"))
+    side.on_bind_update(update(state="confirmed", slack_user_id="U2", team_id="T2"))
+    assert [b["teamId"] for b in side.state()["slack"]["bindings"]] == ["T2"]
+
+
+def test_bind_state_replaces_the_list_with_multi_team_and_changes_nothing_without():
+    on, off = SlackSide(multi_team=True), SlackSide()
+    for side in (on, off):
+        side.on_bind_update(update(state="confirmed", slack_user_id="U1", team_id="T1"))
+        side.on_bind_state(make_bind_state((entry("T2"),)).payload)
+    assert [b["teamId"] for b in on.state()["slack"]["bindings"]] == ["T2"]
+    assert [b["teamId"] for b in off.state()["slack"]["bindings"]] == ["T1"]
+
+
+def test_prefs_state_replaces_whole_and_unbound_shows_none():
+    side = SlackSide()
+    side.on_prefs_state(make_prefs_state(True, "r1", (WorkspacePrefsEntry("chat", "m"),
+                                                      WorkspacePrefsEntry("repo", None, "high"))).payload)
+    side.on_prefs_state(make_prefs_state(True, None, (WorkspacePrefsEntry("repo", "x"),)).payload)
+    shown = side.state()["prefs"]
+    assert shown["replyTo"] is None and [e["workspace"] for e in shown["prefs"]] == ["repo"]
+    side.on_prefs_state(make_prefs_state(False, None, ()).payload)
+    assert side.state()["prefs"] == {"bound": False, "prefs": [], "replyTo": None}
+
+
+# -- the machine: routing, gating, malformed frames ---------------------------------------------------------------
+
+
+def welcomed(features=(), variant=None) -> DesktopMachine:
+    m = make_machine(variant, ids=iter(f"id-{i}" for i in range(1000)).__next__)
+    m.on_connected(0)
+    m.on_frame(serialize_hook_message(make_welcome("s", tuple(features))), 0)
+    return m
+
+
+def sent(effects) -> list[dict]:
+    return [json.loads(e.text) for e in effects if isinstance(e, Send)]
+
+
+def test_multi_team_on_only_when_the_welcome_declares_it_and_off_after_a_disconnect():
+    assert "multi-team" in parse_hook_message(welcomed().hello(0).text).message.payload.features
+    assert welcomed(["multi-team"]).state(0)["slack"]["multiTeam"] is True
+    m = welcomed()
+    assert m.state(0)["slack"]["multiTeam"] is False
+    m = welcomed(["multi-team"])
+    m.on_disconnected(0)
+    assert m.state(0)["slack"]["multiTeam"] is False
+
+
+def test_every_action_is_refused_offline_with_409():
+    m = DesktopMachine()
+    for action in (lambda: m.slack_bind(None, 0), lambda: m.slack_revoke(None, False, 0), lambda: m.prefs_get(0),
+                   lambda: m.prefs_set("chat", {}, None, 0)):
+        with pytest.raises(MachineError) as exc:
+            action()
+        assert (exc.value.code, exc.value.status) == ("offline", 409)
+
+
+def test_actions_send_their_frames_and_requests_carry_the_returned_id():
+    m = welcomed(["multi-team"])
+    assert sent(m.slack_bind(None, 0))[0]["type"] == "bind.start"
+    rid, effects = m.prefs_get(0)
+    assert sent(effects)[0]["payload"] == {"requestId": rid}
+    rid, effects = m.prefs_set("chat", {"model": None}, "T1", 0)
+    assert sent(effects)[0]["payload"] == {"requestId": rid, "workspace": "chat", "model": None, "teamId": "T1"}
+
+
+def test_a_revoke_refused_without_multi_team_is_a_409_not_found():
+    m = welcomed()
+    with pytest.raises(MachineError) as exc:
+        m.slack_revoke("T9", False, 0)
+    assert (exc.value.code, exc.value.status) == ("not-found", 409)
+
+
+@pytest.mark.parametrize("bad", [
+    {"type": "bind.update", "payload": {"state": "pending", "slackUserId": None, "slackUserName": None,
+                                        "message": None}},
+    {"type": "bind.state", "payload": {"bindings": [{"teamId": "", "slackUserId": "U"}]}},
+    {"type": "prefs.state", "payload": {"bound": False, "replyTo": None,
+                                        "prefs": [{"workspace": "chat", "model": None, "effort": None,
+                                                   "agentKind": None, "permissionMode": None}]}},
+])
+def test_a_malformed_frame_of_these_families_changes_nothing(bad):
+    m = welcomed(["multi-team"])
+    m.on_frame(serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id="T1")), 0)
+    before = m.state(0)
+    assert m.on_frame(json.dumps({"v": 1, "id": "x", "ts": 1, **bad}), 0) == []
+    assert m.state(0) == before
+
+
+@pytest.mark.parametrize("variant", [v for v in Variant if v.value in {
+    "bind-start-email", "revoke-team-without-feature", "bind-state-merged", "bind-state-without-feature",
+    "install-url-missing", "prefs-set-full-row", "prefs-state-merged"}])
+def test_each_slack_variant_breaks_its_rule(variant):
+    m = welcomed(["multi-team"] if variant.value == "bind-state-merged" else [], variant)
+    m.on_frame(serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id="T1")), 0)
+    good = welcomed(["multi-team"] if variant.value == "bind-state-merged" else [])
+    good.on_frame(serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id="T1")), 0)
+    probes = [
+        lambda x: sent(x.slack_bind(None, 0)),
+        lambda x: sent(x.slack_revoke("T1", False, 0)),
+        lambda x: sent(x.prefs_set("chat", {"model": "m"}, None, 0)[1]),
+        lambda x: (x.on_frame(serialize_hook_message(make_bind_state((entry("T2"),))), 0), x.state(0)["slack"])[1],
+        lambda x: (x.on_frame(serialize_hook_message(make_bind_update(
+            "failed", None, None, "no app", reason="not-installed")), 0), x.state(0)["slack"]["authorization"])[1],
+        lambda x: (x.on_frame(serialize_hook_message(make_prefs_state(True, None, (WorkspacePrefsEntry("a"),))), 0),
+                   x.on_frame(serialize_hook_message(make_prefs_state(True, None, (WorkspacePrefsEntry("b"),))), 0),
+                   x.state(0)["prefs"])[2],
+    ]
+
+    def strip(v):
+        return json.loads(json.dumps(v).replace('"id-', '"')) if not isinstance(v, list) else [
+            {k: w for k, w in f.items() if k not in ("id", "ts")} for f in v]
+    differ = [i for i, probe in enumerate(probes) if strip(probe(m)) != strip(probe(good))]
+    assert len(differ) == 1, (variant, differ)
