@@ -47,6 +47,23 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "redelivery-runs-twice": ({"HOOK-DESKTOP-IDEMPOTENT-01"}, set()),
     # lifecycle.preference sent although welcome lacks lifecycle-announcement-v1.
     "lifecycle-without-feature": ({"HOOK-DESKTOP-LIFECYCLE-GATE-01", "HOOK-DESKTOP-GATING-01"}, set()),
+    # Slack binding and preferences (part 2a; simulator/reference/desktop/slack_variants.py):
+    # bind.start carries the deprecated email (every scenario that signs in sees it).
+    "bind-start-email": ({"HOOK-DESKTOP-BIND-START-01"},
+                         {"HOOK-DESKTOP-BIND-START-02", "HOOK-DESKTOP-BIND-AUTHORIZE-01",
+                          "HOOK-DESKTOP-BIND-PENDING-ONLY-01"}),
+    # bind.revoke names the team although multi-team is off.
+    "revoke-team-without-feature": ({"HOOK-DESKTOP-BIND-REVOKE-01"}, set()),
+    # bind.state merged into the bindings instead of replacing them.
+    "bind-state-merged": ({"HOOK-DESKTOP-MULTITEAM-STATE-01"}, set()),
+    # bind.state applied although multi-team is off.
+    "bind-state-without-feature": ({"HOOK-DESKTOP-MULTITEAM-STATE-02"}, set()),
+    # no install link when a not-installed failure has no installUrl.
+    "install-url-missing": ({"HOOK-DESKTOP-BIND-INSTALL-02"}, set()),
+    # prefs.set carries every key of the row (null for those not changed).
+    "prefs-set-full-row": ({"HOOK-DESKTOP-PREFS-SET-01"}, {"HOOK-DESKTOP-MULTITEAM-PREFS-01"}),
+    # prefs.state merged by workspace into the shown preferences.
+    "prefs-state-merged": ({"HOOK-DESKTOP-PREFS-PUSH-01"}, set()),
 }
 
 
