@@ -55,7 +55,7 @@ def checked_slack_view(answer: Any) -> dict[str, Any]:
     where = "(docs/control-api.md, Bindings and preferences (desktop, part 2a))"
     if not isinstance(slack, dict):
         raise AssertionError(f"the desktop's state has no object 'slack' {where}: {json.dumps(answer)[:600]}")
-    bad = [k for k, t in SLACK_FIELDS.items() if not isinstance(slack.get(k), t)]
+    bad = [k for k, t in SLACK_FIELDS.items() if k not in slack or not isinstance(slack[k], t)]
     if bad:
         raise AssertionError(f"the desktop's state.slack lacks (or mistypes) {bad} {where}: {json.dumps(slack)[:600]}")
     for i, b in enumerate(slack["bindings"]):
