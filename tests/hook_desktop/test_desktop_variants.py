@@ -64,6 +64,10 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "prefs-set-full-row": ({"HOOK-DESKTOP-PREFS-SET-01"}, {"HOOK-DESKTOP-MULTITEAM-PREFS-01"}),
     # prefs.state merged by workspace into the shown preferences.
     "prefs-state-merged": ({"HOOK-DESKTOP-PREFS-PUSH-01"}, set()),
+    # a revoked bind.update removes every binding, whatever its teamId.
+    "revoked-clears-all": ({"HOOK-DESKTOP-BIND-CONFIRMED-01"}, set()),
+    # a bind.state the parser refuses is still read, leniently.
+    "bad-bind-state-applied": ({"HOOK-DESKTOP-BIND-BAD-FRAME-01"}, set()),
 }
 
 

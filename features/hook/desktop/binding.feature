@@ -62,6 +62,17 @@ Feature: Slack binding (Sign in with Slack OIDC) and multi-team at the desktop
     When the harness sends bind.update revoked for every team
     Then the desktop shows the Slack bindings of exactly the teams "none"
 
+  @req:HOOK-DESKTOP-BIND-CONFIRMED-01 @must
+  Scenario: with multi-team on, revoked removes only the binding of its team
+    Given a desktop connected to the harness's hook server with features "multi-team"
+    And the desktop declares "multi-team" in its hello
+    When the harness sends bind.update confirmed for the Slack team "A"
+    And the harness sends bind.update confirmed for the Slack team "B"
+    Then the desktop shows the Slack bindings of exactly the teams "A, B"
+    When the harness sends bind.update revoked for the Slack team "A"
+    # 阶段 5 bind.update: "可选 teamId:事件按 team 定位"
+    Then the desktop shows the Slack bindings of exactly the teams "B"
+
   @req:HOOK-DESKTOP-BIND-PENDING-ONLY-01 @must
   Scenario: cancelling the sign-in in flight revokes only the pending authorization
     Given a desktop connected to the harness's hook server with features "none"

@@ -99,6 +99,8 @@ class Variant(BrokenVariant):
     INSTALL_URL_MISSING = "install-url-missing"
     PREFS_SET_FULL_ROW = "prefs-set-full-row"
     PREFS_STATE_MERGED = "prefs-state-merged"
+    REVOKED_CLEARS_ALL = "revoked-clears-all"
+    BAD_BIND_STATE_APPLIED = "bad-bind-state-applied"
 
     @classmethod
     def subject(cls) -> str:

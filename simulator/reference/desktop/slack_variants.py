@@ -1,17 +1,19 @@
 """Broken variants of the reference desktop's Slack binding and preferences (docs/desktop-plan.md "Broken variants").
 
 Each is the correct ``SlackSide`` (slack.py) with one method overridden so that exactly one rule of the spec is
-broken, carried by a ``DesktopMachine`` subclass that only swaps ``slack_class``. They are test fixtures: the
+broken, carried by a ``DesktopMachine`` subclass that only swaps ``slack_class``; ``bad-bind-state-applied`` overrides
+the machine's bad-frame path instead. They are test fixtures: the
 conformance features must catch each one (tests/hook_desktop/test_desktop_variants.py).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from ...hook import BindStatePayload, BindUpdatePayload, HookMessage, PrefsStatePayload, make_bind_revoke, make_bind_start
-from .machine import DesktopMachine, Variant
+from .machine import DesktopMachine, Effect, Variant
 from .slack import GENERIC_INSTALL_URL, PREFS_KEYS, SlackSide
 
 __all__ = ["SLACK_WRAPPED"]
@@ -91,6 +93,36 @@ class _PrefsStateMerged(SlackSide):
             self.prefs["prefs"] = list({**before, **now}.values())
 
 
+class _RevokedClearsAll(SlackSide):
+    """``revoked-clears-all``: a revoked bind.update removes every binding, whatever its teamId. Breaks 阶段 5 bind.update
+    "可选 teamId:事件按 team 定位"."""
+
+    def on_bind_update(self, p: BindUpdatePayload) -> None:
+        super().on_bind_update(p)
+        if p.state == "revoked":
+            self.bindings.clear()
+
+
+class _BadBindStateApplied(DesktopMachine):
+    """``bad-bind-state-applied``: a bind.state the parser refuses is still read, leniently (every entry with a teamId
+    is shown). Breaks §2 "两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false"."""
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        try:
+            data = json.loads(raw)
+        except (ValueError, TypeError):
+            data = None
+        if isinstance(data, dict) and data.get("type") == "bind.state" and isinstance(data.get("payload"), dict):
+            entries = data["payload"].get("bindings")
+            if isinstance(entries, list):
+                self.slack.bindings = {e["teamId"]: {"teamId": e["teamId"], "teamName": e.get("teamName"),
+                                                     "slackUserId": e.get("slackUserId"),
+                                                     "slackUserName": e.get("slackUserName")}
+                                       for e in entries if isinstance(e, dict) and isinstance(e.get("teamId"), str)}
+                return []
+        return super()._on_bad_frame(raw, now)
+
+
 def _carrying(side: type[SlackSide]) -> type[DesktopMachine]:
     return type(f"DesktopMachineWith{side.__name__.lstrip('_')}", (DesktopMachine,), {"slack_class": side})
 
@@ -104,4 +136,6 @@ SLACK_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.INSTALL_URL_MISSING: _carrying(_InstallUrlMissing),
     Variant.PREFS_SET_FULL_ROW: _carrying(_PrefsSetFullRow),
     Variant.PREFS_STATE_MERGED: _carrying(_PrefsStateMerged),
+    Variant.REVOKED_CLEARS_ALL: _carrying(_RevokedClearsAll),
+    Variant.BAD_BIND_STATE_APPLIED: _BadBindStateApplied,
 }

@@ -223,3 +223,21 @@ def test_each_slack_variant_breaks_its_rule(variant):
             {k: w for k, w in f.items() if k not in ("id", "ts")} for f in v]
     differ = [i for i, probe in enumerate(probes) if strip(probe(m)) != strip(probe(good))]
     assert len(differ) == 1, (variant, differ)
+
+
+def test_revoked_clears_all_and_bad_bind_state_applied_break_their_rules():
+    confirmed = [serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id=t)) for t in ("T1", "T2")]
+    revoked = serialize_hook_message(make_bind_update("revoked", None, None, None, team_id="T1"))
+    bad = json.dumps({"v": 1, "id": "x", "ts": 1, "type": "bind.state",
+                      "payload": {"bindings": [{"teamId": "T-BAD", "teamName": None, "slackUserName": None}]}})
+    shown = {}
+    for variant in (None, Variant.REVOKED_CLEARS_ALL, Variant.BAD_BIND_STATE_APPLIED):
+        m = welcomed(["multi-team"], variant)
+        for frame in (*confirmed, revoked):
+            m.on_frame(frame, 0)
+        after_revoke = [b["teamId"] for b in m.state(0)["slack"]["bindings"]]
+        m.on_frame(bad, 0)
+        shown[variant] = (after_revoke, [b["teamId"] for b in m.state(0)["slack"]["bindings"]])
+    assert shown[None] == (["T2"], ["T2"])
+    assert shown[Variant.REVOKED_CLEARS_ALL] == ([], [])
+    assert shown[Variant.BAD_BIND_STATE_APPLIED] == (["T2"], ["T-BAD"])
