@@ -68,6 +68,20 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "revoked-clears-all": ({"HOOK-DESKTOP-BIND-CONFIRMED-01"}, set()),
     # a bind.state the parser refuses is still read, leniently.
     "bad-bind-state-applied": ({"HOOK-DESKTOP-BIND-BAD-FRAME-01"}, set()),
+    # a pending bind.update shows no link.
+    "authorize-url-hidden": ({"HOOK-DESKTOP-BIND-AUTHORIZE-01"}, {"HOOK-DESKTOP-BIND-PENDING-ONLY-01"}),
+    # a not-installed failure shows the generic link even with installUrl.
+    "install-url-ignored": ({"HOOK-DESKTOP-BIND-INSTALL-01"}, set()),
+    # cancelling the sign-in in flight sends a plain bind.revoke.
+    "pending-only-dropped": ({"HOOK-DESKTOP-BIND-PENDING-ONLY-01"}, set()),
+    # with multi-team on, signing out of one team sends a plain bind.revoke.
+    "multi-team-revoke-all": ({"HOOK-DESKTOP-MULTITEAM-REVOKE-01"}, set()),
+    # prefs.set names the team although multi-team is off.
+    "prefs-team-without-feature": ({"HOOK-DESKTOP-MULTITEAM-PREFS-01"}, set()),
+    # a prefs.state answering a prefs.get is not taken (only pushes are).
+    "prefs-answer-ignored": ({"HOOK-DESKTOP-PREFS-GET-01"}, set()),
+    # a prefs.state with bound false is ignored.
+    "unbound-keeps-prefs": ({"HOOK-DESKTOP-PREFS-UNBOUND-01"}, set()),
 }
 
 

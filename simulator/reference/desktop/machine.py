@@ -101,6 +101,13 @@ class Variant(BrokenVariant):
     PREFS_STATE_MERGED = "prefs-state-merged"
     REVOKED_CLEARS_ALL = "revoked-clears-all"
     BAD_BIND_STATE_APPLIED = "bad-bind-state-applied"
+    AUTHORIZE_URL_HIDDEN = "authorize-url-hidden"
+    INSTALL_URL_IGNORED = "install-url-ignored"
+    PENDING_ONLY_DROPPED = "pending-only-dropped"
+    MULTI_TEAM_REVOKE_ALL = "multi-team-revoke-all"
+    PREFS_TEAM_WITHOUT_FEATURE = "prefs-team-without-feature"
+    PREFS_ANSWER_IGNORED = "prefs-answer-ignored"
+    UNBOUND_KEEPS_PREFS = "unbound-keeps-prefs"
 
     @classmethod
     def subject(cls) -> str:

@@ -93,6 +93,75 @@ class _PrefsStateMerged(SlackSide):
             self.prefs["prefs"] = list({**before, **now}.values())
 
 
+class _AuthorizeUrlHidden(SlackSide):
+    """``authorize-url-hidden``: a pending bind.update shows no link. Breaks 阶段 5 bind.update "pending 时 authorizeUrl
+    非空" (the page the user signs in on)."""
+
+    def on_bind_update(self, p: BindUpdatePayload) -> None:
+        super().on_bind_update(p)
+        if p.state == "pending" and self.authorization is not None:
+            self.authorization["link"] = None
+
+
+class _InstallUrlIgnored(SlackSide):
+    """``install-url-ignored``: a not-installed failure always shows the generic link, also when the server gave
+    installUrl. Breaks 阶段 5 bind.update "可选结构化 reason(已知值 not-installed,配 installUrl)"."""
+
+    def on_bind_update(self, p: BindUpdatePayload) -> None:
+        super().on_bind_update(p)
+        if p.state == "failed" and p.reason == "not-installed" and self.authorization is not None:
+            self.authorization["link"] = GENERIC_INSTALL_URL
+
+
+class _PendingOnlyDropped(SlackSide):
+    """``pending-only-dropped``: cancelling the sign-in in flight sends a plain bind.revoke (which revokes every
+    binding). Breaks 阶段 5 bind.revoke "pendingOnly=true = 只作废在途授权、不动已确认绑定"."""
+
+    def bind_revoke(self, team_id: str | None, pending_only: bool, env: Mapping[str, Any]) -> HookMessage:
+        return super().bind_revoke(team_id, False, env)
+
+
+class _MultiTeamRevokeAll(SlackSide):
+    """``multi-team-revoke-all``: signing out of one team sends a plain bind.revoke, also with multi-team on. Breaks
+    阶段 5 bind.revoke "teamId 非空 = 只解绑该 team,空/缺省 = 解绑本设备全部"."""
+
+    def bind_revoke(self, team_id: str | None, pending_only: bool, env: Mapping[str, Any]) -> HookMessage:
+        if team_id and not pending_only and self.multi_team:
+            return make_bind_revoke(**env)
+        return super().bind_revoke(team_id, pending_only, env)
+
+
+class _PrefsTeamWithoutFeature(SlackSide):
+    """``prefs-team-without-feature``: prefs.set names the team the user picked although multi-team is off. Breaks
+    阶段 13 "任一侧缺席则整体回落单绑定行为"."""
+
+    def prefs_set(self, request_id: str, workspace: str, changes: Mapping[str, str | None], team_id: str | None,
+                  env: Mapping[str, Any]) -> HookMessage:
+        on, self.multi_team = self.multi_team, True
+        try:
+            return super().prefs_set(request_id, workspace, changes, team_id, env)
+        finally:
+            self.multi_team = on
+
+
+class _PrefsAnswerIgnored(SlackSide):
+    """``prefs-answer-ignored``: a prefs.state answering a prefs.get (replyTo set) is not taken, only pushes are. Breaks
+    阶段 11 prefs.get "requestId 由 prefs.state.replyTo 回显配对"."""
+
+    def on_prefs_state(self, p: PrefsStatePayload) -> None:
+        if p.reply_to is None:
+            super().on_prefs_state(p)
+
+
+class _UnboundKeepsPrefs(SlackSide):
+    """``unbound-keeps-prefs``: a prefs.state with bound false is ignored, the earlier preferences stay shown. Breaks
+    阶段 11 prefs.state "联动:bound=false 时 prefs 恒空数组"."""
+
+    def on_prefs_state(self, p: PrefsStatePayload) -> None:
+        if p.bound:
+            super().on_prefs_state(p)
+
+
 class _RevokedClearsAll(SlackSide):
     """``revoked-clears-all``: a revoked bind.update removes every binding, whatever its teamId. Breaks 阶段 5 bind.update
     "可选 teamId:事件按 team 定位"."""
@@ -137,5 +206,12 @@ SLACK_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PREFS_SET_FULL_ROW: _carrying(_PrefsSetFullRow),
     Variant.PREFS_STATE_MERGED: _carrying(_PrefsStateMerged),
     Variant.REVOKED_CLEARS_ALL: _carrying(_RevokedClearsAll),
+    Variant.AUTHORIZE_URL_HIDDEN: _carrying(_AuthorizeUrlHidden),
+    Variant.INSTALL_URL_IGNORED: _carrying(_InstallUrlIgnored),
+    Variant.PENDING_ONLY_DROPPED: _carrying(_PendingOnlyDropped),
+    Variant.MULTI_TEAM_REVOKE_ALL: _carrying(_MultiTeamRevokeAll),
+    Variant.PREFS_TEAM_WITHOUT_FEATURE: _carrying(_PrefsTeamWithoutFeature),
+    Variant.PREFS_ANSWER_IGNORED: _carrying(_PrefsAnswerIgnored),
+    Variant.UNBOUND_KEEPS_PREFS: _carrying(_UnboundKeepsPrefs),
     Variant.BAD_BIND_STATE_APPLIED: _BadBindStateApplied,
 }

@@ -198,31 +198,66 @@ def test_a_malformed_frame_of_these_families_changes_nothing(bad):
     assert m.state(0) == before
 
 
-@pytest.mark.parametrize("variant", [v for v in Variant if v.value in {
-    "bind-start-email", "revoke-team-without-feature", "bind-state-merged", "bind-state-without-feature",
-    "install-url-missing", "prefs-set-full-row", "prefs-state-merged"}])
-def test_each_slack_variant_breaks_its_rule(variant):
-    m = welcomed(["multi-team"] if variant.value == "bind-state-merged" else [], variant)
-    m.on_frame(serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id="T1")), 0)
-    good = welcomed(["multi-team"] if variant.value == "bind-state-merged" else [])
-    good.on_frame(serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id="T1")), 0)
-    probes = [
-        lambda x: sent(x.slack_bind(None, 0)),
-        lambda x: sent(x.slack_revoke("T1", False, 0)),
-        lambda x: sent(x.prefs_set("chat", {"model": "m"}, None, 0)[1]),
-        lambda x: (x.on_frame(serialize_hook_message(make_bind_state((entry("T2"),))), 0), x.state(0)["slack"])[1],
-        lambda x: (x.on_frame(serialize_hook_message(make_bind_update(
-            "failed", None, None, "no app", reason="not-installed")), 0), x.state(0)["slack"]["authorization"])[1],
-        lambda x: (x.on_frame(serialize_hook_message(make_prefs_state(True, None, (WorkspacePrefsEntry("a"),))), 0),
-                   x.on_frame(serialize_hook_message(make_prefs_state(True, None, (WorkspacePrefsEntry("b"),))), 0),
-                   x.state(0)["prefs"])[2],
-    ]
+def _frames(*msgs) -> list[str]:
+    return [serialize_hook_message(m) for m in msgs]
 
-    def strip(v):
-        return json.loads(json.dumps(v).replace('"id-', '"')) if not isinstance(v, list) else [
-            {k: w for k, w in f.items() if k not in ("id", "ts")} for f in v]
-    differ = [i for i, probe in enumerate(probes) if strip(probe(m)) != strip(probe(good))]
-    assert len(differ) == 1, (variant, differ)
+
+def _confirm(team):
+    return make_bind_update("confirmed", "U1", None, None, team_id=team)
+
+
+#: Probes of the Slack rules: (welcome features, frames from the server, action on the machine) → what is observed.
+PROBES = {
+    "bind.start": ((), [], lambda m: sent(m.slack_bind(None, 0))[0]["payload"]),
+    "revoke off": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
+    "revoke on": (("multi-team",), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
+    "pending only": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke(None, True, 0))[0]["payload"]),
+    "prefs.set off": ((), [], lambda m: {k: v for k, v in sent(m.prefs_set("chat", {"model": "m"}, "T1", 0)[1])[0][
+        "payload"].items() if k != "requestId"}),
+    "bind.state on": (("multi-team",), [_confirm("T1"), make_bind_state((entry("T2"),))],
+                      lambda m: m.state(0)["slack"]["bindings"]),
+    "bind.state off": ((), [_confirm("T1"), make_bind_state((entry("T2"),))],
+                       lambda m: m.state(0)["slack"]["bindings"]),
+    "revoked on": (("multi-team",), [_confirm("T1"), _confirm("T2"),
+                                     make_bind_update("revoked", None, None, None, team_id="T1")],
+                   lambda m: m.state(0)["slack"]["bindings"]),
+    "pending link": ((), [make_bind_update("pending", None, None, None, authorize_url="https://idp/a")],
+                     lambda m: m.state(0)["slack"]["authorization"]["link"]),
+    "install given": ((), [make_bind_update("failed", None, None, "x", reason="not-installed",
+                                            install_url="https://slack.com/apps/A1")],
+                      lambda m: m.state(0)["slack"]["authorization"]["link"]),
+    "install absent": ((), [make_bind_update("failed", None, None, "x", reason="not-installed")],
+                       lambda m: m.state(0)["slack"]["authorization"]["link"]),
+    "prefs push": ((), [make_prefs_state(True, None, (WorkspacePrefsEntry("a"),)),
+                        make_prefs_state(True, None, (WorkspacePrefsEntry("b"),))], lambda m: m.state(0)["prefs"]),
+    "prefs answer": ((), [make_prefs_state(True, "r1", (WorkspacePrefsEntry("a"),))], lambda m: m.state(0)["prefs"]),
+    "prefs unbound": ((), [make_prefs_state(True, None, (WorkspacePrefsEntry("a"),)), make_prefs_state(False, None, ())],
+                      lambda m: m.state(0)["prefs"]),
+}
+#: Each Slack variant → the one probe it changes.
+BROKEN = {
+    "bind-start-email": "bind.start", "revoke-team-without-feature": "revoke off", "bind-state-merged": "bind.state on",
+    "bind-state-without-feature": "bind.state off", "install-url-missing": "install absent",
+    "prefs-set-full-row": "prefs.set off", "prefs-state-merged": "prefs push", "revoked-clears-all": "revoked on",
+    "authorize-url-hidden": "pending link", "install-url-ignored": "install given", "pending-only-dropped": "pending only",
+    "multi-team-revoke-all": "revoke on", "prefs-team-without-feature": "prefs.set off",
+    "prefs-answer-ignored": "prefs answer", "unbound-keeps-prefs": "prefs unbound",
+}
+
+
+def _observe(variant, probe):
+    features, frames, look = PROBES[probe]
+    m = welcomed(features, variant)
+    for text in _frames(*frames):
+        m.on_frame(text, 0)
+    return look(m)
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_each_slack_variant_changes_exactly_its_probe(name):
+    variant = Variant(name)
+    differ = [probe for probe in PROBES if _observe(variant, probe) != _observe(None, probe)]
+    assert differ == [BROKEN[name]], differ
 
 
 def test_revoked_clears_all_and_bad_bind_state_applied_break_their_rules():
