@@ -27,7 +27,8 @@ def _answering_pings(server: FakeServer) -> FakeServer:
 
 def test_a_documented_view_passes_and_a_missing_part_fails():
     view = _view([{"teamId": "T1", "teamName": None, "slackUserId": "U1", "slackUserName": None}],
-                 {"state": "pending", "authorizeUrl": "https://x", "message": None, "reason": None, "link": "https://x"},
+                 {"state": "pending", "authorizeUrl": "https://x", "message": None, "reason": None,
+                  "link": "https://x"},
                  prefs={"bound": True, "prefs": [], "replyTo": None})
     assert checked_slack_view({"runs": [], **copy.deepcopy(view)}) == view
     for broken in ({"prefs": None}, {"slack": {"bindings": [], "multiTeam": False}, "prefs": None},

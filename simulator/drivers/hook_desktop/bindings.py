@@ -262,7 +262,8 @@ class BindingOps(DesktopSession):
             f"prefs.set carries {json.dumps(got)}, expected exactly {json.dumps(dict(fields))} (a key the user left "
             f"as it was must be left out: undefined 不动; null clears)")
         if team:
-            assert wire.get("teamId") == self.team(team), f"prefs.set teamId {wire.get('teamId')!r}, expected team {team!r}"
+            assert wire.get("teamId") == self.team(team), (
+                f"prefs.set teamId {wire.get('teamId')!r}, expected team {team!r}")
         else:
             assert wire.get("teamId") is None, (
                 f"prefs.set names team {wire['teamId']!r} although multi-team is not on for this connection")
@@ -328,7 +329,8 @@ class BindingOps(DesktopSession):
         want = set(names)
         self._barrier()
         shown = self._shown_teams(self.slack_view())
-        assert shown == want, f"the desktop shows the Slack bindings of the teams {sorted(shown)}, expected {sorted(want)}"
+        assert shown == want, (
+            f"the desktop shows the Slack bindings of the teams {sorted(shown)}, expected {sorted(want)}")
 
     def check_shows_prefs(self, entries: list[dict[str, Any]], *, answering: bool = False) -> None:
         """The desktop shows exactly the preference rows ``entries`` (the latest prefs.state replaces the shown ones

@@ -12,7 +12,14 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ...hook import BindStatePayload, BindUpdatePayload, HookMessage, PrefsStatePayload, make_bind_revoke, make_bind_start
+from ...hook import (
+    BindStatePayload,
+    BindUpdatePayload,
+    HookMessage,
+    PrefsStatePayload,
+    make_bind_revoke,
+    make_bind_start,
+)
 from .machine import DesktopMachine, Effect, Variant
 from .slack import GENERIC_INSTALL_URL, PREFS_KEYS, SlackSide
 

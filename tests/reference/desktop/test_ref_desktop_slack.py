@@ -231,7 +231,8 @@ PROBES = {
     "prefs push": ((), [make_prefs_state(True, None, (WorkspacePrefsEntry("a"),)),
                         make_prefs_state(True, None, (WorkspacePrefsEntry("b"),))], lambda m: m.state(0)["prefs"]),
     "prefs answer": ((), [make_prefs_state(True, "r1", (WorkspacePrefsEntry("a"),))], lambda m: m.state(0)["prefs"]),
-    "prefs unbound": ((), [make_prefs_state(True, None, (WorkspacePrefsEntry("a"),)), make_prefs_state(False, None, ())],
+    "prefs unbound": ((), [make_prefs_state(True, None, (WorkspacePrefsEntry("a"),)),
+                           make_prefs_state(False, None, ())],
                       lambda m: m.state(0)["prefs"]),
 }
 #: Each Slack variant → the one probe it changes.
@@ -239,7 +240,8 @@ BROKEN = {
     "bind-start-email": "bind.start", "revoke-team-without-feature": "revoke off", "bind-state-merged": "bind.state on",
     "bind-state-without-feature": "bind.state off", "install-url-missing": "install absent",
     "prefs-set-full-row": "prefs.set off", "prefs-state-merged": "prefs push", "revoked-clears-all": "revoked on",
-    "authorize-url-hidden": "pending link", "install-url-ignored": "install given", "pending-only-dropped": "pending only",
+    "authorize-url-hidden": "pending link", "install-url-ignored": "install given",
+    "pending-only-dropped": "pending only",
     "multi-team-revoke-all": "revoke on", "prefs-team-without-feature": "prefs.set off",
     "prefs-answer-ignored": "prefs answer", "unbound-keeps-prefs": "prefs unbound",
 }
@@ -261,7 +263,7 @@ def test_each_slack_variant_changes_exactly_its_probe(name):
 
 
 def test_revoked_clears_all_and_bad_bind_state_applied_break_their_rules():
-    confirmed = [serialize_hook_message(make_bind_update("confirmed", "U1", None, None, team_id=t)) for t in ("T1", "T2")]
+    confirmed = [serialize_hook_message(_confirm(t)) for t in ("T1", "T2")]
     revoked = serialize_hook_message(make_bind_update("revoked", None, None, None, team_id="T1"))
     bad = json.dumps({"v": 1, "id": "x", "ts": 1, "type": "bind.state",
                       "payload": {"bindings": [{"teamId": "T-BAD", "teamName": None, "slackUserName": None}]}})
