@@ -27,6 +27,21 @@ Vocabulary (one module per area):
   ``reopen`` (turn.reopen order and ids), ``connection`` (pongs, the bearer token, lifecycle.preference, frame types
   never sent, no local absolute path), ``state`` (the control ``state``: run count and session, finished, outbox,
   reopenable; the ``retry-turn`` answer).
+* ``bindings`` (Slack binding, multi-team, Slack preferences): ``Given the desktop declares "multi-team" in its hello``
+  (else not applicable); the user ``signs in with Slack`` / ``re-authorises the Slack team "<T>"`` / ``signs out of
+  Slack`` / ``… of the Slack team "<T>"`` / ``cancels the Slack sign-in in flight`` / ``asks for the Slack
+  preferences`` / ``sets the Slack preferences of workspace "<ws>" [for the Slack team "<T>"] to <JSON>``; the harness
+  ``answers bind.update pending with an authorize URL``, ``sends bind.update confirmed|revoked for the Slack team
+  "<T>"`` / ``revoked for every team`` / ``failed not-installed with|without an install URL``, ``sends bind.state
+  with the Slack teams "<T, U>|none"``, ``answers the prefs.get with the preferences <JSON>``, ``pushes prefs.state
+  with the preferences <JSON>`` / ``unbound``, ``sends a malformed "<type>" frame with the payload <JSON>``; Then the
+  desktop ``sends bind.start with an empty payload`` / ``for the Slack team "<T>"``, ``bind.revoke without a teamId``
+  / ``for the Slack team "<T>"`` / ``with pendingOnly true``, ``prefs.get with the requestId its control API
+  answered``, ``prefs.set for workspace "<ws>" with exactly the fields <JSON> and no teamId|for the Slack team
+  "<T>"``; the desktop ``shows the Slack sign-in link it was sent`` / ``the install link it was sent`` / ``an https
+  install link`` / ``[still] shows the Slack bindings of exactly the teams "<T, U>|none"`` / ``exactly the Slack
+  preferences <JSON> [answering its prefs.get]`` / ``no Slack preferences`` / ``the same Slack state as before the
+  malformed frames``. Team names become fresh team ids per scenario.
 
 "Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that
 interaction again|too late`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
@@ -43,4 +58,5 @@ pytest_plugins = [
     "steps.hook_desktop.reopen",
     "steps.hook_desktop.connection",
     "steps.hook_desktop.state",
+    "steps.hook_desktop.bindings",
 ]

@@ -47,6 +47,41 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "redelivery-runs-twice": ({"HOOK-DESKTOP-IDEMPOTENT-01"}, set()),
     # lifecycle.preference sent although welcome lacks lifecycle-announcement-v1.
     "lifecycle-without-feature": ({"HOOK-DESKTOP-LIFECYCLE-GATE-01", "HOOK-DESKTOP-GATING-01"}, set()),
+    # Slack binding and preferences (part 2a; simulator/reference/desktop/slack_variants.py):
+    # bind.start carries the deprecated email (every scenario that signs in sees it).
+    "bind-start-email": ({"HOOK-DESKTOP-BIND-START-01"},
+                         {"HOOK-DESKTOP-BIND-START-02", "HOOK-DESKTOP-BIND-AUTHORIZE-01",
+                          "HOOK-DESKTOP-BIND-PENDING-ONLY-01"}),
+    # bind.revoke names the team although multi-team is off.
+    "revoke-team-without-feature": ({"HOOK-DESKTOP-BIND-REVOKE-01"}, set()),
+    # bind.state merged into the bindings instead of replacing them.
+    "bind-state-merged": ({"HOOK-DESKTOP-MULTITEAM-STATE-01"}, set()),
+    # bind.state applied although multi-team is off.
+    "bind-state-without-feature": ({"HOOK-DESKTOP-MULTITEAM-STATE-02"}, set()),
+    # no install link when a not-installed failure has no installUrl.
+    "install-url-missing": ({"HOOK-DESKTOP-BIND-INSTALL-02"}, set()),
+    # prefs.set carries every key of the row (null for those not changed).
+    "prefs-set-full-row": ({"HOOK-DESKTOP-PREFS-SET-01"}, {"HOOK-DESKTOP-MULTITEAM-PREFS-01"}),
+    # prefs.state merged by workspace into the shown preferences.
+    "prefs-state-merged": ({"HOOK-DESKTOP-PREFS-PUSH-01"}, set()),
+    # a revoked bind.update removes every binding, whatever its teamId.
+    "revoked-clears-all": ({"HOOK-DESKTOP-BIND-CONFIRMED-01"}, set()),
+    # a bind.state the parser refuses is still read, leniently.
+    "bad-bind-state-applied": ({"HOOK-DESKTOP-BIND-BAD-FRAME-01"}, set()),
+    # a pending bind.update shows no link.
+    "authorize-url-hidden": ({"HOOK-DESKTOP-BIND-AUTHORIZE-01"}, {"HOOK-DESKTOP-BIND-PENDING-ONLY-01"}),
+    # a not-installed failure shows the generic link even with installUrl.
+    "install-url-ignored": ({"HOOK-DESKTOP-BIND-INSTALL-01"}, set()),
+    # cancelling the sign-in in flight sends a plain bind.revoke.
+    "pending-only-dropped": ({"HOOK-DESKTOP-BIND-PENDING-ONLY-01"}, set()),
+    # with multi-team on, signing out of one team sends a plain bind.revoke.
+    "multi-team-revoke-all": ({"HOOK-DESKTOP-MULTITEAM-REVOKE-01"}, set()),
+    # prefs.set names the team although multi-team is off.
+    "prefs-team-without-feature": ({"HOOK-DESKTOP-MULTITEAM-PREFS-01"}, set()),
+    # a prefs.state answering a prefs.get is not taken (only pushes are).
+    "prefs-answer-ignored": ({"HOOK-DESKTOP-PREFS-GET-01"}, set()),
+    # a prefs.state with bound false is ignored.
+    "unbound-keeps-prefs": ({"HOOK-DESKTOP-PREFS-UNBOUND-01"}, set()),
 }
 
 

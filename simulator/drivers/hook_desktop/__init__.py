@@ -25,10 +25,12 @@ called from ``simulator.hook``.
 | ``connection`` | heartbeat, bearer token, lifecycle.preference, frame types never sent |
 | ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
+| ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """
 
+from .bindings import checked_slack_view
 from .connect import ROLE, SubjectNotes, bearer_token, connect_desktop, parse_features
 from .driver import DesktopDriver
 from .reopen import UUID4
@@ -49,6 +51,7 @@ __all__ = [
     "bearer_token",
     "check_snapshot_order",
     "checked_retry_answer",
+    "checked_slack_view",
     "checked_state",
     "connect_desktop",
     "parse_features",

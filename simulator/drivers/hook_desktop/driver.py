@@ -3,7 +3,7 @@
 One class, assembled from the modules that each hold one family of operations over the same scenario state
 (``DesktopSession``): the When operations (``actions``, ``interactions``) and the judgements of what the desktop
 sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``connection``, ``rules``,
-``state``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
+``state``), and the Slack binding / preference operations (``bindings``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
 what it needs.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .acks import AckChecks
 from .actions import DesktopActions
+from .bindings import BindingOps
 from .connection import ConnectionChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
@@ -24,5 +25,5 @@ __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, StateChecks):
+                    ConnectionChecks, RuleChecks, StateChecks, BindingOps):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""

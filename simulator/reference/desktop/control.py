@@ -27,13 +27,14 @@ CONTROL_ROLE: Final = "desktop"
 CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
+    "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
 )
-_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409}
+_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409}
 
 
 def _known_error(exc: Exception) -> tuple[int, str, str] | None:
     if isinstance(exc, MachineError):
-        return _STATUS.get(exc.code, 400), exc.code, exc.message
+        return exc.status or _STATUS.get(exc.code, 400), exc.code, exc.message
     return None
 
 
@@ -41,6 +42,13 @@ def _string(body: dict[str, Any], key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value:
         raise _BadRequest(f"{key}: a non-empty string is required")
+    return value
+
+
+def _optional_string(body: dict[str, Any], key: str) -> str | None:
+    value = body.get(key)
+    if value is not None and (not isinstance(value, str) or not value):
+        raise _BadRequest(f"{key}: a non-empty string or nothing is required")
     return value
 
 
@@ -63,6 +71,10 @@ class DesktopControlApi:
             "disconnect": lambda b: (self.client.disconnect(), {"ok": True})[1],
             "reconnect": lambda b: (self.client.reconnect(), {"ok": True})[1],
             "advance-clock": self._advance_clock,
+            "slack-bind": self._slack_bind,
+            "slack-revoke": self._slack_revoke,
+            "prefs-get": lambda b: self._with_request_id(lambda now: self.machine.prefs_get(now)),
+            "prefs-set": self._prefs_set,
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -119,6 +131,30 @@ class DesktopControlApi:
             raise _BadRequest("ms: a non-negative integer is required")
         self.client.advance_clock(ms)
         return {"ok": True}
+
+    # -- Slack binding and preferences (docs/control-api.md "Bindings and preferences (desktop, part 2a)") ----------
+
+    def _with_request_id(self, fn: Callable[[float], Any]) -> dict[str, Any]:
+        return {"ok": True, "requestId": self.client.call(fn)}
+
+    def _slack_bind(self, body: dict[str, Any]) -> dict[str, Any]:
+        team = _optional_string(body, "teamId")
+        return self._ok(lambda now: self.machine.slack_bind(team, now))
+
+    def _slack_revoke(self, body: dict[str, Any]) -> dict[str, Any]:
+        team = _optional_string(body, "teamId")
+        pending_only = body.get("pendingOnly", False)
+        if not isinstance(pending_only, bool):
+            raise _BadRequest("pendingOnly: a boolean is required")
+        return self._ok(lambda now: self.machine.slack_revoke(team, pending_only, now))
+
+    def _prefs_set(self, body: dict[str, Any]) -> dict[str, Any]:
+        workspace = _string(body, "workspace")
+        team = _optional_string(body, "teamId")
+        changes = body.get("set")
+        if not isinstance(changes, dict) or not all(v is None or isinstance(v, str) for v in changes.values()):
+            raise _BadRequest("set: an object of model/effort/agentKind/permissionMode → string or null is required")
+        return self._with_request_id(lambda now: self.machine.prefs_set(workspace, changes, team, now))
 
     # -- routing (no I/O) -----------------------------------------------------------------------------------
 

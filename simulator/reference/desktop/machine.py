@@ -16,6 +16,8 @@ idempotency; progress throttling §4 latest-wins; turn.end linkage §5; outbox +
 task.cancel, session.archive §4 idempotent; interactions §5 阶段 10; lifecycle.preference 上下线通知偏好;
 turn.reopen 阶段 18 (desktop side); query.request answered §5 阶段 6 (sessions only with session-picker-v1 on both
 sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于 desktop,永不过网线").
+Slack binding, multi-team and Slack preferences (阶段 5, 11, 13): ``slack.SlackSide``; the machine only routes the
+frames (bind.update, bind.state, prefs.state) and the user's actions (``slack_bind`` … ``prefs_set``) to it.
 Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
@@ -26,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from ...hook import (
     HOOK_CHAT_WORKSPACE_ALIAS,
@@ -54,6 +56,7 @@ from ...hook import (
 )
 from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
+from .slack import SlackRefusal, SlackSide
 
 __all__ = [
     "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck",
@@ -67,7 +70,7 @@ DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
-                     Feature.SESSION_PICKER.value)
+                     Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value)
 #: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
 MAX_QUERY_SESSIONS = 20
 #: The models the reference offers per agent kind (query.response kind=models).
@@ -88,6 +91,23 @@ class Variant(BrokenVariant):
     PROGRESS_UNTHROTTLED = "progress-unthrottled"
     PROGRESS_CONCATENATED = "progress-concatenated"
     WORKSPACE_PATHS_IN_QUERY = "workspace-paths-in-query"
+    # Slack binding and preferences (part 2a): they swap the machine's SlackSide (variants.py).
+    BIND_START_EMAIL = "bind-start-email"
+    REVOKE_TEAM_WITHOUT_FEATURE = "revoke-team-without-feature"
+    BIND_STATE_MERGED = "bind-state-merged"
+    BIND_STATE_WITHOUT_FEATURE = "bind-state-without-feature"
+    INSTALL_URL_MISSING = "install-url-missing"
+    PREFS_SET_FULL_ROW = "prefs-set-full-row"
+    PREFS_STATE_MERGED = "prefs-state-merged"
+    REVOKED_CLEARS_ALL = "revoked-clears-all"
+    BAD_BIND_STATE_APPLIED = "bad-bind-state-applied"
+    AUTHORIZE_URL_HIDDEN = "authorize-url-hidden"
+    INSTALL_URL_IGNORED = "install-url-ignored"
+    PENDING_ONLY_DROPPED = "pending-only-dropped"
+    MULTI_TEAM_REVOKE_ALL = "multi-team-revoke-all"
+    PREFS_TEAM_WITHOUT_FEATURE = "prefs-team-without-feature"
+    PREFS_ANSWER_IGNORED = "prefs-answer-ignored"
+    UNBOUND_KEEPS_PREFS = "unbound-keeps-prefs"
 
     @classmethod
     def subject(cls) -> str:
@@ -97,9 +117,9 @@ class Variant(BrokenVariant):
 class MachineError(Exception):
     """Our own caller's misuse (a control command that does not apply): ``code`` for the control API."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, status: int | None = None) -> None:
         super().__init__(message)
-        self.code, self.message = code, message
+        self.code, self.message, self.status = code, message, status
 
 
 # -- effects -----------------------------------------------------------------------------------------------------
@@ -240,8 +260,11 @@ class DesktopMachine:
     #: by an earlier run, loaded from the store at start.
     saved_sessions: list[tuple[str, str | None, str | None, bool]] = field(default_factory=list)
     saved_acks: dict[str, str] = field(default_factory=dict)
+    #: The Slack binding / preferences rules (slack.py); a broken variant swaps the class (variants.py).
+    slack_class: ClassVar[type[SlackSide]] = SlackSide
 
     def __post_init__(self) -> None:
+        self.slack = self.slack_class()
         self.connected = False
         self.welcomed = False
         self.server_features: frozenset[str] = frozenset()
@@ -300,12 +323,14 @@ class DesktopMachine:
         self.connected = True
         self.welcomed = False
         self.server_features = frozenset()
+        self.slack.multi_team = False
         return [self.hello(now)]
 
     def on_disconnected(self, now: float) -> list[Effect]:
         self.connected = False
         self.welcomed = False
         self.server_features = frozenset()  # renegotiated by the next welcome
+        self.slack.multi_team = False
         effects: list[Effect] = []
         # A reopen round that has not ended can no longer deliver its turn.end (直发不缓存): the thread is done.
         for turn in self.turns.values():
@@ -360,6 +385,9 @@ class DesktopMachine:
             MessageType.TURN_DELIVERY: self._on_delivery,
             MessageType.INTERACTION_DECISION: self._on_decision,
             MessageType.QUERY_REQUEST: self._on_query,
+            MessageType.BIND_UPDATE: lambda m, n: self.slack.on_bind_update(m.payload) or [],
+            MessageType.BIND_STATE: lambda m, n: self.slack.on_bind_state(m.payload) or [],
+            MessageType.PREFS_STATE: lambda m, n: self.slack.on_prefs_state(m.payload) or [],
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -386,6 +414,9 @@ class DesktopMachine:
     def _on_welcome(self, msg: HookMessage, now: float) -> list[Effect]:
         self.welcomed = True
         self.server_features = frozenset(msg.payload.features)
+        # 阶段 13: multi-team only when hello and this welcome both declare it
+        self.slack.multi_team = (Feature.MULTI_TEAM.value in self.server_features
+                                 and Feature.MULTI_TEAM.value in CONSUMED_FEATURES)
         # §4: re-send the un-delivered turn.end frames, byte-identical.
         return [Send(text, MessageType.TURN_REOPEN.value if rid.startswith("reopen:") else MessageType.TURN_END.value,
                      rid.removeprefix("reopen:")) for rid, text in self.outbox.items()]
@@ -757,6 +788,34 @@ class DesktopMachine:
         self.missing_folders.add(alias)
         return [self.hello(now)] if self.connected else []
 
+    # -- Slack binding and preferences (slack.py; docs/control-api.md "Bindings and preferences (desktop)") -----
+
+    def _online(self) -> None:
+        if not self.welcomed:
+            raise MachineError("offline", "the desktop has no welcomed connection", status=409)
+
+    def slack_bind(self, team_id: str | None, now: float) -> list[Effect]:
+        self._online()
+        return [self._frame(self.slack.bind_start(team_id, self._env(now)))]
+
+    def slack_revoke(self, team_id: str | None, pending_only: bool, now: float) -> list[Effect]:
+        self._online()
+        try:
+            return [self._frame(self.slack.bind_revoke(team_id, pending_only, self._env(now)))]
+        except SlackRefusal as exc:
+            raise MachineError(exc.code, exc.message, status=409) from None
+
+    def prefs_get(self, now: float) -> tuple[str, list[Effect]]:
+        self._online()
+        rid = self.ids()
+        return rid, [self._frame(self.slack.prefs_get(rid, self._env(now)))]
+
+    def prefs_set(self, workspace: str, changes: Mapping[str, str | None], team_id: str | None,
+                  now: float) -> tuple[str, list[Effect]]:
+        self._online()
+        rid = self.ids()
+        return rid, [self._frame(self.slack.prefs_set(rid, workspace, changes, team_id, self._env(now)))]
+
     def _expire(self, now: float) -> None:
         for rid in [r for r, e in self.reopenable.items() if e.expires_at <= now]:
             del self.reopenable[rid]
@@ -774,6 +833,7 @@ class DesktopMachine:
             "reopenable": list(self.reopenable),
             "connected": self.connected,
             "serverFeatures": sorted(self.server_features),
+            **self.slack.state(),
         }
 
 
