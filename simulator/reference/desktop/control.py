@@ -17,6 +17,8 @@ from ..control_http import JsonControlServer, route_control
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
+from .provider_control import PROVIDER_CAPABILITIES, PROVIDER_STATUS, provider_routes
+from .provider_bindings import Refused
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "DesktopControlApi"]
 
@@ -27,12 +29,13 @@ CONTROL_ROLE: Final = "desktop"
 CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
+    *PROVIDER_CAPABILITIES,
 )
-_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409}
+_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, **PROVIDER_STATUS}
 
 
 def _known_error(exc: Exception) -> tuple[int, str, str] | None:
-    if isinstance(exc, MachineError):
+    if isinstance(exc, (MachineError, Refused)):
         return _STATUS.get(exc.code, 400), exc.code, exc.message
     return None
 
@@ -63,6 +66,7 @@ class DesktopControlApi:
             "disconnect": lambda b: (self.client.disconnect(), {"ok": True})[1],
             "reconnect": lambda b: (self.client.reconnect(), {"ok": True})[1],
             "advance-clock": self._advance_clock,
+            **provider_routes(self.client),
         }
         assert tuple(self._routes) == CAPABILITIES
 

@@ -16,6 +16,8 @@ idempotency; progress throttling §4 latest-wins; turn.end linkage §5; outbox +
 task.cancel, session.archive §4 idempotent; interactions §5 阶段 10; lifecycle.preference 上下线通知偏好;
 turn.reopen 阶段 18 (desktop side); query.request answered §5 阶段 6 (sessions only with session-picker-v1 on both
 sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于 desktop,永不过网线").
+Provider binding, provider preferences and Telegram behaviour (§2, §5 Provider-neutral, 阶段 19): ``providers.py``
+(mixed in; this module only routes their frames and adds their ``state`` fields).
 Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
@@ -54,6 +56,7 @@ from ...hook import (
 )
 from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
+from .providers import PROVIDER_FEATURES, ProviderFamilies
 
 __all__ = [
     "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck",
@@ -67,7 +70,7 @@ DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
-                     Feature.SESSION_PICKER.value)
+                     Feature.SESSION_PICKER.value, *PROVIDER_FEATURES)
 #: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
 MAX_QUERY_SESSIONS = 20
 #: The models the reference offers per agent kind (query.response kind=models).
@@ -88,6 +91,14 @@ class Variant(BrokenVariant):
     PROGRESS_UNTHROTTLED = "progress-unthrottled"
     PROGRESS_CONCATENATED = "progress-concatenated"
     WORKSPACE_PATHS_IN_QUERY = "workspace-paths-in-query"
+    # provider binding, provider prefs, Telegram behaviour (variants.py)
+    PROVIDER_WITHOUT_FEATURE = "provider-without-feature"
+    TELEGRAM_URL_UNCHECKED = "telegram-url-unchecked"
+    UNKNOWN_ACTION_DROPS_FRAME = "unknown-action-drops-frame"
+    CANCEL_ALL_ATTEMPTS = "cancel-all-attempts"
+    PREFS_PATH_INSTEAD_OF_ALIAS = "prefs-path-instead-of-alias"
+    BEHAVIOR_OMITS_DEFAULT = "behavior-omits-default"
+    BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
 
     @classmethod
     def subject(cls) -> str:
@@ -221,7 +232,7 @@ class ReopenEntry:
 
 
 @dataclass
-class DesktopMachine:
+class DesktopMachine(ProviderFamilies):
     workspaces: dict[str, str] = field(default_factory=dict)
     default_workspace: str | None = None
     device_id: str = "reference-desktop"
@@ -258,6 +269,7 @@ class DesktopMachine:
         self.missing_folders: set[str] = set()
         self._counter = 0
         self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
+        self._init_providers()
         for sid, key, workspace, archived in self.saved_sessions:
             self.sessions[sid] = Session(sid, key, workspace, archived)
             if key is not None and not archived:
@@ -360,6 +372,10 @@ class DesktopMachine:
             MessageType.TURN_DELIVERY: self._on_delivery,
             MessageType.INTERACTION_DECISION: self._on_decision,
             MessageType.QUERY_REQUEST: self._on_query,
+            MessageType.PROVIDER_BIND_UPDATE: self.on_provider_status,
+            MessageType.PROVIDER_BIND_STATE: self.on_provider_status,
+            MessageType.PROVIDER_PREFS_STATE: self.on_provider_prefs,
+            MessageType.PROVIDER_BEHAVIOR_STATE: self.on_behavior_state,
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -774,6 +790,7 @@ class DesktopMachine:
             "reopenable": list(self.reopenable),
             "connected": self.connected,
             "serverFeatures": sorted(self.server_features),
+            **self.provider_state(),
         }
 
 

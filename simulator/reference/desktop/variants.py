@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HookMessage
 from .machine import DesktopMachine, Effect, Send, Turn, Variant
+from .provider_variants import PROVIDER_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -85,6 +86,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PROGRESS_UNTHROTTLED: ProgressUnthrottled,
     Variant.PROGRESS_CONCATENATED: ProgressConcatenated,
     Variant.WORKSPACE_PATHS_IN_QUERY: WorkspacePathsInQuery,
+    **PROVIDER_WRAPPED,
 }
 
 
