@@ -5,13 +5,14 @@ One class, assembled from the modules that each hold one family of operations ov
 sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``connection``, ``rules``,
 ``state``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
-what it needs.
+what it needs. The provider families (``providers``, ``behavior``) act as the server and the user and judge both.
 """
 
 from __future__ import annotations
 
 from .acks import AckChecks
 from .actions import DesktopActions
+from .behavior import BehaviorChecks
 from .connection import ConnectionChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
@@ -24,5 +25,5 @@ __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, StateChecks):
+                    ConnectionChecks, RuleChecks, BehaviorChecks, StateChecks):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""
