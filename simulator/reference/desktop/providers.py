@@ -191,8 +191,9 @@ class ProviderFamilies:
         return []
 
     def provider_state(self) -> dict[str, Any]:
-        """The ``providers``, ``providerPrefs`` and ``behavior`` fields of the control ``state``."""
+        """The ``providers``, ``providerPrefs`` and ``behavior`` fields of the control ``state``: what the user sees
+        now, so a family that is off on the current connection (or offline) shows nothing."""
         visible = {p: self.welcomed and self._channel_on(p) for p in PROVIDERS}
-        return {"providers": self.provider_book.state(visible),
-                "providerPrefs": self.provider_book.prefs_state(),
-                "behavior": self.behavior_book.state()}
+        prefs = [e for e in self.provider_book.prefs_state() if self.welcomed and self._prefs_on(e["provider"])]
+        behavior = self.behavior_book.state() if self.welcomed and self._behavior_on() else []
+        return {"providers": self.provider_book.state(visible), "providerPrefs": prefs, "behavior": behavior}
