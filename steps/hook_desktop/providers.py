@@ -63,6 +63,12 @@ def prefs_set(desk: DesktopDriver, provider: str, binding: str, workspace: str, 
     desk.provider_prefs_set(provider, binding, workspace, json.loads(changes))
 
 
+@bdd.when(parsers.re(r'the desktop user tries to set the "(?P<provider>[^"]+)" preferences of binding '
+                     r'"(?P<binding>[^"]+)" for the folder of workspace "(?P<alias>[^"]+)" to (?P<changes>\{.*\})$'))
+def try_prefs_set_path(desk: DesktopDriver, provider: str, binding: str, alias: str, changes: str) -> None:
+    desk.try_provider_prefs_set_path(provider, binding, alias, json.loads(changes))
+
+
 # -- the harness as the server --------------------------------------------------------------------------------------
 
 
@@ -101,6 +107,11 @@ def send_prefs_state(desk: DesktopDriver, provider: str, binding: str, entry: st
 @bdd.when(parsers.parse('the harness sends a "{provider}" provider.prefs.state for binding "{binding}" unbound'))
 def send_prefs_unbound(desk: DesktopDriver, provider: str, binding: str) -> None:
     desk.push_prefs_state(provider, binding, None)
+
+
+@bdd.when(parsers.parse('the harness sends the malformed provider.prefs.state frames of binding "{binding}"'))
+def send_malformed_prefs(desk: DesktopDriver, binding: str) -> None:
+    desk.push_malformed_prefs_states(binding)
 
 
 # -- Then -------------------------------------------------------------------------------------------------------------

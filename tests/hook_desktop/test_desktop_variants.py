@@ -62,6 +62,10 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "behavior-omits-default": ({"HOOK-DESKTOP-BEHAVIOR-SET-01"}, set()),
     # the behaviour channel used without provider-behavior-v1 (get/set sent, state rendered).
     "behavior-without-feature": ({"HOOK-DESKTOP-BEHAVIOR-GATE-01", "HOOK-DESKTOP-BEHAVIOR-STATE-01"}, set()),
+    # provider.prefs.state merged into what is shown instead of replacing it.
+    "prefs-state-merged": ({"HOOK-DESKTOP-PROVIDER-PREFS-STATE-01"}, set()),
+    # a provider.bind frame that fails the core's checks taken anyway.
+    "lenient-provider-frames": ({"HOOK-DESKTOP-PROVIDER-GARBAGE-01"}, set()),
 }
 
 

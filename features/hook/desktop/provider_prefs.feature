@@ -36,17 +36,35 @@ Feature: Provider preferences at the desktop (provider.prefs.*)
     Given a desktop connected to the harness's hook server with features "provider-bind-v1, provider-prefs-v1, provider:telegram"
     When the desktop's workspaces are set to "proj" as default
     And the desktop user sets the "telegram" preferences of binding "b1" for workspace "proj" to {"model": "m-1", "effort": null}
-    # §5: "set 再按 workspace alias 部分更新,校验器拒绝绝对路径"; §2: "本地绝对路径只存在于 desktop,永不过网线"
+    # §5: "set 再按 workspace alias 部分更新，校验器拒绝绝对路径"; §2: "本地绝对路径只存在于 desktop,永不过网线"
     Then the desktop sends provider.prefs.set for "telegram" binding "b1" in workspace "proj" with exactly {"model": "m-1", "effort": null}
     And no frame the desktop sent in this scenario carries a local absolute path
+
+  @req:HOOK-DESKTOP-PROVIDER-PREFS-ALIAS-01 @must
+  Scenario: a folder's path given for provider preferences never crosses the wire
+    Given a desktop connected to the harness's hook server with features "provider-bind-v1, provider-prefs-v1, provider:telegram"
+    When the desktop's workspaces are set to "proj" as default
+    And the desktop user tries to set the "telegram" preferences of binding "b1" for the folder of workspace "proj" to {"model": "m-1"}
+    # §2: "workspace 是别名:本地绝对路径只存在于 desktop,永不过网线"; §5: "校验器拒绝绝对路径"
+    Then no frame the desktop sent in this scenario carries a local absolute path
 
   @req:HOOK-DESKTOP-PROVIDER-PREFS-STATE-01 @must
   Scenario: provider.prefs.state replaces what is shown for its selector; bound=false shows no preferences
     Given a desktop connected to the harness's hook server with features "provider-bind-v1, provider-prefs-v1, provider:telegram"
     When the harness sends a "telegram" provider.prefs.state for binding "b1" with {"workspace": "chat", "model": "m-1", "effort": null, "agentKind": null, "permissionMode": null}
     Then the desktop's state shows the "telegram" preferences of binding "b1" as {"workspace": "chat", "model": "m-1", "effort": null, "agentKind": null, "permissionMode": null}
-    When the harness sends a "telegram" provider.prefs.state for binding "b1" with {"workspace": "chat", "model": "m-2", "effort": "high", "agentKind": null, "permissionMode": null}
+    When the harness sends a "telegram" provider.prefs.state for binding "b1" with {"workspace": "other", "model": "m-2", "effort": "high", "agentKind": null, "permissionMode": null}
     # §5: "provider.prefs.state server → desktop 同一偏好域的全量快照;bound=false 时 prefs 必为空"
-    Then the desktop's state shows the "telegram" preferences of binding "b1" as {"workspace": "chat", "model": "m-2", "effort": "high", "agentKind": null, "permissionMode": null}
+    Then the desktop's state shows the "telegram" preferences of binding "b1" as {"workspace": "other", "model": "m-2", "effort": "high", "agentKind": null, "permissionMode": null}
     When the harness sends a "telegram" provider.prefs.state for binding "b1" unbound
     Then the desktop's state shows no "telegram" preferences for binding "b1"
+
+  @req:HOOK-DESKTOP-PROVIDER-PREFS-GARBAGE-01 @must
+  Scenario: malformed provider.prefs.state frames are dropped: the connection stays open and nothing shown changes
+    Given a desktop connected to the harness's hook server with features "provider-bind-v1, provider-prefs-v1, provider:telegram"
+    When the harness sends a "telegram" provider.prefs.state for binding "b1" with {"workspace": "chat", "model": "m-1", "effort": null, "agentKind": null, "permissionMode": null}
+    Then the desktop's state shows the "telegram" preferences of binding "b1" as {"workspace": "chat", "model": "m-1", "effort": null, "agentKind": null, "permissionMode": null}
+    # §2: "provider-neutral 条目刻意不含 teamId"; §5: "bound=false 时 prefs 必为空,workspace 同样只允许 alias"
+    When the harness sends the malformed provider.prefs.state frames of binding "b1"
+    Then the connection stays open and the desktop answers a ping
+    And the desktop's state shows the "telegram" preferences of binding "b1" as {"workspace": "chat", "model": "m-1", "effort": null, "agentKind": null, "permissionMode": null}

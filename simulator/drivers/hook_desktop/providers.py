@@ -150,6 +150,13 @@ class ProviderChecks(StateChecks):
         self.user_call("provider-prefs-set", {"provider": provider, **self._selector("binding", binding),
                                               "workspace": workspace, "set": changes})
 
+    def try_provider_prefs_set_path(self, provider: str, binding: str, alias: str, changes: dict[str, Any]) -> None:
+        """The user names the folder of ``alias`` by its absolute path (the answer is not judged: what the desktop
+        sends is, by ``check_no_local_paths``)."""
+        self.require_hello("provider-prefs-v1")
+        self.user_try("provider-prefs-set", {"provider": provider, **self._selector("binding", binding),
+                                             "workspace": str(self.tmp / alias), "set": changes})
+
     # -- the harness as the server ----------------------------------------------------------------------------------
 
     def _send_status(self, frame: str, provider: str, **fields: Any) -> None:
@@ -221,6 +228,28 @@ class ProviderChecks(StateChecks):
         self.server.send_message(make_provider_prefs_state(provider, entry is not None,
                                                            self.pid("binding", binding), None, None, prefs))
 
+    def push_malformed_prefs_states(self, binding: str) -> None:
+        """provider.prefs.state frames that fail the core's checks and would change what is shown if taken: an entry
+        with the Slack ``teamId``, both selectors, bound=false with entries, a workspace that is a path, an unknown
+        provider, entries that are not a list."""
+        self.require_hello("provider-prefs-v1")
+        bid = self.pid("binding", binding)
+        entry = {"workspace": "garbage", "model": "m-garbage", "effort": None, "agentKind": None,
+                 "permissionMode": None}
+        good = {"provider": "telegram", "bindingId": bid, "scopeId": None, "replyTo": None, "bound": True,
+                "prefs": [entry]}
+        frames = [
+            {**good, "prefs": [{**entry, "teamId": "T1"}]},
+            {**good, "scopeId": "s-1"},
+            {**good, "bound": False},
+            {**good, "prefs": [{**entry, "workspace": str(self.tmp / "garbage")}]},
+            {**good, "provider": "myspace"},
+            {**good, "prefs": entry},
+        ]
+        for i, payload in enumerate(frames):
+            self.server.send_frame({"v": 1, "type": "provider.prefs.state", "id": f"garbage-{i}", "ts": 1,
+                                    "payload": payload})
+
     # -- what the desktop sent --------------------------------------------------------------------------------------
 
     def _expect(self, type_: MessageType, what: str, **want: str) -> Any:
@@ -267,7 +296,7 @@ class ProviderChecks(StateChecks):
                             f"not only the {selector} {name!r}"
 
     def check_prefs_set(self, provider: str, binding: str, workspace: str, changes: dict[str, Any]) -> None:
-        """§5 "set 再按 workspace alias 部分更新,校验器拒绝绝对路径": the alias itself, exactly the keys changed."""
+        """§5 "set 再按 workspace alias 部分更新，校验器拒绝绝对路径": the alias itself, exactly the keys changed."""
         rid = self.answered_request_id("provider-prefs-set")
         frame = self._expect(MessageType.PROVIDER_PREFS_SET, f"requestId {rid}", request_id=rid)
         assert frame.provider == provider and frame.binding_id == self.pid("binding", binding) \

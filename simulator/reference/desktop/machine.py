@@ -99,6 +99,8 @@ class Variant(BrokenVariant):
     PREFS_PATH_INSTEAD_OF_ALIAS = "prefs-path-instead-of-alias"
     BEHAVIOR_OMITS_DEFAULT = "behavior-omits-default"
     BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
+    PREFS_STATE_MERGED = "prefs-state-merged"
+    LENIENT_PROVIDER_FRAMES = "lenient-provider-frames"
 
     @classmethod
     def subject(cls) -> str:

@@ -7,10 +7,18 @@ features of features/hook/desktop/provider_*.feature and behavior.feature must c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any, Final
 
-from ...hook import DEFAULT_TELEGRAM_BEHAVIOR, PROVIDER_BIND_ACTIONS, HookBuildError
+from ...hook import (
+    DEFAULT_TELEGRAM_BEHAVIOR,
+    PROVIDER_BIND_ACTIONS,
+    HookBuildError,
+    MessageType,
+    ProviderBindUpdatePayload,
+)
 from .behavior import GLOBAL_KEYS
 from .machine import DesktopMachine, Variant
 from .provider_bindings import ProviderBook, Refused
@@ -94,6 +102,43 @@ class BehaviorWithoutFeature(DesktopMachine):
         return True
 
 
+class _MergingBook(ProviderBook):
+    def take_prefs(self, p: Any) -> None:
+        before = self.prefs.get((p.provider, p.binding_id, p.scope_id))
+        super().take_prefs(p)
+        if before is not None:
+            entry = self.prefs[(p.provider, p.binding_id, p.scope_id)]
+            merged = {e["workspace"]: e for e in before["prefs"]}
+            merged.update({e["workspace"]: e for e in entry["prefs"]})
+            entry["prefs"] = list(merged.values())
+
+
+class PrefsStateMerged(DesktopMachine):
+    """``prefs-state-merged``: a provider.prefs.state is merged into what is shown for its selector (by workspace)
+    instead of replacing it. Breaks §5 "provider.prefs.state … 同一偏好域的全量快照"."""
+
+    def _init_providers(self) -> None:
+        super()._init_providers()
+        self.provider_book = _MergingBook()
+
+
+class LenientProviderFrames(DesktopMachine):
+    """``lenient-provider-frames``: a provider.bind.update / state that fails the core's checks is taken anyway when
+    its payload is an object. Breaks §2 "两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false" (a bad frame is dropped)."""
+
+    _TYPES = (MessageType.PROVIDER_BIND_UPDATE.value, MessageType.PROVIDER_BIND_STATE.value)
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Any]:
+        try:
+            data = json.loads(raw)
+            if isinstance(data, dict) and data.get("type") in self._TYPES and isinstance(data.get("payload"), dict):
+                payload = ProviderBindUpdatePayload.from_wire(data["payload"])
+                return self.on_provider_status(SimpleNamespace(payload=payload), now)
+        except (ValueError, TypeError, AttributeError):
+            pass
+        return super()._on_bad_frame(raw, now)
+
+
 PROVIDER_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PROVIDER_WITHOUT_FEATURE: ProviderWithoutFeature,
     Variant.TELEGRAM_URL_UNCHECKED: TelegramUrlUnchecked,
@@ -102,4 +147,6 @@ PROVIDER_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PREFS_PATH_INSTEAD_OF_ALIAS: PrefsPathInsteadOfAlias,
     Variant.BEHAVIOR_OMITS_DEFAULT: BehaviorOmitsDefault,
     Variant.BEHAVIOR_WITHOUT_FEATURE: BehaviorWithoutFeature,
+    Variant.PREFS_STATE_MERGED: PrefsStateMerged,
+    Variant.LENIENT_PROVIDER_FRAMES: LenientProviderFrames,
 }

@@ -236,7 +236,8 @@ def test_behavior_on_get_set_and_state():
 
 
 @pytest.mark.parametrize("variant", [v for v in Variant if v.value.startswith(("provider-", "telegram-", "unknown-",
-                                                                               "cancel-", "prefs-", "behavior-"))])
+                                                                               "cancel-", "prefs-", "behavior-",
+                                                                               "lenient-"))])
 def test_each_provider_variant_breaks_its_rule(variant):
     m = machine(("provider-bind-v1", "provider:telegram") if variant is Variant.BEHAVIOR_WITHOUT_FEATURE
                 else ("provider:x",) if variant is Variant.PROVIDER_WITHOUT_FEATURE else ALL, variant)
@@ -258,5 +259,17 @@ def test_each_provider_variant_breaks_its_rule(variant):
     elif variant is Variant.BEHAVIOR_OMITS_DEFAULT:
         (_, payload), = sent(m.behavior_set("b1", {"emojiReactions": "minimal", "replyQuoteDm": "first"}, None, 2)[1])
         assert "emojiReactions" not in payload
+    elif variant is Variant.PREFS_STATE_MERGED:
+        for ws in ("chat", "other"):
+            entry = ProviderWorkspacePrefsEntry(ws, "m")
+            m.on_frame(serialize_hook_message(make_provider_prefs_state("telegram", True, "b1", None, None, (entry,))),
+                       2)
+        assert len(m.state(3)["providerPrefs"][0]["prefs"]) == 2
+    elif variant is Variant.LENIENT_PROVIDER_FRAMES:
+        bad = json.loads(confirmed("b1"))
+        bad["payload"]["attemptId"] = "a9"  # confirmed naming an attempt: the core refuses it
+        m.on_frame(json.dumps(bad), 2)
+        assert m.state(3)["providers"]["telegram"]["bindings"]
     else:
+        assert variant is Variant.BEHAVIOR_WITHOUT_FEATURE
         assert sent(m.behavior_get("b1", 2)[1])
