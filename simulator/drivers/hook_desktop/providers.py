@@ -357,9 +357,9 @@ class ProviderChecks(StateChecks):
 
     def check_no_link(self, provider: str, attempt: str) -> None:
         self.barrier()
-        shown = self._attempt(self.channel(provider), attempt)
-        assert shown is None or shown.get("connectUrl") is None, (
-            f"the desktop shows the link {shown.get('connectUrl')!r} of attempt {attempt!r}")  # type: ignore[union-attr]
+        shown = self._attempt(self.channel(provider), attempt) or {}
+        assert shown.get("connectUrl") is None, (
+            f"the desktop shows the link {shown.get('connectUrl')!r} of attempt {attempt!r}")
 
     def check_no_attempt(self, provider: str) -> None:
         self.barrier()
