@@ -25,7 +25,7 @@ called from ``simulator.hook``.
 | ``connection`` | heartbeat, bearer token, lifecycle.preference, frame types never sent |
 | ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
-| ``providers`` / ``behavior`` | provider binding and preferences, Telegram behaviour: frames, user actions, judgements |
+| ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """

@@ -5,7 +5,8 @@ One class, assembled from the modules that each hold one family of operations ov
 sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``connection``, ``rules``,
 ``state``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
-what it needs. The provider families (``providers``, ``behavior``) act as the server and the user and judge both.
+what it needs. The provider families (``providers``, ``provider_prefs``, ``behavior``) act as the server and the
+user and judge both.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from .acks import AckChecks
 from .actions import DesktopActions
 from .behavior import BehaviorChecks
+from .provider_prefs import ProviderPrefsChecks
 from .connection import ConnectionChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
@@ -25,5 +27,6 @@ __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, BehaviorChecks, StateChecks):
+                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks,
+                    StateChecks):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""

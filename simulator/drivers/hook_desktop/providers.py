@@ -1,10 +1,11 @@
-"""Provider-neutral binding and provider preferences at a desktop under test (slack-hook-protocol.md §2 provider 能力
+"""Provider-neutral binding at a desktop under test (slack-hook-protocol.md §2 provider 能力
 必须双向协商 / provider 偏好隔离 / workspace 是别名, §5 Provider-neutral 绑定与偏好; docs/control-api.md "Bindings and
 preferences (desktop, part 2a)").
 
-The harness plays the server (it sends provider.bind.update / state and provider.prefs.state) and the desktop's user
-(the control capabilities ``provider-bind`` … ``provider-prefs-set``); it judges the frames the desktop sends and
-what its control ``state`` shows (``providers``, ``providerPrefs``). Names in the feature ("a1", "b1", "p1") map to
+The harness plays the server (it sends provider.bind.update / state) and the desktop's user (the control capabilities
+``provider-bind``, ``provider-cancel``, ``provider-revoke``); it judges the frames the desktop sends and what its
+control ``state`` shows (``providers``). The bookkeeping here (names, answers, refusals, the ping barrier) is shared
+with ``provider_prefs`` and ``behavior``. Names in the feature ("a1", "b1", "p1") map to
 fresh ids per scenario. A scenario concerns a desktop that declares the family in its own hello: without it the
 scenario is not applicable (``require_hello``). A refusal the step expects (409 ``channel-hidden``) is judged by its
 status and code; any other answer fails. "Nothing shown" checks read ``state`` after a ping answered with a pong,
@@ -14,7 +15,7 @@ so the desktop has read every frame sent before.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from ...errors import NotApplicable, SubjectRefused
@@ -22,12 +23,9 @@ from ...hook import (
     ABSENT,
     HookBuildError,
     MessageType,
-    ProviderWorkspacePrefsEntry,
     make_provider_bind_state,
     make_provider_bind_update,
-    make_provider_prefs_state,
 )
-from ...roles.hook_conn import from_dict
 from .state import StateChecks
 
 __all__ = ["ProviderChecks", "PROVIDER_STATE_FIELDS", "checked_providers"]
@@ -54,7 +52,7 @@ def checked_providers(state: dict[str, Any], provider: str) -> dict[str, Any]:
 
 
 class ProviderChecks(StateChecks):
-    """The provider binding and provider preference operations of a desktop scenario."""
+    """The provider binding operations of a desktop scenario, and the bookkeeping the provider families share."""
 
     # -- scenario bookkeeping ---------------------------------------------------------------------------------------
 
@@ -133,30 +131,6 @@ class ProviderChecks(StateChecks):
     def provider_revoke(self, provider: str, binding: str) -> None:
         self.user_call("provider-revoke", {"provider": provider, "bindingId": self.pid("binding", binding)})
 
-    def _selector(self, selector: str, name: str) -> dict[str, str]:
-        assert selector in ("binding", "scope"), f"unknown selector {selector!r} in the feature"
-        return {f"{selector}Id": self.pid(selector, name)}
-
-    def try_provider_prefs_get(self, provider: str, binding: str) -> None:
-        self.require_hello("provider-prefs-v1")
-        self.user_try("provider-prefs-get", {"provider": provider, **self._selector("binding", binding)})
-
-    def provider_prefs_get(self, provider: str, selector: str, name: str) -> None:
-        self.require_hello("provider-prefs-v1")
-        self.user_call("provider-prefs-get", {"provider": provider, **self._selector(selector, name)})
-
-    def provider_prefs_set(self, provider: str, binding: str, workspace: str, changes: dict[str, Any]) -> None:
-        self.require_hello("provider-prefs-v1")
-        self.user_call("provider-prefs-set", {"provider": provider, **self._selector("binding", binding),
-                                              "workspace": workspace, "set": changes})
-
-    def try_provider_prefs_set_path(self, provider: str, binding: str, alias: str, changes: dict[str, Any]) -> None:
-        """The user names the folder of ``alias`` by its absolute path (the answer is not judged: what the desktop
-        sends is, by ``check_no_local_paths``)."""
-        self.require_hello("provider-prefs-v1")
-        self.user_try("provider-prefs-set", {"provider": provider, **self._selector("binding", binding),
-                                             "workspace": str(self.tmp / alias), "set": changes})
-
     # -- the harness as the server ----------------------------------------------------------------------------------
 
     def _send_status(self, frame: str, provider: str, **fields: Any) -> None:
@@ -221,35 +195,6 @@ class ProviderChecks(StateChecks):
         self.server.send_frame({"v": 1, "type": "provider.bind.state", "id": "garbage-x", "ts": 1, "payload": [bid]})
         self.server.send_raw('{"v":1,"type":"provider.bind.update","id":"garbage-y","ts":1,"payload":')
 
-    def push_prefs_state(self, provider: str, binding: str, entry: Mapping[str, Any] | None) -> None:
-        """provider.prefs.state for ``binding``: one entry, or ``bound`` false (no entries) when ``entry`` is None."""
-        self.require_hello("provider-prefs-v1")
-        prefs = () if entry is None else (from_dict(ProviderWorkspacePrefsEntry, dict(entry)),)
-        self.server.send_message(make_provider_prefs_state(provider, entry is not None,
-                                                           self.pid("binding", binding), None, None, prefs))
-
-    def push_malformed_prefs_states(self, binding: str) -> None:
-        """provider.prefs.state frames that fail the core's checks and would change what is shown if taken: an entry
-        with the Slack ``teamId``, both selectors, bound=false with entries, a workspace that is a path, an unknown
-        provider, entries that are not a list."""
-        self.require_hello("provider-prefs-v1")
-        bid = self.pid("binding", binding)
-        entry = {"workspace": "garbage", "model": "m-garbage", "effort": None, "agentKind": None,
-                 "permissionMode": None}
-        good = {"provider": "telegram", "bindingId": bid, "scopeId": None, "replyTo": None, "bound": True,
-                "prefs": [entry]}
-        frames = [
-            {**good, "prefs": [{**entry, "teamId": "T1"}]},
-            {**good, "scopeId": "s-1"},
-            {**good, "bound": False},
-            {**good, "prefs": [{**entry, "workspace": str(self.tmp / "garbage")}]},
-            {**good, "provider": "myspace"},
-            {**good, "prefs": entry},
-        ]
-        for i, payload in enumerate(frames):
-            self.server.send_frame({"v": 1, "type": "provider.prefs.state", "id": f"garbage-{i}", "ts": 1,
-                                    "payload": payload})
-
     # -- what the desktop sent --------------------------------------------------------------------------------------
 
     def _expect(self, type_: MessageType, what: str, **want: str) -> Any:
@@ -284,28 +229,6 @@ class ProviderChecks(StateChecks):
         bid = self.pid("binding", binding)
         self.server.expect_none(lambda e: e.type == MessageType.PROVIDER_BIND_REVOKE and e.ok
                                 and e.payload.binding_id == bid, self.quiet)
-
-    def check_prefs_get(self, provider: str, selector: str, name: str) -> None:
-        """§5 "用 provider 与且仅一个 bindingId/scopeId 选择偏好域": the named selector, the other one null."""
-        rid = self.answered_request_id("provider-prefs-get")
-        get = self._expect(MessageType.PROVIDER_PREFS_GET, f"requestId {rid}", request_id=rid)
-        want = {"binding": None, "scope": None, selector: self.pid(selector, name)}
-        got = {"binding": get.binding_id, "scope": get.scope_id}
-        assert get.provider == provider, f"provider.prefs.get names provider {get.provider!r}"
-        assert got == want, f"provider.prefs.get selects bindingId {got['binding']!r} / scopeId {got['scope']!r}, " \
-                            f"not only the {selector} {name!r}"
-
-    def check_prefs_set(self, provider: str, binding: str, workspace: str, changes: dict[str, Any]) -> None:
-        """§5 "set 再按 workspace alias 部分更新，校验器拒绝绝对路径": the alias itself, exactly the keys changed."""
-        rid = self.answered_request_id("provider-prefs-set")
-        frame = self._expect(MessageType.PROVIDER_PREFS_SET, f"requestId {rid}", request_id=rid)
-        assert frame.provider == provider and frame.binding_id == self.pid("binding", binding) \
-            and frame.scope_id is None, f"provider.prefs.set selects {frame.to_wire()!r}"
-        assert frame.workspace == workspace, f"provider.prefs.set names workspace {frame.workspace!r}, not the alias " \
-                                             f"{workspace!r}"
-        wire = frame.to_wire()
-        got = {k: v for k, v in wire.items() if k not in ("requestId", "provider", "workspace", "bindingId", "scopeId")}
-        assert got == changes, f"provider.prefs.set carries {got!r}, not exactly the user's changes {changes!r}"
 
     # -- what the desktop shows (control state) ---------------------------------------------------------------------
 
@@ -376,17 +299,3 @@ class ProviderChecks(StateChecks):
     def check_binding_state(self, provider: str, binding: str, state: str) -> None:
         self._poll_channel(provider, lambda c: (b := self._binding(c, binding)) is not None and b.get("state") == state,
                            f"{provider} binding {binding!r} {state}")
-
-    def _prefs_entry(self, state: dict[str, Any], provider: str, binding: str) -> dict[str, Any] | None:
-        checked_providers(state, provider)
-        bid = self.pid("binding", binding)
-        return next((e for e in state["providerPrefs"] if isinstance(e, dict) and e.get("provider") == provider
-                     and e.get("bindingId") == bid), None)
-
-    def check_prefs_shown(self, provider: str, binding: str, entry: dict[str, Any]) -> None:
-        self.poll_state(lambda s: (e := self._prefs_entry(s, provider, binding)) is not None
-                        and e.get("prefs") == [entry], f"the {provider} preferences of {binding!r} as {entry!r}")
-
-    def check_no_prefs(self, provider: str, binding: str) -> None:
-        self.poll_state(lambda s: (e := self._prefs_entry(s, provider, binding)) is None or e.get("prefs") == [],
-                        f"no {provider} preferences for {binding!r}")
