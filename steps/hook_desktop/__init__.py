@@ -43,6 +43,15 @@ Vocabulary (one module per area):
   preferences <JSON> [answering its prefs.get]`` / ``no Slack preferences`` / ``the same Slack state as before the
   malformed frames``. Team names become fresh team ids per scenario.
 
+* ``providers`` (provider binding and preferences) / ``behavior`` (Telegram behaviour): the user ``tries to start a
+  "<provider>" binding`` / ``starts … with scope``, ``cancels`` / ``revokes``, ``tries to read`` / ``reads`` / ``sets``
+  the provider preferences or the Telegram behaviour / group activation; the harness ``sends a "<provider>"
+  provider.bind.update|state`` (an attempt pending at a link, with actions; confirming / ending a binding), a
+  provider.prefs.state, a behaviour state, ``the malformed … frames``; Then ``the desktop refuses it as "<code>"``, the
+  frames sent (start, cancel / no cancel, revoke, prefs get / set, behaviour get / set, exactly the keys changed) and
+  what the state shows (channel hidden, attempt state / link / rejected link / actions, binding state, preferences,
+  behaviour).
+
 "Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that
 interaction again|too late`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
 """
@@ -59,4 +68,6 @@ pytest_plugins = [
     "steps.hook_desktop.connection",
     "steps.hook_desktop.state",
     "steps.hook_desktop.bindings",
+    "steps.hook_desktop.providers",
+    "steps.hook_desktop.behavior",
 ]

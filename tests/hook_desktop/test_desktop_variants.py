@@ -82,6 +82,25 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "prefs-answer-ignored": ({"HOOK-DESKTOP-PREFS-GET-01"}, set()),
     # a prefs.state with bound false is ignored.
     "unbound-keeps-prefs": ({"HOOK-DESKTOP-PREFS-UNBOUND-01"}, set()),
+    # provider families (simulator/reference/desktop/provider_variants.py):
+    # every provider channel offered whatever welcome declares.
+    "provider-without-feature": ({"HOOK-DESKTOP-PROVIDER-HIDDEN-01", "HOOK-DESKTOP-PROVIDER-OFF-01"}, set()),
+    # any https Telegram connectUrl shown.
+    "telegram-url-unchecked": ({"HOOK-DESKTOP-PROVIDER-LINK-02"}, set()),
+    # a provider.bind frame with an unknown action dropped whole.
+    "unknown-action-drops-frame": ({"HOOK-DESKTOP-PROVIDER-ACTIONS-01"}, set()),
+    # cancelling one attempt cancels every open attempt of the provider.
+    "cancel-all-attempts": ({"HOOK-DESKTOP-PROVIDER-CANCEL-01"}, set()),
+    # provider.prefs.set carries the folder path instead of the alias.
+    "prefs-path-instead-of-alias": ({"HOOK-DESKTOP-PROVIDER-PREFS-ALIAS-01"}, set()),
+    # a behaviour value equal to the default left out of provider.behavior.set.
+    "behavior-omits-default": ({"HOOK-DESKTOP-BEHAVIOR-SET-01"}, set()),
+    # the behaviour channel used without provider-behavior-v1 (get/set sent, state rendered).
+    "behavior-without-feature": ({"HOOK-DESKTOP-BEHAVIOR-GATE-01", "HOOK-DESKTOP-BEHAVIOR-STATE-01"}, set()),
+    # provider.prefs.state merged into what is shown instead of replacing it.
+    "provider-prefs-state-merged": ({"HOOK-DESKTOP-PROVIDER-PREFS-STATE-01"}, set()),
+    # a provider.bind frame that fails the core's checks taken anyway.
+    "lenient-provider-frames": ({"HOOK-DESKTOP-PROVIDER-GARBAGE-01"}, set()),
 }
 
 

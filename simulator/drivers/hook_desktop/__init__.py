@@ -26,6 +26,7 @@ called from ``simulator.hook``.
 | ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
+| ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """

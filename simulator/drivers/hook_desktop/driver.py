@@ -5,17 +5,20 @@ One class, assembled from the modules that each hold one family of operations ov
 sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``connection``, ``rules``,
 ``state``), and the Slack binding / preference operations (``bindings``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
-what it needs.
+what it needs. The provider families (``providers``, ``provider_prefs``, ``behavior``) act as the server and the
+user and judge both.
 """
 
 from __future__ import annotations
 
 from .acks import AckChecks
 from .actions import DesktopActions
+from .behavior import BehaviorChecks
 from .bindings import BindingOps
 from .connection import ConnectionChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
+from .provider_prefs import ProviderPrefsChecks
 from .reopen import ReopenChecks
 from .rules import RuleChecks
 from .state import StateChecks
@@ -25,5 +28,5 @@ __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, StateChecks, BindingOps):
+                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks, StateChecks, BindingOps):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""

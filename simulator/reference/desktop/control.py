@@ -17,6 +17,8 @@ from ..control_http import JsonControlServer, route_control
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
+from .provider_control import PROVIDER_CAPABILITIES, PROVIDER_STATUS, provider_routes
+from .provider_bindings import Refused
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "DesktopControlApi"]
 
@@ -28,13 +30,16 @@ CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
+    *PROVIDER_CAPABILITIES,
 )
-_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409}
+_STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
 
 def _known_error(exc: Exception) -> tuple[int, str, str] | None:
     if isinstance(exc, MachineError):
         return exc.status or _STATUS.get(exc.code, 400), exc.code, exc.message
+    if isinstance(exc, Refused):
+        return _STATUS.get(exc.code, 400), exc.code, exc.message
     return None
 
 
@@ -75,6 +80,7 @@ class DesktopControlApi:
             "slack-revoke": self._slack_revoke,
             "prefs-get": lambda b: self._with_request_id(lambda now: self.machine.prefs_get(now)),
             "prefs-set": self._prefs_set,
+            **provider_routes(self.client),
         }
         assert tuple(self._routes) == CAPABILITIES
 

@@ -18,6 +18,8 @@ turn.reopen 阶段 18 (desktop side); query.request answered §5 阶段 6 (sessi
 sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于 desktop,永不过网线").
 Slack binding, multi-team and Slack preferences (阶段 5, 11, 13): ``slack.SlackSide``; the machine only routes the
 frames (bind.update, bind.state, prefs.state) and the user's actions (``slack_bind`` … ``prefs_set``) to it.
+Provider binding, provider preferences and Telegram behaviour (§2, §5 Provider-neutral, 阶段 19): ``providers.py``
+(mixed in; this module only routes their frames and adds their ``state`` fields).
 Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
@@ -56,6 +58,7 @@ from ...hook import (
 )
 from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
+from .providers import PROVIDER_FEATURES, ProviderFamilies
 from .slack import SlackRefusal, SlackSide
 
 __all__ = [
@@ -70,7 +73,7 @@ DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
-                     Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value)
+                     Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value, *PROVIDER_FEATURES)
 #: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
 MAX_QUERY_SESSIONS = 20
 #: The models the reference offers per agent kind (query.response kind=models).
@@ -108,6 +111,16 @@ class Variant(BrokenVariant):
     PREFS_TEAM_WITHOUT_FEATURE = "prefs-team-without-feature"
     PREFS_ANSWER_IGNORED = "prefs-answer-ignored"
     UNBOUND_KEEPS_PREFS = "unbound-keeps-prefs"
+    # provider binding, provider prefs, Telegram behaviour (variants.py)
+    PROVIDER_WITHOUT_FEATURE = "provider-without-feature"
+    TELEGRAM_URL_UNCHECKED = "telegram-url-unchecked"
+    UNKNOWN_ACTION_DROPS_FRAME = "unknown-action-drops-frame"
+    CANCEL_ALL_ATTEMPTS = "cancel-all-attempts"
+    PREFS_PATH_INSTEAD_OF_ALIAS = "prefs-path-instead-of-alias"
+    BEHAVIOR_OMITS_DEFAULT = "behavior-omits-default"
+    BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
+    PROVIDER_PREFS_STATE_MERGED = "provider-prefs-state-merged"
+    LENIENT_PROVIDER_FRAMES = "lenient-provider-frames"
 
     @classmethod
     def subject(cls) -> str:
@@ -241,7 +254,7 @@ class ReopenEntry:
 
 
 @dataclass
-class DesktopMachine:
+class DesktopMachine(ProviderFamilies):
     workspaces: dict[str, str] = field(default_factory=dict)
     default_workspace: str | None = None
     device_id: str = "reference-desktop"
@@ -281,6 +294,7 @@ class DesktopMachine:
         self.missing_folders: set[str] = set()
         self._counter = 0
         self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
+        self._init_providers()
         for sid, key, workspace, archived in self.saved_sessions:
             self.sessions[sid] = Session(sid, key, workspace, archived)
             if key is not None and not archived:
@@ -388,6 +402,10 @@ class DesktopMachine:
             MessageType.BIND_UPDATE: lambda m, n: self.slack.on_bind_update(m.payload) or [],
             MessageType.BIND_STATE: lambda m, n: self.slack.on_bind_state(m.payload) or [],
             MessageType.PREFS_STATE: lambda m, n: self.slack.on_prefs_state(m.payload) or [],
+            MessageType.PROVIDER_BIND_UPDATE: self.on_provider_status,
+            MessageType.PROVIDER_BIND_STATE: self.on_provider_status,
+            MessageType.PROVIDER_PREFS_STATE: self.on_provider_prefs,
+            MessageType.PROVIDER_BEHAVIOR_STATE: self.on_behavior_state,
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -834,6 +852,7 @@ class DesktopMachine:
             "connected": self.connected,
             "serverFeatures": sorted(self.server_features),
             **self.slack.state(),
+            **self.provider_state(),
         }
 
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HookMessage
 from .machine import DesktopMachine, Effect, Send, Turn, Variant
 from .slack_variants import SLACK_WRAPPED
+from .provider_variants import PROVIDER_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -87,6 +88,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PROGRESS_CONCATENATED: ProgressConcatenated,
     Variant.WORKSPACE_PATHS_IN_QUERY: WorkspacePathsInQuery,
     **SLACK_WRAPPED,
+    **PROVIDER_WRAPPED,
 }
 
 
