@@ -42,7 +42,7 @@ from .control_answers import (
     ControlSchema,
     Listing,
 )
-from .provider_bindings import PROVIDER_FRAME_TYPES, TELEGRAM_CONNECT_URL, ProviderBindingOps, ProviderState
+from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -53,7 +53,7 @@ __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
-    "PROVIDER_FRAME_TYPES", "TELEGRAM_CONNECT_URL",
+    "PROVIDER_FRAME_TYPES",
     "BadToken", "BehaviorOps", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device",
     "Hangup", "HookServerDriver", "HookServerScenario", "Listing", "ProviderBindingOps", "ProviderState", "Refusal",
     "RefusalStage", "SlackNames",

@@ -20,17 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from ...hook import HOOK_PROVIDERS, PROVIDER_BIND_ACTIONS, Feature
+from ...hook import HOOK_PROVIDERS, PROVIDER_BIND_ACTIONS, Feature, parse_telegram_connect_url
 
 __all__ = [
-    "PROVIDERS", "Refused", "TELEGRAM_CONNECT_URL", "channel_on", "prefs_on", "link_ok", "Attempt", "Binding",
+    "PROVIDERS", "Refused", "channel_on", "prefs_on", "link_ok", "Attempt", "Binding",
     "ProviderBook", "SHOWN_ATTEMPT_STATES",
 ]
 
 #: The provider-neutral channels (Slack keeps its own frames).
 PROVIDERS: Final = tuple(p for p in HOOK_PROVIDERS if p != "slack")
-#: §5 "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>" (bot and token alphabets: the contract's).
-TELEGRAM_CONNECT_URL: Final = re.compile(r"https://t\.me/[A-Za-z0-9_]{5,32}\?start=[A-Za-z0-9_-]{1,64}")
 _X_HOSTS: Final = frozenset({"x.com", "twitter.com"})
 #: The attempt states an attempt is shown in: the open ones and the failed terminal ones (contract).
 SHOWN_ATTEMPT_STATES: Final = frozenset({"pending", "awaiting_confirmation", "denied", "expired", "failed"})
@@ -69,7 +67,7 @@ def link_ok(provider: str, url: str | None) -> bool:
     if not isinstance(url, str):
         return False
     if provider == "telegram":
-        return TELEGRAM_CONNECT_URL.fullmatch(url) is not None
+        return parse_telegram_connect_url(url) is not None  # the protocol core's strict form
     try:
         parts = urlsplit(url)
     except ValueError:

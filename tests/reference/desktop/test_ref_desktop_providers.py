@@ -87,7 +87,7 @@ def test_prefs_need_their_own_feature_and_the_provider():
 
 
 @pytest.mark.parametrize("url, ok", [
-    (GOOD, True), ("https://t.me/abcde?start=-_x", True),
+    (GOOD, True), ("https://t.me/abcde?start=-_x", False), ("https://t.me/AbcBot?start=-_x", True),
     ("https://t.me/abcd?start=tok", False),                    # bot too short
     ("https://t.me/conformance_bot?start=tok&x=1", False),
     ("https://t.me/conformance_bot?start=tok#f", False),
