@@ -1,0 +1,55 @@
+"""docs/control-api.md is a public contract others implement from the document alone: every capability a reference
+serves is documented in its role's section (a table row naming it), and every capability the document gives a
+role is served by that role's reference. The hook server's capabilities each have a request and a response schema
+in docs/control-api.schema.json (the schema test exercises them against the reference)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from simulator.reference.ccweb.control import CAPABILITIES as CCWEB
+from simulator.reference.desktop.control import CAPABILITIES as DESKTOP
+from simulator.reference.hookserver.control import CAPABILITIES as HOOK_SERVER
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOC = (DOCS / "control-api.md").read_text(encoding="utf-8")
+#: role → (its section heading, the next top-level heading or None, the capabilities its reference serves)
+ROLES = {
+    "ccweb": ("## ccweb", "## desktop", CCWEB),
+    "desktop": ("## desktop", "## hook-server", DESKTOP),
+    "hook-server": ("## hook-server", None, HOOK_SERVER),
+}
+
+
+def section(start: str, end: str | None) -> str:
+    i = DOC.index(f"\n{start}\n")
+    j = DOC.index(f"\n{end}\n", i) if end else len(DOC)
+    return DOC[i:j]
+
+
+def documented(text: str) -> set[str]:
+    """The capabilities of a section: the first cell of its capability tables (``| `name` |``, ``/`` joins two)."""
+    names: set[str] = set()
+    for cell in re.findall(r"^\| (`[a-z][a-z0-9-]*`(?: / `[a-z][a-z0-9-]*`)*) \|", text, re.M):
+        names |= set(re.findall(r"`([a-z0-9-]+)`", cell))
+    return names
+
+
+@pytest.mark.parametrize("role", sorted(ROLES))
+def test_every_served_capability_is_documented_and_every_documented_one_served(role):
+    start, end, served = ROLES[role]
+    doc = documented(section(start, end))
+    assert set(served) - doc == set(), f"{role}: served but not in docs/control-api.md: {sorted(set(served) - doc)}"
+    assert doc - set(served) == set(), f"{role}: documented but not served: {sorted(doc - set(served))}"
+
+
+def test_every_hook_server_capability_has_a_request_and_a_response_schema():
+    schema = json.loads((DOCS / "control-api.schema.json").read_text(encoding="utf-8"))
+    assert schema["capabilities"] == list(HOOK_SERVER)
+    missing = [f"{c}.{part}" for c in HOOK_SERVER for part in ("request", "response")
+               if f"{c}.{part}" not in schema["$defs"]]
+    assert not missing, missing
