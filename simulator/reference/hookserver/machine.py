@@ -34,6 +34,7 @@ import orjson
 
 from ...hook import (
     ABSENT,
+    HOOK_CHAT_WORKSPACE_ALIAS,
     Attachment,
     DeliveryError,
     DeliveryState,
@@ -258,7 +259,8 @@ class HookServerMachine(ProviderFamilies):
         self._waiting: dict[str, dict[str, None]] = {}
         self._conn_routes: dict[str, list[str]] = {}
         #: Slack bindings and preferences (durable: slack_binding.py, slack_prefs.py)
-        self.slack = SlackBindings(revoke_pending_drops_bindings=self.variant is Variant.REVOKE_PENDING_DROPS_BINDINGS)
+        self.slack = SlackBindings(broken=frozenset({self.variant.value} & SlackBindings.VARIANTS)
+                                   if self.variant is not None else frozenset())
         self.slack_prefs = SlackPrefs(replace_on_set=self.variant is Variant.PREFS_SET_REPLACES)
         self._provider_init()
 
@@ -370,6 +372,8 @@ class HookServerMachine(ProviderFamilies):
             self._log(conn_id, now, "binary", code="BINARY_FRAME")
             return out
         result = parse_hook_message(raw)
+        if not result.ok and self.variant in _LENIENT:
+            result = self._lenient(raw, result)
         if not result.ok:
             issue = result.error
             assert issue is not None
@@ -396,6 +400,26 @@ class HookServerMachine(ProviderFamilies):
             return out
         handler(self, conn, message, now, out)
         return out
+
+    def _lenient(self, raw: str | bytes, result: Any) -> Any:
+        """The broken variants ``bad-bind-revoke-applied`` and ``prefs-set-without-workspace-applied``: a bad
+        bind.revoke (unknown keys) or prefs.set (no workspace) is repaired and handled instead of dropped."""
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return result
+        payload = data.get("payload") if isinstance(data, dict) else None
+        if not isinstance(payload, dict):
+            return result
+        if self.variant is Variant.BAD_BIND_REVOKE_APPLIED and data.get("type") == MessageType.BIND_REVOKE.value:
+            data["payload"] = {k: v for k, v in payload.items() if k in ("teamId", "pendingOnly")}
+        elif self.variant is Variant.PREFS_SET_WITHOUT_WORKSPACE_APPLIED \
+                and data.get("type") == MessageType.PREFS_SET.value and "workspace" not in payload:
+            data["payload"] = {**payload, "workspace": HOOK_CHAT_WORKSPACE_ALIAS}
+        else:
+            return result
+        repaired = parse_hook_message(orjson.dumps(data))
+        return repaired if repaired.ok else result
 
     def _on_hello(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec §5 阶段 1: welcome on the first hello; a re-sent hello replaces the aliases, default workspace,
@@ -428,7 +452,8 @@ class HookServerMachine(ProviderFamilies):
             previous.superseded = True
             out.append(Close(previous.conn_id, *CLOSE_SUPERSEDED))
         device.conn_id = conn.conn_id
-        self._bind_state(conn, now, out)  # spec 阶段 5 bind.state "连接建立 ... 后推送" (multi-team on)
+        if self.variant is not Variant.BIND_STATE_NOT_AFTER_WELCOME:
+            self._bind_state(conn, now, out)  # spec 阶段 5 bind.state "连接建立 ... 后推送" (multi-team on)
         self._provider_after_welcome(conn, now, out)
         if conn.lifecycle_announcement:
             self._notice(out, "online", device.device_id, now)
@@ -818,6 +843,8 @@ class HookServerMachine(ProviderFamilies):
     def _prefs_binding(self, conn: Connection, team_id: Any) -> SlackBinding | None:
         """The binding a prefs.set patches: ``teamId``'s (multi-team on), else the device's only binding."""
         bindings = self.slack.of(conn.device_id or "")
+        if self.variant is Variant.PREFS_SET_IGNORES_TEAM:
+            return bindings[0] if bindings else None
         if isinstance(team_id, str) and self._multi_team(conn):
             return next((b for b in bindings if b.team_id == team_id), None)
         return bindings[0] if len(bindings) == 1 else None
@@ -837,7 +864,8 @@ class HookServerMachine(ProviderFamilies):
             ids=self._ids, ts=now, validate=False))
 
     def _on_prefs_get(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        out.append(self._prefs_state(conn, message.payload.request_id, now))
+        reply_to = message.id if self.variant is Variant.PREFS_GET_REPLY_TO_FRAME_ID else message.payload.request_id
+        out.append(self._prefs_state(conn, reply_to, now))
 
     def _on_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """A partial patch of one row ("undefined 不动、null 显式清空"), answered with the snapshot; unbound: nothing
@@ -851,7 +879,8 @@ class HookServerMachine(ProviderFamilies):
 
     def _team_source(self, source: TaskSource, team_id: str | None, provider: str, device_id: str) -> TaskSource:
         """spec 阶段 13 task.dispatch.source "teamId + teamName": with multi-team on and that team bound."""
-        if team_id is None or provider != "slack" or not self._multi_team(self._latest_conn_of(device_id)):
+        if team_id is None or provider != "slack" or not self._multi_team(self._latest_conn_of(device_id)) \
+                or self.variant is Variant.SOURCE_WITHOUT_TEAM:
             return source
         binding = self.slack.team(device_id, team_id)
         if binding is None:
@@ -899,7 +928,8 @@ class HookServerMachine(ProviderFamilies):
         conn = self._open_conn_of(binding.device_id)
         if conn is None:
             return 0, out
-        out.append(self._prefs_state(conn, None, now))
+        reply_to = self._ids() if self.variant is Variant.PREFS_PUSH_HAS_REPLY_TO else None  # the variant: not null
+        out.append(self._prefs_state(conn, reply_to, now))
         return 1, out
 
     # -- time ----------------------------------------------------------------------------------------------------
@@ -966,6 +996,8 @@ class HookServerMachine(ProviderFamilies):
             return self._new(lane, provider, now, out), out
         device = self.devices[device_id]
         workspace = choose_workspace(lane.workspace, device.workspaces, device.default_workspace)
+        if self.variant is Variant.DISPATCHES_UNREGISTERED_WORKSPACE and lane.workspace is not None:
+            workspace = lane.workspace  # the lane's choice, registered or not
         external_key = provider.external_key(chat_id, thread_id, lane.generation)
         session_id = _opt_str(body, "sessionId")
         request_id, message_id = self._ids(), self._ids()
@@ -1176,8 +1208,10 @@ class HookServerMachine(ProviderFamilies):
             self.marks[row["request_id"]] = (row["mark"], row.get("reopen_of"))
         for row in tables.get("notices", ()):
             self.notices.append(Notice(row["kind"], row["deviceId"], row["at"]))
-        self.slack.restore(list(tables.get("slack_bindings", ())), list(tables.get("slack_pending", ())))
-        self.slack_prefs.restore(tables.get("slack_prefs", ()))
+        if self.variant is not Variant.BINDINGS_NOT_DURABLE:
+            self.slack.restore(list(tables.get("slack_bindings", ())), list(tables.get("slack_pending", ())))
+        if self.variant is not Variant.PREFS_NOT_DURABLE:
+            self.slack_prefs.restore(tables.get("slack_prefs", ()))
         self.notices.sort(key=lambda n: n.at)
         self._provider_restore(tables, out)
         self._seq = max([0] + [t.seq for t in self.tasks.values()] + [m.seq for m in self.messages.values()]
@@ -1229,6 +1263,9 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
 }
 
+
+#: the broken variants that handle some bad frames instead of dropping them (``HookServerMachine._lenient``)
+_LENIENT: Final = frozenset({Variant.BAD_BIND_REVOKE_APPLIED, Variant.PREFS_SET_WITHOUT_WORKSPACE_APPLIED})
 
 #: control ``channel-set-prefs``: provider → its branch
 _CHANNEL_PREFS: dict[str, Callable[[HookServerMachine, Mapping[str, Any], int], tuple[int, list[Effect]]]] = {

@@ -127,14 +127,22 @@ def _update(state: str, team_id: str | None, **fields: Any) -> dict[str, Any]:
 
 
 class SlackBindings:
-    """Every device's Slack bindings and pending authorization. ``revoke_pending_drops_bindings`` is the broken
-    variant of that name (variants.py)."""
+    """Every device's Slack bindings and pending authorization. ``broken``: the broken variants of this family that
+    are on (``VARIANTS``, variants.py)."""
 
-    def __init__(self, *, revoke_pending_drops_bindings: bool = False) -> None:
+    VARIANTS: Final = frozenset({"revoke-pending-drops-bindings", "pending-team-not-null", "confirm-keeps-pending",
+                                 "deny-expire-as-failed", "failed-without-message", "revoke-all-keeps-bindings",
+                                 "revoke-team-removes-all"})
+
+    def __init__(self, *, broken: frozenset[str] = frozenset()) -> None:
         self.bindings: dict[str, SlackBinding] = {}
         self.pending: dict[str, Pending] = {}
         self._seq = 0
-        self._pending_drops = revoke_pending_drops_bindings
+        unknown = broken - self.VARIANTS
+        if unknown:
+            raise ValueError(f"not a Slack binding variant: {sorted(unknown)}")
+        self._broken = broken
+        self._pending_drops = "revoke-pending-drops-bindings" in broken
 
     # -- reads -----------------------------------------------------------------------------------------------------
 
@@ -162,7 +170,10 @@ class SlackBindings:
         pending = Pending(device_id, team_id or None, nonce, multi_team)
         self.pending[device_id] = pending
         out = Outcome(writes=[("slack_pending", device_id, pending.row())])
-        out.updates.append((device_id, _update("pending", pending.team_id, authorize_url=pending.authorize_url())))
+        team = pending.team_id
+        if team is None and "pending-team-not-null" in self._broken:
+            team = ""  # the broken variant: "pending 期团队未知为 null" not kept
+        out.updates.append((device_id, _update("pending", team, authorize_url=pending.authorize_url())))
         return out
 
     def revoke(self, device_id: str, team_id: str | None, pending_only: bool, multi_team: bool) -> Outcome:
@@ -175,13 +186,16 @@ class SlackBindings:
                 return out
             team_id = None
         if team_id and multi_team:
-            binding = self.team(device_id, team_id)
-            if binding is not None:
+            # the broken variant revoke-team-removes-all: every binding goes, not only that team's
+            removed = self.of(device_id) if "revoke-team-removes-all" in self._broken else \
+                [b for b in [self.team(device_id, team_id)] if b is not None]
+            for binding in removed:
                 self._remove(binding, out)
             out.updates.append((device_id, _update("revoked", team_id)))
             return out
         self._end_pending(device_id, out)
-        for binding in self.of(device_id):
+        # the broken variant revoke-all-keeps-bindings: "空/缺省 = 解绑本设备全部" reduced to the pending sign-in
+        for binding in [] if "revoke-all-keeps-bindings" in self._broken else self.of(device_id):
             self._remove(binding, out)
         out.updates.append((device_id, _update("revoked", None)))
         return out
@@ -218,24 +232,30 @@ class SlackBindings:
             if not team_id:
                 raise BindingRefusal("invalid-request", "teamId: confirm needs the team")
         out = Outcome()
-        self._end_pending(pending.device_id, out)
+        if not (outcome == "confirm" and "confirm-keeps-pending" in self._broken):
+            self._end_pending(pending.device_id, out)
         dev = pending.device_id
         report_team = team_id if team_id else pending.team_id
+        no_message = "failed-without-message" in self._broken
         if outcome == "confirm":
             self._confirm(pending, team_id, body, out)
+        elif outcome in ("deny", "expire") and "deny-expire-as-failed" in self._broken:
+            out.updates.append((dev, _update("failed", report_team, message=f"the sign-in ended: {outcome}")))
         elif outcome in ("deny", "expire"):
             out.updates.append((dev, _update(OUTCOMES[outcome], report_team)))
         elif outcome == "fail":
             out.updates.append((dev, _update("failed", report_team,
-                                             message=body.get("message") or DEFAULT_FAIL_MESSAGE)))
+                                             message=None if no_message else
+                                             body.get("message") or DEFAULT_FAIL_MESSAGE)))
         else:
             extra: dict[str, Any] = {"reason": "not-installed"}
             install = body.get("installUrl", DEFAULT_INSTALL_URL)
             if install is not None:
                 extra["install_url"] = install
             out.updates.append((dev, _update("failed", report_team,
-                                             message=body.get("message") or "the Slack app is not installed in "
-                                                                            "this workspace", **extra)))
+                                             message=None if no_message else
+                                             body.get("message") or "the Slack app is not installed in this "
+                                                                    "workspace", **extra)))
         return out
 
     def _confirm(self, pending: Pending, team_id: str, body: dict[str, Any], out: Outcome) -> None:

@@ -55,6 +55,41 @@ class Variant(BrokenVariant):
     TELEGRAM_URL_LOOSE = "telegram-url-loose"
     #: provider.prefs.set also patches the device's Slack rows (§2 "不会读取或覆写旧 prefs.* 的 Slack 行").
     PROVIDER_PREFS_SHARE_SLACK_ROWS = "provider-prefs-share-slack-rows"
+    # part 2a, Slack binding, multi-team and Slack preferences (issue 14: a variant per requirement)
+    #: bind.update pending names the team "" although none was pinned (阶段 5 "pending 期团队未知为 null").
+    PENDING_TEAM_NOT_NULL = "pending-team-not-null"
+    #: a confirmed sign-in leaves its pending authorization open (阶段 5 "绑定状态机推送:none / pending / confirmed …").
+    CONFIRM_KEEPS_PENDING = "confirm-keeps-pending"
+    #: a denied or expired sign-in is reported as failed (阶段 5 "绑定状态机推送:… denied / expired / failed …").
+    DENY_EXPIRE_AS_FAILED = "deny-expire-as-failed"
+    #: bind.update failed carries no message (阶段 5 "failed 时 message 非空").
+    FAILED_WITHOUT_MESSAGE = "failed-without-message"
+    #: bind.revoke without a team ends the pending sign-in only (阶段 5 "空/缺省 = 解绑本设备全部").
+    REVOKE_ALL_KEEPS_BINDINGS = "revoke-all-keeps-bindings"
+    #: bind.revoke {teamId} removes every binding of the device (阶段 5 "teamId 非空 = 只解绑该 team").
+    REVOKE_TEAM_REMOVES_ALL = "revoke-team-removes-all"
+    #: the Slack bindings and pending sign-ins are not restored after a restart (§1 "Slack 用户 ↔ 设备" 绑定).
+    BINDINGS_NOT_DURABLE = "bindings-not-durable"
+    #: a bind.revoke with an unknown key is applied without it instead of dropped (§2 "坏帧返回 ok:false").
+    BAD_BIND_REVOKE_APPLIED = "bad-bind-revoke-applied"
+    #: no bind.state after the welcome (阶段 5 bind.state "连接建立 … 后推送").
+    BIND_STATE_NOT_AFTER_WELCOME = "bind-state-not-after-welcome"
+    #: task.dispatch.source lacks the team's teamId and teamName (阶段 13 "task.dispatch.source(teamId + teamName)").
+    SOURCE_WITHOUT_TEAM = "source-without-team"
+    #: prefs.state answering prefs.get echoes the frame's id, not its requestId (阶段 11 "requestId 由 prefs.state.replyTo
+    #: 回显配对").
+    PREFS_GET_REPLY_TO_FRAME_ID = "prefs-get-reply-to-frame-id"
+    #: the prefs.state pushed after a channel change carries a replyTo (阶段 11 "主动推送(渠道 /model 卡写入后)为 null").
+    PREFS_PUSH_HAS_REPLY_TO = "prefs-push-has-reply-to"
+    #: prefs.set ignores its teamId and patches the device's oldest binding (阶段 13 "prefs.set … 可选 teamId 扩展
+    #: (多绑定下的归属消歧)").
+    PREFS_SET_IGNORES_TEAM = "prefs-set-ignores-team"
+    #: the Slack preferences are not restored after a restart (§1 "偏好 … server 侧目录偏好").
+    PREFS_NOT_DURABLE = "prefs-not-durable"
+    #: a prefs.set without workspace is applied to "chat" instead of dropped (§2 "坏帧返回 ok:false + 字段路径").
+    PREFS_SET_WITHOUT_WORKSPACE_APPLIED = "prefs-set-without-workspace-applied"
+    #: the lane's chosen workspace is dispatched although no hello registered it (§2 "server 只能派发 hello 注册过的别名").
+    DISPATCHES_UNREGISTERED_WORKSPACE = "dispatches-unregistered-workspace"
 
     @classmethod
     def subject(cls) -> str:

@@ -242,3 +242,142 @@ def test_the_slack_tables_go_through_sqlite_and_come_back(tmp_path):
         {"workspace": "chat", "model": "opus", "effort": None, "agentKind": None, "permissionMode": None,
          "teamId": "T1"}]
     assert all(isinstance(p, Persist) for p in r.persisted)
+
+
+# -- a broken variant per requirement of these families (issue 14): each flips its one rule -------------------------
+
+
+def test_the_variant_pending_team_not_null_names_an_empty_team():
+    r = rig(variant=Variant.PENDING_TEAM_NOT_NULL)
+    r.hello("c1", "d1", features=MT)
+    r.send("c1", make_bind_start())
+    r.send("c1", make_bind_start(team_id="T9"))
+    assert [u["teamId"] for u in r.frames("c1", "bind.update")] == ["", "T9"]
+
+
+def test_the_variant_confirm_keeps_pending_leaves_the_authorization_open():
+    r = rig(variant=Variant.CONFIRM_KEEPS_PENDING)
+    bound(r)
+    assert r.frames("c1", "bind.update")[-1]["state"] == "confirmed"
+    assert r.m.list_bindings("d1")["slackPending"] == [{"deviceId": "d1", "teamId": None}]
+
+
+@pytest.mark.parametrize("outcome", ["deny", "expire"])
+def test_the_variant_deny_expire_as_failed_reports_failed(outcome):
+    r = rig(variant=Variant.DENY_EXPIRE_AS_FAILED)
+    r.hello("c1", "d1", features=MT)
+    r.send("c1", make_bind_start())
+    r.take(r.m.slack_authorize({"outcome": outcome}, r.now))
+    assert r.frames("c1", "bind.update")[-1]["state"] == "failed"
+    assert r.m.list_bindings("d1")["slackPending"] == []
+
+
+@pytest.mark.parametrize("outcome", ["fail", "not-installed"])
+def test_the_variant_failed_without_message_sends_message_null(outcome):
+    import json
+
+    from simulator.reference.hookserver.machine import Send
+
+    r = rig(variant=Variant.FAILED_WITHOUT_MESSAGE)
+    r.hello("c1", "d1", features=MT)
+    r.send("c1", make_bind_start())
+    effects = r.m.slack_authorize({"outcome": outcome, "message": "the identity provider is down"}, r.now)
+    [update] = [json.loads(e.text)["payload"] for e in effects if isinstance(e, Send)]
+    assert update["state"] == "failed" and update["message"] is None  # an invalid frame ("failed 时 message 非空")
+
+
+def test_the_variant_revoke_all_keeps_bindings_ends_only_the_pending_sign_in():
+    r = rig(variant=Variant.REVOKE_ALL_KEEPS_BINDINGS)
+    bound(r)
+    r.send("c1", make_bind_start())
+    r.send("c1", make_bind_revoke())
+    assert r.frames("c1", "bind.update")[-1]["state"] == "revoked"
+    listing = r.m.list_bindings("d1")
+    assert listing["slackPending"] == [] and [b["teamId"] for b in listing["slack"]] == ["T1"]
+
+
+def test_the_variant_revoke_team_removes_all_removes_every_binding():
+    r = rig(variant=Variant.REVOKE_TEAM_REMOVES_ALL)
+    bound(r, team="T1")
+    bound(r, team="T2")
+    r.send("c1", make_bind_revoke(team_id="T1"))
+    assert r.frames("c1", "bind.update")[-1]["teamId"] == "T1"
+    assert r.m.list_bindings("d1")["slack"] == []
+
+
+@pytest.mark.parametrize("variant,bindings_kept,prefs_kept", [
+    (Variant.BINDINGS_NOT_DURABLE, False, True), (Variant.PREFS_NOT_DURABLE, True, False)])
+def test_the_variants_not_durable_forget_their_rows_at_a_restore(variant, bindings_kept, prefs_kept):
+    r = rig()
+    bound(r)
+    r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus"))
+    r.send("c1", make_bind_start(team_id="T2"))
+    tables = {t: list(rows.values()) for t, rows in r.db.items()}
+    m = HookServerMachine(ServerSettings(features=MT, variant=variant))
+    m.restore(tables, r.now)
+    listing = m.list_bindings("d1")
+    assert bool(listing["slack"]) is bindings_kept and bool(listing["slackPending"]) is bindings_kept
+    assert bool(m.slack_prefs.entries([("T1", "U1")], False)) is prefs_kept
+
+
+def test_the_variant_bad_bind_revoke_applied_applies_a_revoke_with_an_unknown_key():
+    r = rig(variant=Variant.BAD_BIND_REVOKE_APPLIED)
+    bound(r)
+    r.raw("c1", '{"v":1,"type":"bind.revoke","id":"y","ts":1,"payload":{"teamId":null,"everything":true}}')
+    assert r.dropped("invalid") == [] and r.m.list_bindings("d1")["slack"] == []
+    assert r.frames("c1", "bind.update")[-1]["state"] == "revoked"
+
+
+def test_the_variant_prefs_set_without_workspace_applied_patches_chat():
+    r = rig(variant=Variant.PREFS_SET_WITHOUT_WORKSPACE_APPLIED)
+    bound(r)
+    r.raw("c1", '{"v":1,"type":"prefs.set","id":"y","ts":1,"payload":{"requestId":"q1","model":"haiku"}}')
+    assert r.dropped("invalid") == []
+    assert r.frames("c1", "prefs.state")[-1]["prefs"][0]["workspace"] == "chat"
+    assert r.frames("c1", "prefs.state")[-1]["prefs"][0]["model"] == "haiku"
+
+
+def test_the_variant_bind_state_not_after_welcome_sends_it_only_after_changes():
+    r = rig(variant=Variant.BIND_STATE_NOT_AFTER_WELCOME)
+    r.hello("c1", "d1", features=MT)
+    assert r.frames("c1", "bind.state") == []
+    bound(r)
+    assert len(r.frames("c1", "bind.state")) == 1
+
+
+def test_the_variant_source_without_team_leaves_the_team_out():
+    r = rig(variant=Variant.SOURCE_WITHOUT_TEAM)
+    bound(r)
+    r.inject(teamId="T1")
+    assert "teamId" not in r.frames("c1", "task.dispatch")[-1]["source"]
+
+
+def test_the_prefs_reply_to_variants():
+    r = rig(variant=Variant.PREFS_GET_REPLY_TO_FRAME_ID)
+    bound(r)
+    r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus"))
+    assert r.frames("c1", "prefs.state")[-1]["replyTo"] == "q1"
+    r.send("c1", make_prefs_get(request_id="q2"))
+    assert r.frames("c1", "prefs.state")[-1]["replyTo"] not in ("q2", None)
+    r = rig(variant=Variant.PREFS_PUSH_HAS_REPLY_TO)
+    bound(r)
+    _pushed, effects = r.m.channel_set_prefs({"provider": "slack", "teamId": "T1", "slackUserId": "U1",
+                                              "workspace": "chat", "model": "sonnet"}, r.now)
+    r.take(effects)
+    assert r.frames("c1", "prefs.state")[-1]["replyTo"] is not None
+
+
+def test_the_variant_prefs_set_ignores_team_patches_the_oldest_binding():
+    r = rig(variant=Variant.PREFS_SET_IGNORES_TEAM)
+    bound(r, team="T1", user="U1")
+    bound(r, team="T2", user="U2")
+    r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus", team_id="T2"))
+    assert [e["teamId"] for e in r.frames("c1", "prefs.state")[-1]["prefs"]] == ["T1"]
+
+
+def test_the_variant_dispatches_unregistered_workspace_dispatches_the_lanes_path():
+    r = rig(variant=Variant.DISPATCHES_UNREGISTERED_WORKSPACE)
+    r.hello("c1", "d1", features=MT)
+    r.take(r.m.set_lane_workspace({"provider": "slack", "chatId": "C1", "workspace": "/Users/ann/repo"}, r.now))
+    r.inject()
+    assert r.frames("c1", "task.dispatch")[-1]["workspace"] == "/Users/ann/repo"

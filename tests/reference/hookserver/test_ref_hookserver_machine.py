@@ -904,4 +904,10 @@ def test_public_names_are_pinned():
         "multi-team-without-desktop-feature", "prefs-unbound-leaks",
         # part 2a, provider families
         "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
-        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows"])
+        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows",
+        # part 2a, a variant per Slack binding / multi-team / Slack prefs requirement (issue 14)
+        "pending-team-not-null", "confirm-keeps-pending", "deny-expire-as-failed", "failed-without-message",
+        "revoke-all-keeps-bindings", "revoke-team-removes-all", "bindings-not-durable", "bad-bind-revoke-applied",
+        "bind-state-not-after-welcome", "source-without-team", "prefs-get-reply-to-frame-id",
+        "prefs-push-has-reply-to", "prefs-set-ignores-team", "prefs-not-durable",
+        "prefs-set-without-workspace-applied", "dispatches-unregistered-workspace"])
