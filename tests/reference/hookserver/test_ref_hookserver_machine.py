@@ -904,4 +904,10 @@ def test_public_names_are_pinned():
         "multi-team-without-desktop-feature", "prefs-unbound-leaks",
         # part 2a, provider families
         "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
-        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows"])
+        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows",
+        "connect-url-without-token", "start-scope-is-user", "awaiting-ends-attempt", "ended-token-binds",
+        "revoke-revokes-all", "no-supersede", "revoke-ignores-owner", "provider-bindings-not-durable",
+        "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
+        "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
+        "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
+        "behavior-accepts-empty-set", "behavior-not-durable"])
