@@ -39,7 +39,8 @@ clashes with ``steps/hook_desktop/``):
   confirmed for principal "<p>"`` / ``… "await|deny|expire|fail" for "<a>"``; ``the server's clock passes the expiry of
   "<a>"``; provider prefs ``device "<D>" sets|asks for the telegram|x prefs of binding|scope "<ref>" …``, ``the channel
   sets …``; Then: the connect URL, confirmed / failed / revoked / superseded updates, the state after welcome, no
-  provider frame, the dropped reason, the token's containment, the /start message no task, the prefs told or pushed.
+  provider frame, the dropped reason, the token's containment, the /start message no task, the binding listed or
+  none listed, the prefs told or pushed.
 * ``behavior`` (part 2a): ``device "<D>" sets|asks for the telegram behaviour of "<binding>"``, an empty set; Then:
   the state told, the overrides the server keeps (``behavior-overrides``).
 * ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"

@@ -149,6 +149,11 @@ def listed(hook_srv: HookServerDriver, name: str, dev: str) -> None:
     hook_srv.expect_listed_binding(dev, name)
 
 
+@bdd.then(parsers.parse('the server lists no provider binding of device "{dev}"'))
+def listed_none(hook_srv: HookServerDriver, dev: str) -> None:
+    hook_srv.expect_no_listed_binding(dev)
+
+
 # -- provider preferences ---------------------------------------------------------------------------------------------
 
 

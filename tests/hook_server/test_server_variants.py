@@ -105,11 +105,56 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     # the lane's chosen workspace is dispatched although no hello registered it (the alias rules show it too).
     "dispatches-unregistered-workspace": ({"HOOK-SERVER-NO-LOCAL-PATH-01"},
                                           {"HOOK-SERVER-ALIAS-01", "HOOK-SERVER-HELLO-RESEND-01"}),
+    # part 2a, a variant per provider binding / provider prefs / behaviour requirement (issue 14):
+    # the pending connect URL carries the attemptId instead of the one-time token.
+    "connect-url-without-token": ({"HOOK-SERVER-PROVIDER-BIND-01"},
+                                  {"HOOK-SERVER-PROVIDER-BIND-02", "HOOK-SERVER-TOKEN-01"}),
+    # /start <token> confirms with the user as scopeId, not the chat (every scenario confirming in a chat shows it).
+    "start-scope-is-user": ({"HOOK-SERVER-PROVIDER-BIND-03"},
+                            {"HOOK-SERVER-PROVIDER-BIND-06", "HOOK-SERVER-PROVIDER-BIND-07",
+                             "HOOK-SERVER-PROVIDER-BIND-08", "HOOK-SERVER-PROVIDER-BIND-09",
+                             "HOOK-SERVER-PROVIDER-BIND-11", "HOOK-SERVER-PROVIDER-BIND-12", "HOOK-SERVER-TOKEN-01"}),
+    # an attempt awaiting confirmation counts as ended: the provider's confirmation after it is refused.
+    "awaiting-ends-attempt": ({"HOOK-SERVER-PROVIDER-BIND-04"}, set()),
+    # a denied / failed / expired attempt's token still binds.
+    "ended-token-binds": ({"HOOK-SERVER-PROVIDER-BIND-05"}, set()),
+    # provider.bind.revoke ends every binding of the device.
+    "revoke-revokes-all": ({"HOOK-SERVER-PROVIDER-BIND-07"}, set()),
+    # a new confirmation for a scope the device holds keeps the older binding (a @should: run strict).
+    "no-supersede": ({"HOOK-SERVER-PROVIDER-BIND-08"}, set()),
+    # provider.bind.revoke of another device's binding revokes it.
+    "revoke-ignores-owner": ({"HOOK-SERVER-PROVIDER-BIND-11"}, set()),
+    # provider bindings and attempts are not written to the store (the rows restored after a restart need them).
+    "provider-bindings-not-durable": ({"HOOK-SERVER-PROVIDER-BIND-12"},
+                                      {"HOOK-SERVER-PROVIDER-PREFS-06", "HOOK-SERVER-BEHAVIOR-07"}),
+    # provider.prefs.set clears the keys it does not name.
+    "provider-prefs-set-replaces": ({"HOOK-SERVER-PROVIDER-PREFS-01"}, set()),
+    # a provider.prefs selector no binding of the device matches counts as bound.
+    "provider-prefs-any-selector-bound": ({"HOOK-SERVER-PROVIDER-PREFS-02"}, set()),
+    # provider.prefs.set with an absolute-path workspace is accepted and stored.
+    "provider-prefs-accepts-absolute-path": ({"HOOK-SERVER-PROVIDER-PREFS-04"}, set()),
+    # a provider prefs change made in the channel is not pushed to the bound device (a @should: run strict).
+    "provider-prefs-not-pushed": ({"HOOK-SERVER-PROVIDER-PREFS-05"}, set()),
+    # provider preference rows are not written to the store.
+    "provider-prefs-not-durable": ({"HOOK-SERVER-PROVIDER-PREFS-06"}, set()),
+    # provider.behavior.set clears the overrides it does not name (a null set then also loses the other keys).
+    "behavior-set-replaces": ({"HOOK-SERVER-BEHAVIOR-01"}, {"HOOK-SERVER-BEHAVIOR-03"}),
+    # an explicit null keeps the override.
+    "behavior-null-keeps-override": ({"HOOK-SERVER-BEHAVIOR-03"}, set()),
+    # groupActivation {chatId, null} clears the whole map.
+    "group-activation-null-clears-all": ({"HOOK-SERVER-BEHAVIOR-04"}, set()),
+    # any bindingId counts as a bound Telegram binding of the device.
+    "behavior-any-binding-bound": ({"HOOK-SERVER-BEHAVIOR-05"}, set()),
+    # an empty provider.behavior.set is accepted and answered.
+    "behavior-accepts-empty-set": ({"HOOK-SERVER-BEHAVIOR-06"}, set()),
+    # behaviour overrides are not written to the store.
+    "behavior-not-durable": ({"HOOK-SERVER-BEHAVIOR-07"}, set()),
 }
 
 #: Variants caught by a @should requirement: their runs use ``--strict-conformance`` (a @should not met is then a
 #: fail verdict, not a warning).
-STRICT_VARIANTS = {"bindings-not-durable", "source-without-team", "prefs-set-ignores-team", "prefs-not-durable"}
+STRICT_VARIANTS = {"bindings-not-durable", "source-without-team", "prefs-set-ignores-team", "prefs-not-durable",
+                   "no-supersede", "provider-prefs-not-pushed"}
 
 #: Requirements about a server configured without a welcome feature: not applicable to the reference's default
 #: features (turn-delivery-v1, turn-reopen-v1, lifecycle-announcement-v1, multi-team), judged by a run of a reference

@@ -49,6 +49,7 @@ Feature: Provider-neutral binding: attempts, one-time tokens, bindings
     Then device "A" is told the attempt "tg" is <state>
     When a user "u-ann" sends the /start link of "tg" in telegram chat "dm"
     Then device "A" hears nothing more about "tg"
+    And the server lists no provider binding of device "A"
 
     Examples:
       | outcome | state   |
@@ -63,6 +64,7 @@ Feature: Provider-neutral binding: attempts, one-time tokens, bindings
     Then device "A" is told the attempt "tg" is expired with reason "expired"
     When a user "u-ann" sends the /start link of "tg" in telegram chat "dm"
     Then device "A" hears nothing more about "tg"
+    And the server lists no provider binding of device "A"
 
   @req:HOOK-SERVER-PROVIDER-BIND-06 @must
   Scenario: cancel ends only the named attempt: the other attempt's token still binds, the confirmed binding stays

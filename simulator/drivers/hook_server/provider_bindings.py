@@ -274,6 +274,14 @@ class ProviderBindingOps(RecordChecks):
         ids = [b["bindingId"] for b in answer["provider"]]
         assert self.binding_id(name) in ids, f"list-bindings does not list binding {name!r}: {answer['provider']!r}"
 
+    def expect_no_listed_binding(self, dev: str) -> None:
+        """``list-bindings`` lists no provider binding of the device (an ended attempt's token bound nothing: its
+        confirmation would carry no attemptId, so only the listing shows it)."""
+        device_id = self.device(dev).role.device_id
+        self.settle()
+        answer = self.ctl("list-bindings", {"deviceId": device_id})
+        assert not answer["provider"], f"list-bindings lists provider bindings of device {dev!r}: {answer['provider']!r}"
+
     # -- provider preferences --------------------------------------------------------------------------------------
 
     def _selector(self, kind: str, ref: str) -> dict[str, Any]:

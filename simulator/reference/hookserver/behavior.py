@@ -45,13 +45,15 @@ class BehaviorBook:
         return {"bound": bound, **values, "groupActivation": dict(o.group_activation) if o else {}}
 
     def patch(self, binding_id: str, patch: Mapping[str, Any], activation: Mapping[str, Any] | None, *,
-              drop_explicit_default: bool = False) -> dict[str, Any]:
+              drop_explicit_default: bool = False, null_keeps: bool = False,
+              null_clears_all_chats: bool = False) -> dict[str, Any]:
         """Apply a set (wire keys; ``ABSENT`` keeps, ``None`` clears, a value is an explicit override); the row.
-        ``drop_explicit_default``: the broken variant ``behavior-drops-explicit-default``."""
+        The broken variants: ``drop_explicit_default`` (``behavior-drops-explicit-default``), ``null_keeps``
+        (``behavior-null-keeps-override``), ``null_clears_all_chats`` (``group-activation-null-clears-all``)."""
         o = self.overrides.setdefault(binding_id, Overrides())
         for key in BEHAVIOR_KEYS:
             v = patch.get(key, ABSENT)
-            if v is ABSENT:
+            if v is ABSENT or (v is None and null_keeps):
                 continue
             if v is None or (drop_explicit_default and v == DEFAULT_TELEGRAM_BEHAVIOR[key]):
                 o.values.pop(key, None)
@@ -59,7 +61,9 @@ class BehaviorBook:
                 o.values[key] = v
         if activation is not None:
             chat_id, value = activation["chatId"], activation.get("value")
-            if value is None:
+            if value is None and null_clears_all_chats:
+                o.group_activation.clear()
+            elif value is None:
                 o.group_activation.pop(chat_id, None)
             else:
                 o.group_activation[chat_id] = value

@@ -122,21 +122,25 @@ class ProviderBook:
         return [b for b in self.bindings.values()
                 if b.device_id == device_id and (provider is None or b.provider == provider)]
 
-    def open_attempt_by_token(self, token: str, now: int) -> Attempt | None:
+    def open_attempt_by_token(self, token: str, now: int, *, ended_too: bool = False) -> Attempt | None:
+        """The open, unexpired attempt with ``token``. ``ended_too``: the broken variant ``ended-token-binds``."""
         for a in self.attempts.values():
-            if a.token == token and a.open and a.expires_at > now:
+            if a.token == token and (ended_too or (a.open and a.expires_at > now)):
                 return a
         return None
 
     # -- changes ------------------------------------------------------------------------------------------------
 
     def start(self, device_id: str, provider: str, scope_id: str | None, request_id: str, now: int,
-              ids: Callable[[], str], *, loose_url: bool = False) -> tuple[Attempt, Change]:
-        """``provider.bind.start``: a new attempt (older open attempts stay open: each is cancelled on its own)."""
+              ids: Callable[[], str], *, loose_url: bool = False,
+              url_without_token: bool = False) -> tuple[Attempt, Change]:
+        """``provider.bind.start``: a new attempt (older open attempts stay open: each is cancelled on its own).
+        ``url_without_token``: the broken variant ``connect-url-without-token`` (the URL carries the attemptId)."""
         a = Attempt(ids(), device_id, provider, scope_id, ids(), now + ATTEMPT_TTL_MS, request_id)
         self.attempts[a.attempt_id] = a
+        url = connect_url(provider, a.attempt_id if url_without_token else a.token, loose=loose_url)
         payload = snapshot(provider, "pending", request_id, PENDING_ACTIONS, attemptId=a.attempt_id,
-                           connectUrl=connect_url(provider, a.token, loose=loose_url), expiresAt=a.expires_at)
+                           connectUrl=url, expiresAt=a.expires_at)
         return a, Change(device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
 
     def end(self, a: Attempt, state: str, reason: str, reply_to: str | None = None) -> Change:
@@ -146,20 +150,23 @@ class ProviderBook:
                            reason=reason)
         return Change(a.device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
 
-    def await_confirmation(self, a: Attempt) -> Change:
-        a.state = "awaiting_confirmation"
+    def await_confirmation(self, a: Attempt, *, ends: bool = False) -> Change:
+        """The provider waits for the user. ``ends``: the broken variant ``awaiting-ends-attempt`` (the attempt no
+        longer counts as open, so its confirmation is refused)."""
+        a.state = "ended" if ends else "awaiting_confirmation"
         payload = snapshot(a.provider, "awaiting_confirmation", None, ("cancel",), attemptId=a.attempt_id,
                            scopeId=a.scope_id, expiresAt=a.expires_at)
         return Change(a.device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
 
     def confirm(self, a: Attempt, principal_id: str, principal_name: str | None, scope_id: str,
-                scope_name: str | None, ids: Callable[[], str]) -> tuple[Binding, list[Change]]:
+                scope_name: str | None, ids: Callable[[], str], *,
+                supersede: bool = True) -> tuple[Binding, list[Change]]:
         """The attempt is confirmed: a new binding; an older one of the device for the same (provider, scopeId) is
-        superseded (its own update first)."""
+        superseded (its own update first). ``supersede`` False: the broken variant ``no-supersede``."""
         a.state = "ended"
         changes: list[Change] = []
         for old in self.bindings_of(a.device_id, a.provider):
-            if old.scope_id == scope_id:
+            if supersede and old.scope_id == scope_id:
                 del self.bindings[old.binding_id]
                 changes.append(Change(old.device_id, snapshot(old.provider, "superseded", None, (), **old.fields(),
                                                               reason="superseded"),

@@ -17,7 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ...hook import ABSENT, TYPES, Feature, HookMessage, MessageType, build_hook_message
+import orjson
+
+from ...hook import (ABSENT, TYPES, Feature, HookIssue, HookMessage, HookParseResult, IssueCode, MessageType,
+                     build_hook_message)
 from .behavior import BEHAVIOR_KEYS, BehaviorBook, Overrides
 from .effects import Effect, MachineError, Persist
 from .provider_binding import Attempt, Change, ProviderBook
@@ -32,6 +35,15 @@ __all__ = ["ProviderFamilies", "PROVIDER_TABLES"]
 PROVIDER_TABLES: Final = ("provider_attempts", "provider_bindings", "provider_prefs", "provider_behavior")
 _CHANNEL: Final = {"telegram": Feature.PROVIDER_TELEGRAM.value, "x": Feature.PROVIDER_X.value}
 _EXPIRY: Final = "attempt-expiry"
+#: broken variants that take a frame the core refuses for one rule: the frame type and the refusal's issue code
+_LENIENT: Final = {
+    Variant.PROVIDER_PREFS_ACCEPTS_ABSOLUTE_PATH: (MessageType.PROVIDER_PREFS_SET, IssueCode.ABSOLUTE_PATH),
+    Variant.BEHAVIOR_ACCEPTS_EMPTY_SET: (MessageType.PROVIDER_BEHAVIOR_SET, IssueCode.EMPTY_PATCH),
+}
+#: broken variants that keep a table in memory only (docs/control-api.md Durability broken)
+_NOT_DURABLE: Final = {Variant.PROVIDER_BINDINGS_NOT_DURABLE: frozenset({"provider_attempts", "provider_bindings"}),
+                       Variant.PROVIDER_PREFS_NOT_DURABLE: frozenset({"provider_prefs"}),
+                       Variant.BEHAVIOR_NOT_DURABLE: frozenset({"provider_behavior"})}
 
 
 def _missing(message: str) -> MachineError:
@@ -45,6 +57,18 @@ class ProviderFamilies:
         self.pbook = ProviderBook()
         self.pprefs = ProviderPrefs()
         self.behavior = BehaviorBook()
+
+    def _provider_lenient(self, raw: str | bytes, issue: HookIssue | None) -> HookParseResult | None:
+        """The broken variants ``provider-prefs-accepts-absolute-path`` and ``behavior-accepts-empty-set``: the frame
+        the core refuses for that one rule only is taken as if it were valid. ``None``: refused as usual."""
+        rule = _LENIENT.get(self.variant)
+        if rule is None or issue is None or issue.code is not rule[1]:
+            return None
+        data = orjson.loads(raw)
+        if data.get("type") != rule[0].value:
+            return None
+        message = HookMessage(rule[0], data["id"], data["ts"], TYPES[rule[0]].payload.from_wire(data["payload"]))
+        return HookParseResult(True, message, None)
 
     # -- negotiation ----------------------------------------------------------------------------------------------
 
@@ -77,10 +101,15 @@ class ProviderFamilies:
         out.append(self._frame(conn.conn_id, message))
         return True
 
+    def _persist(self, out: list[Effect], table: str, key: str, row: Mapping[str, Any] | None) -> None:
+        """One row of a provider table to the store (not for the broken ``*-not-durable`` variants' tables)."""
+        if table not in _NOT_DURABLE.get(self.variant, ()):
+            out.append(Persist(table, key, row))
+
     def _apply(self, out: list[Effect], changes: Iterable[Change], now: int) -> None:
         for c in changes:
             for table, key, row in c.rows:
-                out.append(Persist(table, key, row))
+                self._persist(out, table, key, row)
             self._send(out, c.device_id, MessageType.PROVIDER_BIND_UPDATE, c.payload, Feature.PROVIDER_BIND.value, now)
 
     # -- provider.bind.* ------------------------------------------------------------------------------------------
@@ -91,7 +120,8 @@ class ProviderFamilies:
         p = message.payload
         scope = p.scope_id if isinstance(p.scope_id, str) else None
         attempt, change = self.pbook.start(conn.device_id, p.provider, scope, p.request_id, now, self._ids,
-                                           loose_url=self.variant is Variant.TELEGRAM_URL_LOOSE)
+                                           loose_url=self.variant is Variant.TELEGRAM_URL_LOOSE,
+                                           url_without_token=self.variant is Variant.CONNECT_URL_WITHOUT_TOKEN)
         self._timer(out, attempt.expires_at, _EXPIRY, attempt.attempt_id)
         self._apply(out, [change], now)
 
@@ -116,10 +146,14 @@ class ProviderFamilies:
             return
         p = message.payload
         b = self.pbook.bindings.get(p.binding_id)
-        if b is None or b.device_id != conn.device_id or b.provider != p.provider:
+        owner_ok = b is not None and (b.device_id == conn.device_id or self.variant is Variant.REVOKE_IGNORES_OWNER)
+        if b is None or not owner_ok or b.provider != p.provider:
             self._log(conn.conn_id, now, "unknown-binding", type_=message.type.value, request_id=p.request_id)
             return
-        self._apply(out, [self.pbook.revoke(b, p.request_id)], now)
+        victims = [b]
+        if self.variant is Variant.REVOKE_REVOKES_ALL:  # broken: every binding of the device goes
+            victims += [o for o in self.pbook.bindings_of(b.device_id) if o is not b]
+        self._apply(out, [self.pbook.revoke(v, p.request_id) for v in victims], now)
 
     def _provider_after_welcome(self, conn: Connection, now: int, out: list[Effect]) -> None:
         """One provider.bind.state per confirmed binding of the device, after welcome (provider-bind-v1 on)."""
@@ -131,7 +165,8 @@ class ProviderFamilies:
                  scope_name: str | None, now: int, out: list[Effect]) -> str:
         if self.variant is Variant.TOKEN_ECHOED:
             scope_name = f"/start {a.token}"
-        binding, changes = self.pbook.confirm(a, principal_id, principal_name, scope_id, scope_name, self._ids)
+        binding, changes = self.pbook.confirm(a, principal_id, principal_name, scope_id, scope_name, self._ids,
+                                              supersede=self.variant is not Variant.NO_SUPERSEDE)
         self._apply(out, changes, now)
         return binding.binding_id
 
@@ -146,11 +181,13 @@ class ProviderFamilies:
         never relayed (阶段 14 "一次性凭证由 server 过滤,不转发")."""
         out: list[Effect] = []
         self._expire_due(now, out)
-        a = self.pbook.open_attempt_by_token(token, now) if token else None
+        a = self.pbook.open_attempt_by_token(token, now, ended_too=self.variant is Variant.ENDED_TOKEN_BINDS) \
+            if token else None
         if a is not None and a.provider == "telegram":
             user_name = body.get("userName")
+            chat = body["userId"] if self.variant is Variant.START_SCOPE_IS_USER else body["chatId"]
             self._confirm(a, body["userId"], user_name if isinstance(user_name, str) else None,
-                          a.scope_id or body["chatId"], None, now, out)
+                          a.scope_id or chat, None, now, out)
         return out
 
     def _expire_due(self, now: int, out: list[Effect]) -> None:
@@ -163,6 +200,9 @@ class ProviderFamilies:
     def _selector(self, device_id: str, provider: str, binding_id: Any, scope_id: Any) -> tuple[Selector, bool]:
         """The selector of a provider.prefs frame and ``bound``: a confirmed binding of the device matches it."""
         mine = self.pbook.bindings_of(device_id, provider)
+        if self.variant is Variant.PROVIDER_PREFS_ANY_SELECTOR_BOUND:  # broken: no binding needed
+            return ((provider, "binding", binding_id) if isinstance(binding_id, str)
+                    else (provider, "scope", scope_id)), True
         if isinstance(binding_id, str):
             return (provider, "binding", binding_id), any(b.binding_id == binding_id for b in mine)
         return (provider, "scope", scope_id), any(b.scope_id == scope_id for b in mine)
@@ -189,8 +229,9 @@ class ProviderFamilies:
         selector, bound = self._selector(conn.device_id, p.provider, p.binding_id, p.scope_id)
         if bound:
             wire = message.payload.to_wire()
-            key, row = self.pprefs.patch(selector, p.workspace, {k: wire.get(k, ABSENT) for k in PREF_KEYS})
-            out.append(Persist("provider_prefs", key, row))
+            unnamed = None if self.variant is Variant.PROVIDER_PREFS_SET_REPLACES else ABSENT  # broken: clears
+            key, row = self.pprefs.patch(selector, p.workspace, {k: wire.get(k, unnamed) for k in PREF_KEYS})
+            self._persist(out, "provider_prefs", key, row)
             if self.variant is Variant.PROVIDER_PREFS_SHARE_SLACK_ROWS:  # broken: overwrites the Slack rows too
                 patch = {k: wire[k] for k in PREF_KEYS if k in wire}
                 for b in self.slack.of(conn.device_id or ""):
@@ -201,6 +242,8 @@ class ProviderFamilies:
     # -- provider.behavior.* --------------------------------------------------------------------------------------
 
     def _behavior_bound(self, device_id: str, binding_id: str) -> bool:
+        if self.variant is Variant.BEHAVIOR_ANY_BINDING_BOUND:  # broken: the device's bindings are not checked
+            return True
         b = self.pbook.bindings.get(binding_id)
         return b is not None and b.device_id == device_id and b.provider == "telegram"
 
@@ -224,10 +267,13 @@ class ProviderFamilies:
         if bound:
             wire = p.to_wire()
             activation = wire.get("groupActivation")
-            row = self.behavior.patch(p.binding_id, {k: wire.get(k, ABSENT) for k in BEHAVIOR_KEYS},
+            unnamed = None if self.variant is Variant.BEHAVIOR_SET_REPLACES else ABSENT  # broken: clears
+            row = self.behavior.patch(p.binding_id, {k: wire.get(k, unnamed) for k in BEHAVIOR_KEYS},
                                       activation if isinstance(activation, dict) else None,
-                                      drop_explicit_default=self.variant is Variant.BEHAVIOR_DROPS_EXPLICIT_DEFAULT)
-            out.append(Persist("provider_behavior", p.binding_id, row))
+                                      drop_explicit_default=self.variant is Variant.BEHAVIOR_DROPS_EXPLICIT_DEFAULT,
+                                      null_keeps=self.variant is Variant.BEHAVIOR_NULL_KEEPS_OVERRIDE,
+                                      null_clears_all_chats=self.variant is Variant.GROUP_ACTIVATION_NULL_CLEARS_ALL)
+            self._persist(out, "provider_behavior", p.binding_id, row)
         self._send(out, conn.device_id, MessageType.PROVIDER_BEHAVIOR_STATE,
                    self._behavior_state(p.binding_id, bound, p.request_id), Feature.PROVIDER_BEHAVIOR.value, now)
 
@@ -254,7 +300,8 @@ class ProviderFamilies:
                                        _opt(body, "scopeId") or a.scope_id or principal, _opt(body, "scopeName"),
                                        now, out)
         elif outcome == "await":
-            self._apply(out, [self.pbook.await_confirmation(a)], now)
+            self._apply(out, [self.pbook.await_confirmation(a, ends=self.variant is Variant.AWAITING_ENDS_ATTEMPT)],
+                        now)
         else:
             state = {"deny": "denied", "expire": "expired", "fail": "failed"}[outcome]
             self._apply(out, [self.pbook.end(a, state, reason or state)], now)
@@ -285,7 +332,9 @@ class ProviderFamilies:
         out: list[Effect] = []
         selector: Selector = (provider, "binding", binding_id) if binding_id else (provider, "scope", scope_id)
         key, row = self.pprefs.patch(selector, workspace, {k: body[k] for k in PREF_KEYS if k in body})
-        out.append(Persist("provider_prefs", key, row))
+        self._persist(out, "provider_prefs", key, row)
+        if self.variant is Variant.PROVIDER_PREFS_NOT_PUSHED:  # broken: the bound devices are not told
+            return 0, out
         pushed = sum(self._send(out, d, MessageType.PROVIDER_PREFS_STATE,
                                 self._provider_prefs_state(provider, selector, True, None), Feature.PROVIDER_PREFS.value, now)
                      for d in devices)

@@ -90,6 +90,45 @@ class Variant(BrokenVariant):
     PREFS_SET_WITHOUT_WORKSPACE_APPLIED = "prefs-set-without-workspace-applied"
     #: the lane's chosen workspace is dispatched although no hello registered it (§2 "server 只能派发 hello 注册过的别名").
     DISPATCHES_UNREGISTERED_WORKSPACE = "dispatches-unregistered-workspace"
+    #: the pending connect URL carries the attemptId, not the one-time token (§5 "pending 必带 HTTPS connectUrl").
+    CONNECT_URL_WITHOUT_TOKEN = "connect-url-without-token"
+    #: /start <token> confirms with the user as scopeId, not the chat (§5 "confirmed 必带 bindingId、principalId、scopeId").
+    START_SCOPE_IS_USER = "start-scope-is-user"
+    #: an attempt awaiting confirmation counts as ended, its confirmation is refused
+    #: (§5 "状态:none → pending → awaiting_confirmation? → confirmed").
+    AWAITING_ENDS_ATTEMPT = "awaiting-ends-attempt"
+    #: a denied / failed / expired attempt's token still binds (§5 "denied/expired/failed 必带机器可读 reason 并清空").
+    ENDED_TOKEN_BINDS = "ended-token-binds"
+    #: provider.bind.revoke ends every binding of the device (§5 "只解除指定 bindingId").
+    REVOKE_REVOKES_ALL = "revoke-revokes-all"
+    #: a new confirmation for a scope the device holds keeps the older binding (§5 终态 "superseded").
+    NO_SUPERSEDE = "no-supersede"
+    #: provider.bind.revoke of another device's binding revokes it (§5 "只解除指定 bindingId"; §3 丢帧不断连).
+    REVOKE_IGNORES_OWNER = "revoke-ignores-owner"
+    #: provider bindings and attempts are not written to the store (docs/control-api.md Durability).
+    PROVIDER_BINDINGS_NOT_DURABLE = "provider-bindings-not-durable"
+    #: provider.prefs.set clears the keys it does not name (§5 "set 再按 workspace alias 部分更新").
+    PROVIDER_PREFS_SET_REPLACES = "provider-prefs-set-replaces"
+    #: a provider.prefs selector no binding of the device matches counts as bound (§5 "bound=false 时 prefs 必为空").
+    PROVIDER_PREFS_ANY_SELECTOR_BOUND = "provider-prefs-any-selector-bound"
+    #: provider.prefs.set with an absolute-path workspace is accepted (§5 "校验器拒绝绝对路径").
+    PROVIDER_PREFS_ACCEPTS_ABSOLUTE_PATH = "provider-prefs-accepts-absolute-path"
+    #: a provider prefs change made in the channel is not pushed (§3 latest-wins "prefs.state 主动推送").
+    PROVIDER_PREFS_NOT_PUSHED = "provider-prefs-not-pushed"
+    #: provider preference rows are not written to the store (docs/control-api.md Durability).
+    PROVIDER_PREFS_NOT_DURABLE = "provider-prefs-not-durable"
+    #: provider.behavior.set clears the overrides it does not name (阶段 19 "缺省(undefined)= 不动").
+    BEHAVIOR_SET_REPLACES = "behavior-set-replaces"
+    #: an explicit null keeps the override (阶段 19 "显式 null = 清除 override、回落到 DEFAULT_TELEGRAM_BEHAVIOR").
+    BEHAVIOR_NULL_KEEPS_OVERRIDE = "behavior-null-keeps-override"
+    #: groupActivation {chatId, null} clears the whole map (阶段 19 "value=null 表示清除该群的白名单条目").
+    GROUP_ACTIVATION_NULL_CLEARS_ALL = "group-activation-null-clears-all"
+    #: any bindingId counts as a bound Telegram binding (阶段 19 "bound=false 时字段联动收敛为默认值 + 空 map").
+    BEHAVIOR_ANY_BINDING_BOUND = "behavior-any-binding-bound"
+    #: an empty provider.behavior.set is accepted (阶段 19 "至少要有一个实际改动 … 空 set 被拒收").
+    BEHAVIOR_ACCEPTS_EMPTY_SET = "behavior-accepts-empty-set"
+    #: behaviour overrides are not written to the store (docs/control-api.md Durability).
+    BEHAVIOR_NOT_DURABLE = "behavior-not-durable"
 
     @classmethod
     def subject(cls) -> str:

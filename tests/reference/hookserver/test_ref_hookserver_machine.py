@@ -910,4 +910,11 @@ def test_public_names_are_pinned():
         "revoke-all-keeps-bindings", "revoke-team-removes-all", "bindings-not-durable", "bad-bind-revoke-applied",
         "bind-state-not-after-welcome", "source-without-team", "prefs-get-reply-to-frame-id",
         "prefs-push-has-reply-to", "prefs-set-ignores-team", "prefs-not-durable",
-        "prefs-set-without-workspace-applied", "dispatches-unregistered-workspace"])
+        "prefs-set-without-workspace-applied", "dispatches-unregistered-workspace",
+        # part 2a, a variant per provider binding / provider prefs / behaviour requirement (issue 14)
+        "connect-url-without-token", "start-scope-is-user", "awaiting-ends-attempt", "ended-token-binds",
+        "revoke-revokes-all", "no-supersede", "revoke-ignores-owner", "provider-bindings-not-durable",
+        "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
+        "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
+        "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
+        "behavior-accepts-empty-set", "behavior-not-durable"])
