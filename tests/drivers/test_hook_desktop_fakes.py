@@ -45,6 +45,7 @@ class FakeServer:
         self.inbox: list[Inbound] = []
         self.sent: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self.handshakes: list[tuple[str, dict[str, str]]] = []
+        self.refusals: list[tuple[str, int, str]] = []  # ServerRole's refused upgrades (path, status, why)
         self.desktop_features = tuple(desktop_features)
         self.identity: dict[str, Any] = {}
         #: called with each frame the driver sends; may return frames the desktop answers with

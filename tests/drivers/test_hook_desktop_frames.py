@@ -11,7 +11,7 @@ import pytest
 from test_hook_desktop_fakes import FakeControl, FakeServer, make_driver
 
 from simulator.drivers.hook_desktop import UUID4
-from simulator.errors import MissingFrame, NotTestable
+from simulator.errors import MissingFrame, NotTestable, SubjectTimeout
 from simulator.hook import (
     Attachment,
     InteractionButton,
@@ -86,6 +86,27 @@ def test_next_hello_takes_the_resent_one_else_the_next_handshake():
     server.answer = lambda what, args, kwargs: [_hello()] if what == "accept" else []
     desk.check_next_hello_cleared("repo")
     assert [w for w, *_ in server.sent] == ["drop", "accept", "welcome"]
+
+
+def test_a_reconnect_refused_401_fails_and_one_never_dialled_times_out():
+    server = FakeServer()
+    desk = make_driver(server)
+
+    def no_desktop(refusal=None):
+        def answer(what, args, kwargs):
+            if what == "accept":
+                if refusal:
+                    server.refusals.append(("/hook", 401, refusal))
+                raise SubjectTimeout("server-sim: timed out waiting for a desktop to connect")
+            return []
+        return answer
+
+    server.answer = no_desktop("missing Authorization header")
+    with pytest.raises(AssertionError, match="refused by the hook server .401: missing Authorization header"):
+        desk.reconnect()
+    server.answer = no_desktop()
+    with pytest.raises(SubjectTimeout):
+        desk.reconnect()
 
 
 def test_a_new_hello_must_be_resent_by_the_desktop():

@@ -101,6 +101,35 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "provider-prefs-state-merged": ({"HOOK-DESKTOP-PROVIDER-PREFS-STATE-01"}, set()),
     # a provider.bind frame that fails the core's checks taken anyway.
     "lenient-provider-frames": ({"HOOK-DESKTOP-PROVIDER-GARBAGE-01"}, set()),
+    # issue 14: one variant for each part-2a requirement no variant failed yet.
+    # re-authorising one team sends an empty bind.start (the team not pinned).
+    "reauthorize-unpinned": ({"HOOK-DESKTOP-BIND-START-02"}, set()),
+    # provider.bind.start leaves out the scope the user chose.
+    "provider-start-scope-dropped": ({"HOOK-DESKTOP-PROVIDER-START-01"}, set()),
+    # revoking one binding revokes every confirmed binding of the provider.
+    "revoke-all-bindings": ({"HOOK-DESKTOP-PROVIDER-REVOKE-01"}, set()),
+    # every Telegram link rejected, also a strict one.
+    "telegram-link-hidden": ({"HOOK-DESKTOP-PROVIDER-LINK-01"}, set()),
+    # a Telegram link's scheme and user info not checked (http:// and user@ links shown).
+    "telegram-link-scheme-unchecked": ({"HOOK-DESKTOP-PROVIDER-LINK-03"}, set()),
+    # a confirmed binding stays shown confirmed; its revoked / superseded snapshot dropped.
+    "binding-end-ignored": ({"HOOK-DESKTOP-PROVIDER-SHOWN-01"}, set()),
+    # provider.prefs.* used whatever welcome declares.
+    "provider-prefs-without-feature": ({"HOOK-DESKTOP-PROVIDER-PREFS-HIDDEN-01"}, set()),
+    # provider.prefs.get names the selector as both bindingId and scopeId.
+    "prefs-selector-both": ({"HOOK-DESKTOP-PROVIDER-PREFS-SELECTOR-01"}, set()),
+    # a provider.prefs.state that fails the core's checks shown anyway.
+    "lenient-provider-prefs": ({"HOOK-DESKTOP-PROVIDER-PREFS-GARBAGE-01"}, set()),
+    # provider.behavior.get without its bindingId.
+    "behavior-get-without-binding": ({"HOOK-DESKTOP-BEHAVIOR-GET-01"}, set()),
+    # a group activation change sent as a {chatId: value} map instead of one patch.
+    "group-activation-as-map": ({"HOOK-DESKTOP-BEHAVIOR-SET-02"}, set()),
+    # the first behaviour state of a binding stays shown.
+    "behavior-state-first-kept": ({"HOOK-DESKTOP-BEHAVIOR-STATE-02"}, set()),
+    # a behaviour state that fails the core's checks shown anyway.
+    "lenient-behavior-states": ({"HOOK-DESKTOP-BEHAVIOR-GARBAGE-01"}, set()),
+    # only the first connection carries the bearer token (a @should requirement: caught under --strict-conformance).
+    "token-first-dial-only": ({"HOOK-DESKTOP-TOKEN-01"}, set()),
 }
 
 
@@ -111,8 +140,10 @@ def _env(variant: str | None = None) -> dict[str, str]:
 
 def _run_embedded(name: str, workdir: Path, variant: str | None, reqs: set[str] = frozenset()) -> Run:
     """The features against the embedded reference (or one broken variant of it); ``reqs`` limits the run to
-    those requirement ids (a variant run judges only the requirements that concern it)."""
-    args = ["--target=desktop=ref", *(f"--req={rid}" for rid in sorted(reqs))]
+    those requirement ids (a variant run judges only the requirements that concern it). A variant run is strict
+    (``--strict-conformance``): a @should requirement it breaks ends *fail*, not *warn*."""
+    args = ["--target=desktop=ref", *(["--strict-conformance"] if variant else []),
+            *(f"--req={rid}" for rid in sorted(reqs))]
     return run_features(name, workdir, FEATURES, args, _env(variant))
 
 

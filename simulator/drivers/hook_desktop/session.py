@@ -119,8 +119,18 @@ class DesktopSession:
         return hello
 
     def reconnect(self) -> Any:
-        """The next handshake, waiting at least ``RECONNECT_MIN_S`` for the desktop to dial again."""
-        return self.handshake(max(self.step_timeout, RECONNECT_MIN_S))
+        """The next handshake, waiting at least ``RECONNECT_MIN_S`` for the desktop to dial again. A desktop that
+        dials again only to have every upgrade refused (401: e.g. without its bearer token) did not reconnect: a
+        failure with the refusal's reason, not a timeout."""
+        refused = len(self.server.refusals)
+        try:
+            return self.handshake(max(self.step_timeout, RECONNECT_MIN_S))
+        except SubjectTimeout:
+            new = self.server.refusals[refused:]
+            if new:
+                raise AssertionError(f"the desktop dialled again {len(new)} time(s), each refused by the hook server "
+                                     f"(401: {new[-1][2]})") from None
+            raise
 
     def await_close(self, why: str) -> Any:
         """Wait for the desktop to close the current connection. A desktop that stays connected and answers ping did

@@ -22,7 +22,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from ...hook import HOOK_MAX_FRAME_CHARS
-from .machine import DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule
+from .machine import (
+    DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule, Variant,
+)
 from .store import OutboxStore
 
 __all__ = ["DesktopClient", "reconnect_log_due"]
@@ -126,6 +128,13 @@ class DesktopClient:
 
     # -- the connection -------------------------------------------------------------------------------------
 
+    def _auth_headers(self) -> dict[str, str] | None:
+        """The upgrade's ``Authorization: Bearer <token>``, on every (re)connection (docs/targets.md "Authentication").
+        Broken variant ``token-first-dial-only``: only the first connection carries it."""
+        if not self.token or (self.connections and self.machine.variant is Variant.TOKEN_FIRST_DIAL_ONLY):
+            return None
+        return {"Authorization": f"Bearer {self.token}"}
+
     async def _dial_forever(self) -> None:
         """Dial, serve the connection, dial again after ``reconnect_delay``. Logging backs off: the dials since the
         last connection that lasted ``STABLE_S`` are counted, and only the 1st, 2nd, 4th, 8th, … of them is logged
@@ -141,7 +150,7 @@ class DesktopClient:
             attempt += 1
             due = self._log_this_dial = reconnect_log_due(attempt)
             again = f" (dial {attempt} in a row; logged again at dial {attempt * 2})" if attempt > 1 else ""
-            headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+            headers = self._auth_headers()
             opened: float | None = None
             try:
                 async with connect(self.url, additional_headers=headers, max_size=self.max_size,

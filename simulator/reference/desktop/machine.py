@@ -121,6 +121,22 @@ class Variant(BrokenVariant):
     BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
     PROVIDER_PREFS_STATE_MERGED = "provider-prefs-state-merged"
     LENIENT_PROVIDER_FRAMES = "lenient-provider-frames"
+    # issue 14: one variant per part-2a desktop requirement not yet caught (slack_variants.py, provider_variants.py;
+    # token-first-dial-only is a switch in client.py, the shell that dials)
+    REAUTHORIZE_UNPINNED = "reauthorize-unpinned"
+    PROVIDER_START_SCOPE_DROPPED = "provider-start-scope-dropped"
+    REVOKE_ALL_BINDINGS = "revoke-all-bindings"
+    TELEGRAM_LINK_HIDDEN = "telegram-link-hidden"
+    TELEGRAM_LINK_SCHEME_UNCHECKED = "telegram-link-scheme-unchecked"
+    BINDING_END_IGNORED = "binding-end-ignored"
+    PROVIDER_PREFS_WITHOUT_FEATURE = "provider-prefs-without-feature"
+    PREFS_SELECTOR_BOTH = "prefs-selector-both"
+    LENIENT_PROVIDER_PREFS = "lenient-provider-prefs"
+    BEHAVIOR_GET_WITHOUT_BINDING = "behavior-get-without-binding"
+    GROUP_ACTIVATION_AS_MAP = "group-activation-as-map"
+    BEHAVIOR_STATE_FIRST_KEPT = "behavior-state-first-kept"
+    LENIENT_BEHAVIOR_STATES = "lenient-behavior-states"
+    TOKEN_FIRST_DIAL_ONLY = "token-first-dial-only"
 
     @classmethod
     def subject(cls) -> str:

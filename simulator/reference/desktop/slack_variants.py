@@ -179,6 +179,14 @@ class _RevokedClearsAll(SlackSide):
             self.bindings.clear()
 
 
+class _ReauthorizeUnpinned(SlackSide):
+    """``reauthorize-unpinned``: re-authorising one team sends an empty bind.start (the team is not pinned). Breaks
+    阶段 5 bind.start "可选 teamId = 给指定 team 重新授权时 pin 授权页"."""
+
+    def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
+        return super().bind_start(None, env)
+
+
 class _BadBindStateApplied(DesktopMachine):
     """``bad-bind-state-applied``: a bind.state the parser refuses is still read, leniently (every entry with a teamId
     is shown). Breaks §2 "两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false"."""
@@ -221,4 +229,5 @@ SLACK_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.PREFS_ANSWER_IGNORED: _carrying(_PrefsAnswerIgnored),
     Variant.UNBOUND_KEEPS_PREFS: _carrying(_UnboundKeepsPrefs),
     Variant.BAD_BIND_STATE_APPLIED: _BadBindStateApplied,
+    Variant.REAUTHORIZE_UNPINNED: _carrying(_ReauthorizeUnpinned),
 }

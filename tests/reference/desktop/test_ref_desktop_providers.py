@@ -269,6 +269,56 @@ def test_each_provider_variant_breaks_its_rule(variant):
         bad["payload"]["attemptId"] = "a9"  # confirmed naming an attempt: the core refuses it
         m.on_frame(json.dumps(bad), 2)
         assert m.state(3)["providers"]["telegram"]["bindings"]
+    elif variant is Variant.PROVIDER_START_SCOPE_DROPPED:
+        (_, payload), = sent(m.provider_bind("telegram", "group-42", 2)[1])
+        assert payload.get("scopeId") is None
+    elif variant is Variant.REVOKE_ALL_BINDINGS:
+        m.on_frame(confirmed("b1"), 2)
+        m.on_frame(confirmed("b2"), 2)
+        assert [p["bindingId"] for _, p in sent(m.provider_revoke("telegram", "b1", 3))] == ["b1", "b2"]
+    elif variant is Variant.TELEGRAM_LINK_HIDDEN:
+        m.on_frame(pending(), 2)
+        (attempt,) = m.state(3)["providers"]["telegram"]["attempts"]
+        assert (attempt["connectUrl"], attempt["linkRejected"]) == (None, True)
+    elif variant is Variant.TELEGRAM_LINK_SCHEME_UNCHECKED:
+        bad = json.loads(pending())
+        bad["payload"]["connectUrl"] = "http://t.me/conformance_bot?start=tok-1"  # the core refuses http
+        m.on_frame(json.dumps(bad), 2)
+        (attempt,) = m.state(3)["providers"]["telegram"]["attempts"]
+        assert attempt["connectUrl"] == "http://t.me/conformance_bot?start=tok-1"
+    elif variant is Variant.BINDING_END_IGNORED:
+        m.on_frame(confirmed("b1"), 2)
+        m.on_frame(status(state="revoked", binding_id="b1", principal_id="p", scope_id="s", reason="user"), 3)
+        assert m.state(4)["providers"]["telegram"]["bindings"][0]["state"] == "confirmed"
+    elif variant is Variant.PROVIDER_PREFS_WITHOUT_FEATURE:
+        m = machine(("provider-bind-v1", "provider:telegram"), variant)  # no provider-prefs-v1 in welcome
+        (eff,) = m.provider_prefs_get("telegram", "b1", None, 2)[1]
+        assert json.loads(eff.text)["type"] == "provider.prefs.get"
+    elif variant is Variant.PREFS_SELECTOR_BOTH:
+        (eff,) = m.provider_prefs_get("telegram", "b1", None, 2)[1]
+        payload = json.loads(eff.text)["payload"]
+        assert (payload["bindingId"], payload["scopeId"]) == ("b1", "b1") and not parse_hook_message(eff.text).ok
+    elif variant is Variant.LENIENT_PROVIDER_PREFS:
+        bad = json.loads(serialize_hook_message(make_provider_prefs_state(
+            "telegram", True, "b1", None, None, (ProviderWorkspacePrefsEntry("chat", "m"),))))
+        bad["payload"]["prefs"][0]["teamId"] = "T1"  # provider-neutral entries carry no teamId: the core refuses it
+        m.on_frame(json.dumps(bad), 2)
+        assert m.state(3)["providerPrefs"][0]["prefs"][0]["teamId"] == "T1"
+    elif variant is Variant.BEHAVIOR_GET_WITHOUT_BINDING:
+        (eff,) = m.behavior_get("b1", 2)[1]
+        assert "bindingId" not in json.loads(eff.text)["payload"] and not parse_hook_message(eff.text).ok
+    elif variant is Variant.GROUP_ACTIVATION_AS_MAP:
+        (eff,) = m.behavior_set("b1", {}, {"chatId": "-100123", "value": "always"}, 2)[1]
+        assert json.loads(eff.text)["payload"]["groupActivation"] == {"-100123": "always"}
+    elif variant is Variant.BEHAVIOR_STATE_FIRST_KEPT:
+        m.on_frame(behavior_state("off"), 2)
+        m.on_frame(behavior_state("expressive"), 3)
+        assert m.state(4)["behavior"][0]["emojiReactions"] == "off"
+    elif variant is Variant.LENIENT_BEHAVIOR_STATES:
+        bad = json.loads(behavior_state("off"))
+        bad["payload"]["emojiReactions"] = None  # an effective value is never null: the core refuses it
+        m.on_frame(json.dumps(bad), 2)
+        assert m.state(3)["behavior"][0]["emojiReactions"] is None
     else:
         assert variant is Variant.BEHAVIOR_WITHOUT_FEATURE
         assert sent(m.behavior_get("b1", 2)[1])

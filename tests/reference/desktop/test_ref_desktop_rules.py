@@ -48,7 +48,8 @@ FOLDER = "/abs/home-of/repo"
 MAX_QUERY_SESSIONS = 20
 #: The variants that are switches inside the machine (the older ones); every other variant wraps it.
 SWITCHES = {Variant.REOPEN_AFTER_PROGRESS, Variant.REOPEN_REPLAYED, Variant.COUNTER_REOPEN_ID,
-            Variant.REDELIVERY_RUNS_TWICE, Variant.LIFECYCLE_WITHOUT_FEATURE}
+            Variant.REDELIVERY_RUNS_TWICE, Variant.LIFECYCLE_WITHOUT_FEATURE,
+            Variant.TOKEN_FIRST_DIAL_ONLY}  # the last one a switch in the shell that dials (client.py)
 
 
 class Desk:

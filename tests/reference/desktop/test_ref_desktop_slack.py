@@ -209,6 +209,7 @@ def _confirm(team):
 #: Probes of the Slack rules: (welcome features, frames from the server, action on the machine) → what is observed.
 PROBES = {
     "bind.start": ((), [], lambda m: sent(m.slack_bind(None, 0))[0]["payload"]),
+    "reauthorize": (("multi-team",), [_confirm("T1")], lambda m: sent(m.slack_bind("T1", 0))[0]["payload"].get("teamId")),
     "revoke off": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
     "revoke on": (("multi-team",), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
     "pending only": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke(None, True, 0))[0]["payload"]),
@@ -244,6 +245,7 @@ BROKEN = {
     "pending-only-dropped": "pending only",
     "multi-team-revoke-all": "revoke on", "prefs-team-without-feature": "prefs.set off",
     "prefs-answer-ignored": "prefs answer", "unbound-keeps-prefs": "prefs unbound",
+    "reauthorize-unpinned": "reauthorize",
 }
 
 

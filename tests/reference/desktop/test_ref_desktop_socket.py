@@ -188,3 +188,15 @@ def test_reconnect_failures_are_logged_at_doubling_intervals():
     logged = [n for n in range(1, 200) if reconnect_log_due(n)]
     assert logged == [1, 2, 4, 8, 16, 32, 64, 128]
     assert not reconnect_log_due(0)
+
+
+def test_the_token_goes_with_every_dial_but_token_first_dial_only_sends_it_once():
+    from simulator.reference.desktop.client import DesktopClient
+    from simulator.reference.desktop.machine import Variant
+    from simulator.reference.desktop.variants import make_machine
+
+    for variant, again in ((None, {"Authorization": "Bearer tok"}), (Variant.TOKEN_FIRST_DIAL_ONLY, None)):
+        client = DesktopClient("ws://127.0.0.1:1/hook", "tok", make_machine(variant), store=None)
+        assert client._auth_headers() == {"Authorization": "Bearer tok"}
+        client.connections = 1  # a reconnect
+        assert client._auth_headers() == again
