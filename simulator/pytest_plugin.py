@@ -593,6 +593,10 @@ def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[Scenari
         return meta.level.value if meta else "must"
 
     def selected(rid: str) -> bool:
+        """Selected by the run's patterns, and a requirement of this suite's registry (a suite without the run-wide
+        rules' requirements gets no result for them)."""
+        if registry and rid not in registry:
+            return False
         return not patterns or any(fnmatch.fnmatchcase(rid, p) for p in patterns)
 
     out = harness.emitted.results(index, level_of, selected)

@@ -136,3 +136,25 @@ def test_links_are_judged_on_what_the_harness_sent():
     control.answers["state"] = _view(auth={"state": "failed", "link": None})
     with pytest.raises(AssertionError, match="https install link"):
         desk.check_shows_generic_install_link()
+
+
+class _OpenConn:
+    is_open = True
+
+
+def test_a_user_action_waits_until_the_desktop_has_read_the_welcome_once_per_connection():
+    """docs/control-api.md desktop part 2a: 409 offline is the desktop's answer only once it has read the welcome;
+    the driver proves that with a ping answered (a desktop that never answers is a failure, not a pass)."""
+    server, control = FakeServer(), FakeControl()
+    server.conn = _OpenConn()
+    desk = make_driver(server, control)
+    with pytest.raises(Exception, match="pong"):
+        desk.sign_in_with_slack()
+    assert control.calls == []  # no user action before the barrier held
+    server.receive(make_pong())
+    desk.sign_in_with_slack()
+    desk.sign_in_with_slack()  # same connection: no second barrier (no second pong needed)
+    assert [c for c, _ in control.calls] == ["slack-bind", "slack-bind"]
+    server.conn = _OpenConn()  # a new connection: its welcome must be seen read again
+    with pytest.raises(Exception, match="pong"):
+        desk.sign_in_with_slack()

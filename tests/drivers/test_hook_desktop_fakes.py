@@ -76,6 +76,9 @@ class FakeServer:
     def connection(self) -> FakeConn:
         return self.connections[-1]
 
+    #: the role's live connection: none here (the driver's welcome barrier before a user action needs a real one)
+    conn = None
+
     # -- the role's contract ----------------------------------------------------------------------------------
 
     @staticmethod

@@ -65,7 +65,9 @@ def test_an_empty_directory_judges_an_external_reference_hook_server(installed: 
     assert {s["role"] for s in report["subjects"]} == {"hook-server"}
     assert report["specRevisions"]["slack-hook-protocol.md"].startswith("slack-hook-protocol")
     assert all(s["feature"].startswith("features/hook/server/") for s in report["scenarios"]
-               if s["requirement"].startswith("HOOK-SERVER-"))
+               if s["requirement"].startswith("HOOK-SERVER-") and not s["nodeid"].startswith("emitted-frames::"))
+    run_wide = {s["requirement"]: s["verdict"] for s in report["scenarios"] if s["nodeid"].startswith("emitted-frames::")}
+    assert run_wide.get("HOOK-SERVER-NO-LOCAL-PATH-01") == "pass", run_wide  # every frame of the run, scanned
 
 
 def test_an_empty_directory_and_a_dead_url_end_at_once_with_exit_3(installed: Path, tmp_path: Path):

@@ -135,17 +135,17 @@ class BindingOps(DesktopSession):
 
     def sign_in_with_slack(self, team: str | None = None) -> None:
         """Control ``slack-bind``: "Sign in with Slack" (``team``: re-authorise that team)."""
-        self.call("slack-bind", {"teamId": self.team(team)} if team else {})
+        self.user_action("slack-bind", {"teamId": self.team(team)} if team else {})
 
     def sign_out_of_slack(self, team: str | None = None, *, pending_only: bool = False) -> None:
         """Control ``slack-revoke``: sign out of ``team`` (None: of Slack), or cancel the sign-in in flight."""
         body: dict[str, Any] = {"pendingOnly": True} if pending_only else {}
         if team:
             body["teamId"] = self.team(team)
-        self.call("slack-revoke", body)
+        self.user_action("slack-revoke", body)
 
     def _request_id(self, capability: str, body: dict[str, Any]) -> str:
-        answer = self.call(capability, body)
+        answer = self.user_action(capability, body)
         rid = answer.get("requestId") if isinstance(answer, dict) else None
         assert isinstance(rid, str) and rid, (
             f"the desktop's answer to {capability} lacks requestId (docs/control-api.md, desktop part 2a): {answer!r}")
@@ -282,12 +282,6 @@ class BindingOps(DesktopSession):
             return view
         return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
 
-    def _barrier(self) -> None:
-        """The desktop answers a ping sent after the frames under test: it has read them."""
-        self.server.ping()
-        pong = self.server.expect(MessageType.PONG.value)
-        assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
-
     def _link(self, view: dict[str, Any]) -> Any:
         auth = view["slack"]["authorization"]
         return auth.get("link") if auth else None
@@ -327,7 +321,7 @@ class BindingOps(DesktopSession):
         """After a ping barrier, the desktop shows the bindings of exactly ``names`` (the frames before changed
         nothing else)."""
         want = set(names)
-        self._barrier()
+        self.barrier()
         shown = self._shown_teams(self.slack_view())
         assert shown == want, (
             f"the desktop shows the Slack bindings of the teams {sorted(shown)}, expected {sorted(want)}")
@@ -354,7 +348,7 @@ class BindingOps(DesktopSession):
         shows (read after a ping barrier)."""
         before = self.slack.view_before
         assert before is not None, "the harness sent no malformed frame in this scenario"
-        self._barrier()
+        self.barrier()
         after = self.slack_view()
         assert after == before, (f"the desktop's Slack view changed after malformed frames: before "
                                  f"{json.dumps(before)[:400]}, after {json.dumps(after)[:400]}")

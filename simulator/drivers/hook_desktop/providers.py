@@ -73,7 +73,7 @@ class ProviderChecks(StateChecks):
 
     def user_call(self, capability: str, body: dict[str, Any]) -> dict[str, Any]:
         """A user action the step expects to be accepted: the answer, which must carry ``ok`` true."""
-        answer = self.call(capability, body)
+        answer = self.user_action(capability, body)
         assert isinstance(answer, dict) and answer.get("ok") is True, (
             f"the desktop's answer to {capability} is not {{\"ok\": true, …}}: {answer!r}")
         self.provider_answers[capability] = answer
@@ -83,7 +83,7 @@ class ProviderChecks(StateChecks):
         """A user action the step expects to be refused: its answer or refusal, judged by ``check_refused``."""
         self.provider_answers.pop("last", None)
         try:
-            self.provider_answers["last"] = self.call(capability, body)
+            self.provider_answers["last"] = self.user_action(capability, body)
         except SubjectRefused as exc:
             self.provider_answers["last"] = exc
         self.provider_answers["last-capability"] = capability
@@ -105,12 +105,6 @@ class ProviderChecks(StateChecks):
         rid = answer.get("requestId")
         assert isinstance(rid, str) and rid, f"the desktop's answer to {capability} lacks requestId: {answer!r}"
         return rid
-
-    def barrier(self) -> None:
-        """A ping answered with a pong: the desktop has read every frame the harness sent before."""
-        self.server.ping()
-        pong = self.server.expect(MessageType.PONG.value)
-        assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
 
     # -- the user (control API) -------------------------------------------------------------------------------------
 

@@ -78,6 +78,8 @@ class DesktopSession:
     pings: int = 0
     ping_floor: int = 0
     ping_request: str | None = None
+    #: the connection whose welcome the desktop was seen to have read (``user_action``)
+    _welcome_read: Any = None
 
     # -- names ---------------------------------------------------------------------------------------------------
 
@@ -98,6 +100,24 @@ class DesktopSession:
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         """One control-API call (docs/control-api.md, desktop): its answer, unjudged."""
         return self.control.call(capability, body or {})
+
+    def barrier(self) -> None:
+        """A ping answered with a pong: the desktop has read every frame the harness sent before it (frames are
+        read in order; spec §5 阶段 1 "收到 ping 必须回 pong")."""
+        self.server.ping()
+        pong = self.server.expect(MessageType.PONG.value)
+        assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
+
+    def user_action(self, capability: str, body: dict[str, Any] | None = None) -> Any:
+        """A user action at the desktop that needs its welcomed connection (docs/control-api.md, desktop part 2a:
+        "409 offline when the desktop has no welcomed connection"). While the harness's connection is open, the
+        desktop first shows it has read the welcome (a barrier, once per connection), so a 409 ``offline`` is its
+        answer, never a race with the welcome in flight."""
+        conn = self.server.conn
+        if conn is not None and conn.is_open and self._welcome_read is not conn:
+            self.barrier()
+            self._welcome_read = conn
+        return self.call(capability, body)
 
     @property
     def quiet(self) -> float:
