@@ -53,3 +53,11 @@ def test_every_hook_server_capability_has_a_request_and_a_response_schema():
     missing = [f"{c}.{part}" for c in HOOK_SERVER for part in ("request", "response")
                if f"{c}.{part}" not in schema["$defs"]]
     assert not missing, missing
+
+
+def test_the_readme_lists_every_capability_of_every_role():
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    for role, (_, _, served) in ROLES.items():
+        row = next(line for line in readme.splitlines() if line.startswith(f"| {role} | `"))
+        listed = set(re.findall(r"`([a-z0-9-]+)`", row))
+        assert listed == set(served), f"README {role}: missing {sorted(set(served) - listed)}, extra {sorted(listed - set(served))}"
