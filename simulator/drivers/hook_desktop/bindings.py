@@ -33,7 +33,6 @@ from ...hook import (
     make_bind_state,
     make_bind_update,
 )
-from ..timing import POLL_S, NotYet, eventually
 from .session import DesktopSession
 
 __all__ = ["PREFS_KEYS", "SLACK_FIELDS", "BindingOps", "SlackScenario", "checked_slack_view", "is_https_url",
@@ -274,13 +273,7 @@ class BindingOps(DesktopSession):
         return checked_slack_view(self.call("state"))
 
     def _poll(self, holds: Any, what: str) -> dict[str, Any]:
-        def look() -> dict[str, Any]:
-            view = self.slack_view()  # a refused or malformed answer ends the wait at once
-            if not holds(view):
-                raise NotYet(f"the desktop's state never showed {what} within {self.step_timeout:g} s: "
-                             f"{json.dumps(view)[:600]}")
-            return view
-        return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
+        return self.poll(self.slack_view, holds, what)
 
     def _link(self, view: dict[str, Any]) -> Any:
         auth = view["slack"]["authorization"]

@@ -12,6 +12,7 @@ judges is always what the desktop sent or what its control API answered, never a
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from ...hook import MessageType
 from ...roles.hook_conn import Inbound
 from ...roles.hook_server import ServerRole
 from ...wirelog import Direction, WireLog
-from ..timing import quiet_window
+from ..timing import POLL_S, NotYet, eventually, quiet_window
 
 __all__ = ["RECONNECT_MIN_S", "DesktopSession"]
 
@@ -100,6 +101,20 @@ class DesktopSession:
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         """One control-API call (docs/control-api.md, desktop): its answer, unjudged."""
         return self.control.call(capability, body or {})
+
+    def poll(self, read: Callable[[], dict[str, Any]], shows: Callable[[dict[str, Any]], bool],
+             what: str) -> dict[str, Any]:
+        """``read()`` (a view of the control ``state``) until ``shows(view)`` holds, bounded by the step limit. A
+        refused or malformed answer ends the wait at once: it is the desktop's failure, not "not yet"."""
+
+        def look() -> dict[str, Any]:
+            view = read()
+            if not shows(view):
+                raise NotYet(f"the desktop's state never showed {what} within {self.step_timeout:g} s: "
+                             f"{json.dumps(view)[:600]}")
+            return view
+
+        return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
 
     def barrier(self) -> None:
         """A ping answered with a pong: the desktop has read every frame the harness sent before it (frames are

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ...hook import TurnEndStatus
-from ..timing import POLL_S, NotYet, eventually
 from .session import DesktopSession
 
 __all__ = ["FINISHED_STATUSES", "RUN_FIELDS", "STATE_FIELDS", "StateChecks", "checked_retry_answer",
@@ -70,17 +69,8 @@ class StateChecks(DesktopSession):
         return [r for r in self.state()["runs"] if r["requestId"] == rid]
 
     def poll_state(self, shows: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-        """Read ``state`` until ``shows(state)`` holds (bounded by the step limit). A refused or malformed answer
-        ends the wait at once: it is the desktop's failure, not "not yet"."""
-
-        def look() -> dict[str, Any]:
-            state = self.state()  # a refused or malformed answer ends the wait at once
-            if not shows(state):
-                raise NotYet(f"the desktop's state never showed {what} within {self.step_timeout:g} s: "
-                             f"{json.dumps(state)[:600]}")
-            return state
-
-        return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
+        """Read ``state`` until ``shows(state)`` holds (``DesktopSession.poll``)."""
+        return self.poll(self.state, shows, what)
 
     def check_ran_once(self, name: str) -> None:
         """The desktop ran ``name`` exactly once (§4 "requestId 幂等:任务重投不重跑"), by the run count its state
