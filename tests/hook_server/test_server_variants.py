@@ -163,6 +163,13 @@ WITHOUT_FEATURES = {"HOOK-SERVER-LIFECYCLE-04", "HOOK-SERVER-DELIVERY-06", "HOOK
                     "HOOK-SERVER-MULTITEAM-FALLBACK-02",
                     "HOOK-SERVER-PROVIDER-BIND-10"}
 BARE_FEATURES = ""
+#: Variants caught by a requirement of WITHOUT_FEATURES: run like the reference without features (``--features ''``).
+BARE_VARIANTS = {
+    # multi-team on because the desktop declares it, though the welcome does not.
+    "multi-team-without-server-feature": ({"HOOK-SERVER-MULTITEAM-FALLBACK-02"}, set()),
+    # the provider families on whatever welcome declares: a telegram start without provider:telegram is served.
+    "provider-frames-without-feature": ({"HOOK-SERVER-PROVIDER-BIND-10"}, set()),
+}
 
 
 def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features: str | None = None,
@@ -189,6 +196,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
             "without-features": lambda d: _run("without-features", d, None, WITHOUT_FEATURES, BARE_FEATURES)}
     for variant, (must, may) in VARIANTS.items():
         jobs[variant] = lambda d, v=variant, r=must | may: _run(v, d, v, r, strict=v in STRICT_VARIANTS)
+    for variant, (must, may) in BARE_VARIANTS.items():
+        jobs[f"bare:{variant}"] = lambda d, v=variant, r=must | may: _run(f"bare:{v}", d, v, r, BARE_FEATURES)
     pool = RunPool(tmp_path_factory.mktemp("hook-server-runs"), jobs, workers=3)
     yield pool
     pool.close()
@@ -223,3 +232,10 @@ def test_the_strict_runs_are_those_of_the_variants_caught_by_a_should_requiremen
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_each_broken_variant_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
     assert_caught(runs[variant], *VARIANTS[variant])
+
+
+@pytest.mark.parametrize("variant", sorted(BARE_VARIANTS))
+def test_each_variant_of_a_server_without_features_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
+    """The requirements about a server configured without a welcome feature are judged only by a run without
+    features (``WITHOUT_FEATURES``): a variant that breaks one of them is run the same way."""
+    assert_caught(runs[f"bare:{variant}"], *BARE_VARIANTS[variant])

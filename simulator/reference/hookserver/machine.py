@@ -800,7 +800,9 @@ class HookServerMachine(ProviderFamilies):
         """spec 阶段 13 "desktop 在 hello.features、server 在 welcome.features 各自声明 HOOK_FEATURE_MULTI_TEAM,任一侧
         缺席则整体回落单绑定行为"."""
         feature = Feature.MULTI_TEAM.value
-        if conn is None or feature not in conn.welcome_features:
+        if conn is None:
+            return False
+        if feature not in conn.welcome_features and self.variant is not Variant.MULTI_TEAM_WITHOUT_SERVER_FEATURE:
             return False
         return self.variant is Variant.MULTI_TEAM_WITHOUT_DESKTOP_FEATURE or feature in conn.features
 

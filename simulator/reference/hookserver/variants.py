@@ -39,6 +39,9 @@ class Variant(BrokenVariant):
     REVOKE_PENDING_DROPS_BINDINGS = "revoke-pending-drops-bindings"
     #: multi-team is on although the desktop's hello lacks it (spec 阶段 13 "任一侧缺席则整体回落单绑定行为").
     MULTI_TEAM_WITHOUT_DESKTOP_FEATURE = "multi-team-without-desktop-feature"
+    #: multi-team is on when the desktop declares it although the server's welcome lacks it (spec 阶段 13
+    #: "任一侧缺席则整体回落单绑定行为"); caught by a run with no welcome features.
+    MULTI_TEAM_WITHOUT_SERVER_FEATURE = "multi-team-without-server-feature"
     #: prefs.state with bound=false lists rows anyway (spec 阶段 11 "bound=false 时 prefs 恒空数组").
     PREFS_UNBOUND_LEAKS = "prefs-unbound-leaks"
     #: provider.bind.cancel ends every open attempt of the device (spec "只取消指定 attemptId").

@@ -901,7 +901,7 @@ def test_public_names_are_pinned():
         "delivery-without-feature", "redelivery-new-id", "leaks-provider-error",
         # part 2a, Slack binding and preferences
         "prefs-set-replaces", "bind-state-missing", "revoke-pending-drops-bindings",
-        "multi-team-without-desktop-feature", "prefs-unbound-leaks",
+        "multi-team-without-desktop-feature", "prefs-unbound-leaks", "multi-team-without-server-feature",
         # part 2a, provider families
         "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
         "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows",
