@@ -74,7 +74,7 @@ from .channel import (
     provider_for,
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
-from .effects import Close, Effect, MachineError, Persist, Send, Wake
+from .effects import Close, Effect, MachineError, Persist, Send, Wake, opt_str, req_str
 from .lanes import Lane, LaneKey, choose_workspace
 from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
 from .slack_prefs import PREF_KEYS, SlackPrefs
@@ -893,10 +893,10 @@ class HookServerMachine(ProviderFamilies):
 
     def slack_authorize(self, body: Mapping[str, Any], now: int) -> list[Effect]:
         """Control ``slack-authorize``: the identity provider's outcome of a pending authorization."""
-        device_id = _opt_str(body, "deviceId")
-        outcome = _req_str(body, "outcome")
+        device_id = opt_str(body, "deviceId")
+        outcome = req_str(body, "outcome")
         for key in ("teamId", "teamName", "slackUserId", "slackUserName", "message"):
-            _opt_str(body, key)
+            opt_str(body, key)
         install = body.get("installUrl")
         if install is not None and not isinstance(install, str):
             raise MachineError("invalid-request", "installUrl: a string or null is expected")
@@ -914,7 +914,7 @@ class HookServerMachine(ProviderFamilies):
 
     def channel_set_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
         """Control ``channel-set-prefs``: a change made in the channel (the ``/model`` card), a branch per provider."""
-        provider = _req_str(body, "provider")
+        provider = req_str(body, "provider")
         handler = _CHANNEL_PREFS.get(provider)
         if handler is None:
             raise MachineError("invalid-request", f"provider: one of {', '.join(_CHANNEL_PREFS)} (got {provider!r})")
@@ -923,7 +923,7 @@ class HookServerMachine(ProviderFamilies):
     def _channel_set_slack_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
         """Patch a bound Slack user's row, then push prefs.state with replyTo null ("主动推送(渠道 /model 卡写入后)为
         null") to the binding's device."""
-        team, user, workspace = _req_str(body, "teamId"), _req_str(body, "slackUserId"), _req_str(body, "workspace")
+        team, user, workspace = req_str(body, "teamId"), req_str(body, "slackUserId"), req_str(body, "workspace")
         patch = _prefs_patch(body)
         binding = self.slack.by_user(team, user)
         if binding is None:
@@ -962,16 +962,16 @@ class HookServerMachine(ProviderFamilies):
     def inject_message(self, body: Mapping[str, Any], now: int) -> tuple[dict[str, Any], list[Effect]]:
         """A user's message in the channel (control ``inject-message``): a task, or the commands /stop, /new."""
         out: list[Effect] = []
-        provider_name = _req_str(body, "provider")
+        provider_name = req_str(body, "provider")
         provider = provider_for(provider_name)
         if provider is None:
             raise MachineError("invalid-request", f"provider: one of slack, telegram, x (got {provider_name!r})")
-        chat_id = _req_str(body, "chatId")
-        thread_id = _opt_str(body, "threadId")
+        chat_id = req_str(body, "chatId")
+        thread_id = opt_str(body, "threadId")
         text = body.get("text")
         if not isinstance(text, str) or not text.strip():
             raise MachineError("invalid-request", "text: a non-empty string is required")
-        _req_str(body, "userId")  # the user is the channel's business: the dispatch carries no user id
+        req_str(body, "userId")  # the user is the channel's business: the dispatch carries no user id
         command = text.strip()
         if provider_name == "telegram" and (command == "/start" or command.startswith("/start ")):
             token = command.removeprefix("/start").strip()
@@ -981,7 +981,7 @@ class HookServerMachine(ProviderFamilies):
             return {"ok": True, "kind": "bind", "requestId": None, "messageId": None, "externalKey": None}, out
         key: LaneKey = (provider_name, chat_id, thread_id)
         lane = self.lanes.get(key)
-        device_id = _opt_str(body, "deviceId")
+        device_id = opt_str(body, "deviceId")
         if device_id is not None and device_id not in self.devices:
             raise MachineError("no-device", f"deviceId {device_id!r} never said hello to this server", 409)
         if device_id is None:
@@ -1003,10 +1003,10 @@ class HookServerMachine(ProviderFamilies):
         if self.variant is Variant.DISPATCHES_UNREGISTERED_WORKSPACE and lane.workspace is not None:
             workspace = lane.workspace  # the lane's choice, registered or not
         external_key = provider.external_key(chat_id, thread_id, lane.generation)
-        session_id = _opt_str(body, "sessionId")
+        session_id = opt_str(body, "sessionId")
         request_id, message_id = self._ids(), self._ids()
         source = _source(body, provider_name, provider.channel_name(chat_id), text, f"in-{self._ids()}")
-        source = self._team_source(source, _opt_str(body, "teamId"), provider_name, device_id)
+        source = self._team_source(source, opt_str(body, "teamId"), provider_name, device_id)
         try:
             attachments = tuple(Attachment.from_wire(a) for a in _list(body, "attachments"))
             payload = TaskDispatchPayload(request_id=request_id, external_key=external_key, workspace=workspace,
@@ -1084,11 +1084,11 @@ class HookServerMachine(ProviderFamilies):
                 "externalKey": provider.external_key(lane.chat_id, lane.thread_id, lane.generation)}
 
     def set_lane_workspace(self, body: Mapping[str, Any], now: int) -> list[Effect]:
-        provider = _req_str(body, "provider")
+        provider = req_str(body, "provider")
         if provider_for(provider) is None:
             raise MachineError("invalid-request", f"provider: one of slack, telegram, x (got {provider!r})")
-        key: LaneKey = (provider, _req_str(body, "chatId"), _opt_str(body, "threadId"))
-        workspace = _req_str(body, "workspace")
+        key: LaneKey = (provider, req_str(body, "chatId"), opt_str(body, "threadId"))
+        workspace = req_str(body, "workspace")
         lane = self.lanes.get(key)
         if lane is None:
             lane = self.lanes[key] = Lane(*key)
@@ -1097,7 +1097,7 @@ class HookServerMachine(ProviderFamilies):
 
     def press_button(self, body: Mapping[str, Any], now: int) -> list[Effect]:
         """The user presses a card button: interaction.decision to the device (spec §5 阶段 10)."""
-        rid, iid, bid = _req_str(body, "requestId"), _req_str(body, "interactionId"), _req_str(body, "buttonId")
+        rid, iid, bid = req_str(body, "requestId"), req_str(body, "interactionId"), req_str(body, "buttonId")
         task = self.tasks.get(rid)
         m = self.messages.get(task.message_id) if task else None
         card = m.card(iid) if m is not None else None
@@ -1350,33 +1350,6 @@ def _frame_text(wire: dict[str, Any]) -> str:
 
 def _lane_key(key: LaneKey) -> str:
     return orjson.dumps(list(key)).decode()
-
-
-def _req_str(body: Mapping[str, Any], key: str) -> str:
-    v = body.get(key)
-    if not isinstance(v, str) or not v:
-        raise MachineError("invalid-request", f"{key}: a non-empty string is required")
-    return _well_formed(key, v)
-
-
-def _opt_str(body: Mapping[str, Any], key: str) -> str | None:
-    v = body.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str) or not v:
-        raise MachineError("invalid-request", f"{key}: a non-empty string or null is expected")
-    return _well_formed(key, v)
-
-
-def _well_formed(key: str, v: str) -> str:
-    """An id or name from a control request: well-formed Unicode (a lone surrogate, which JSON escapes allow, could
-    be neither a lane key nor a SQLite text)."""
-    if not v.isascii():
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            raise MachineError("invalid-request", f"{key}: contains a lone surrogate") from None
-    return v
 
 
 def _list(body: Mapping[str, Any], key: str) -> list[Any]:

@@ -22,7 +22,7 @@ import orjson
 from ...hook import (ABSENT, TYPES, Feature, HookIssue, HookMessage, HookParseResult, IssueCode, MessageType,
                      build_hook_message)
 from .behavior import BEHAVIOR_KEYS, BehaviorBook, Overrides
-from .effects import Effect, MachineError, Persist
+from .effects import Effect, MachineError, Persist, opt_str, req_str
 from .provider_binding import Attempt, Change, ProviderBook
 from .provider_prefs import PREF_KEYS, ProviderPrefs, Selector
 from .variants import Variant
@@ -283,7 +283,7 @@ class ProviderFamilies:
         """Control ``provider-authorize``: the provider's answer to an open attempt."""
         out: list[Effect] = []
         self._expire_due(now, out)
-        attempt_id = _str(body, "attemptId")
+        attempt_id = req_str(body, "attemptId")
         outcome = body.get("outcome")
         if outcome not in ("confirm", "await", "deny", "expire", "fail"):
             raise _missing("outcome: one of confirm, await, deny, expire, fail")
@@ -292,12 +292,12 @@ class ProviderFamilies:
             raise MachineError("not-found", f"attemptId: no attempt {attempt_id!r}")
         if not a.open:
             raise MachineError("attempt-ended", f"attempt {attempt_id!r} has ended", 409)
-        reason = _opt(body, "reason")
+        reason = opt_str(body, "reason")
         binding_id = None
         if outcome == "confirm":
-            principal = _str(body, "principalId")
-            binding_id = self._confirm(a, principal, _opt(body, "principalName"),
-                                       _opt(body, "scopeId") or a.scope_id or principal, _opt(body, "scopeName"),
+            principal = req_str(body, "principalId")
+            binding_id = self._confirm(a, principal, opt_str(body, "principalName"),
+                                       opt_str(body, "scopeId") or a.scope_id or principal, opt_str(body, "scopeName"),
                                        now, out)
         elif outcome == "await":
             self._apply(out, [self.pbook.await_confirmation(a, ends=self.variant is Variant.AWAITING_ENDS_ATTEMPT)],
@@ -318,10 +318,10 @@ class ProviderFamilies:
         """The provider branch of ``channel-set-prefs``: patch the row of a bound selector, push
         ``provider.prefs.state {replyTo: null}`` to each bound device's open connection."""
         provider = body.get("provider")
-        binding_id, scope_id = _opt(body, "bindingId"), _opt(body, "scopeId")
+        binding_id, scope_id = opt_str(body, "bindingId"), opt_str(body, "scopeId")
         if (binding_id is None) == (scope_id is None):
             raise _missing("exactly one of bindingId, scopeId is required")
-        workspace = _str(body, "workspace")
+        workspace = req_str(body, "workspace")
         for k in PREF_KEYS:
             if k in body and body[k] is not None and not isinstance(body[k], str):
                 raise _missing(f"{k}: a string or null is expected")
@@ -341,7 +341,7 @@ class ProviderFamilies:
         return pushed, out
 
     def behavior_overrides(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        binding_id = _str(body, "bindingId")
+        binding_id = req_str(body, "bindingId")
         b = self.pbook.bindings.get(binding_id)
         if b is None or b.provider != "telegram":
             raise MachineError("not-found", f"bindingId: no telegram binding {binding_id!r}")
@@ -356,19 +356,3 @@ class ProviderFamilies:
         for a in self.pbook.attempts.values():
             if a.open:
                 self._timer(out, a.expires_at, _EXPIRY, a.attempt_id)
-
-
-def _str(body: Mapping[str, Any], key: str) -> str:
-    v = body.get(key)
-    if not isinstance(v, str) or not v:
-        raise _missing(f"{key}: a non-empty string is required")
-    return v
-
-
-def _opt(body: Mapping[str, Any], key: str) -> str | None:
-    v = body.get(key)
-    if v is None:
-        return None
-    if not isinstance(v, str) or not v:
-        raise _missing(f"{key}: a non-empty string or null is expected")
-    return v

@@ -195,3 +195,13 @@ def test_durable_rows_restore():
     fresh.take(fresh.m.restore({t: list(rows.values()) for t, rows in r.db.items()}, r.now))
     assert b["bindingId"] in fresh.m.pbook.bindings and fresh.m.pbook.attempts[a["attemptId"]].open
     assert fresh.m.behavior_overrides({"bindingId": b["bindingId"]})["overrides"]["emojiReactions"] == "off"
+
+
+def test_a_control_field_with_a_lone_surrogate_is_refused_before_it_reaches_the_store():
+    """The provider commands read their fields as every other control command does (effects.req_str): an id that
+    is not well-formed Unicode could be no SQLite text, so it is a 400, not a binding."""
+    r = rig()
+    a = start(r)
+    with pytest.raises(MachineError) as exc:
+        r.m.provider_authorize({"attemptId": a["attemptId"], "outcome": "confirm", "principalId": "p\ud800"}, r.now)
+    assert exc.value.code == "invalid-request" and "surrogate" in exc.value.message
