@@ -106,8 +106,8 @@ def serving(cmd: list[str], *, env: Mapping[str, str] | None = None, timeout: fl
         assert proc.stdout is not None
         for line in proc.stdout:  # read to the end, so a chatty subject never blocks on a full pipe
             seen.append(line)
-            try:
-                data = json.loads(line)
+            try:  # stderr shares the pipe: decode the leading object only, whatever a log line glued after it
+                data, _ = json.JSONDecoder().raw_decode(line.lstrip())
             except ValueError:
                 continue
             if isinstance(data, dict) and data.get("ready") is True and ready(data) and not found:

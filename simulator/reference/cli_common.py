@@ -12,8 +12,8 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO, TypeVar
 
 __all__ = ["parse_address", "optional_address", "parse_command_line", "read_command_line", "usage_error",
            "log_to_stderr", "cannot_start", "serve_until_signalled", "LOG_FORMAT"]
@@ -78,12 +78,20 @@ def cannot_start(prog: str, exc: Exception) -> int:
     return 1
 
 
+def print_ready_line(ready: Mapping[str, Any], stream: TextIO) -> None:
+    """Write ``ready`` as one JSON line in ONE write, then flush. ``print`` writes the text and its newline
+    separately: under ``PYTHONUNBUFFERED`` a log line from another thread can land between them and glue itself
+    onto the readiness line, which a launcher reading line by line then cannot parse."""
+    stream.write(json.dumps(dict(ready)) + "\n")
+    stream.flush()
+
+
 def serve_until_signalled(ready: dict[str, Any], stop: Callable[[], None]) -> int:
     """Print ``ready`` as the readiness line (flushed), wait for SIGTERM or SIGINT, then ``stop()``; exit code 0."""
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
-    print(json.dumps(ready), flush=True)
+    print_ready_line(ready, sys.stdout)
     try:
         while not done.wait(0.5):
             pass

@@ -8,7 +8,6 @@ reference adds its own keys), on stderr in stdio mode (stdout belongs to MCP) an
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 import sys
@@ -17,6 +16,8 @@ from typing import Any, TextIO
 
 import anyio
 from mcp.server import Server
+
+from simulator.reference.cli_common import print_ready_line
 
 __all__ = ["MCP_PATH", "bind_socket", "serve_stdio", "serve_http", "serve_mcp"]
 
@@ -88,7 +89,7 @@ def serve_mcp(server: Server[Any], sock: socket.socket | None, ready: Mapping[st
     keys after ``ready`` and ``mcp``."""
 
     def announce(mcp: str, stream: TextIO) -> None:
-        print(json.dumps({"ready": True, "mcp": mcp, **ready}), file=stream, flush=True)
+        print_ready_line({"ready": True, "mcp": mcp, **ready}, stream)
 
     # uvicorn re-raises a captured SIGTERM after its graceful shutdown; as KeyboardInterrupt it reaches the
     # caller's cleanup instead of killing the process (and leaving, say, a temporary state file behind).
