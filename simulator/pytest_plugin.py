@@ -229,6 +229,12 @@ def wire_log(request: pytest.FixtureRequest) -> WireLog:
     return log
 
 
+def scenario_wire_log(item: pytest.Item) -> WireLog | None:
+    """The wire log of ``item``'s scenario, or None when the scenario asked for none (for plugins that read the
+    traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py)."""
+    return item.stash.get(_WIRE, None)
+
+
 # -- Gherkin tags → markers -----------------------------------------------------------------------------------
 
 _LEVEL_TAGS = frozenset({"must", "should", "may"})

@@ -49,6 +49,8 @@ class Run:
     returncode: int
     report: dict[str, Any] | None
     output: str
+    #: Where the run wrote its report (and whatever a plugin of the run wrote beside it).
+    workdir: Path | None = None
 
     def verdicts(self) -> dict[str, str]:
         return {r["id"]: r["verdict"] for r in (self.report or {}).get("requirements", [])}
@@ -137,7 +139,7 @@ def run_features(name: str, workdir: Path, features: str, args: Iterable[str],
                           env=dict(env) if env is not None else child_env())
     path = report_dir / "report.json"
     report = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    return Run(name, proc.returncode, report, proc.stdout + proc.stderr)
+    return Run(name, proc.returncode, report, proc.stdout + proc.stderr, workdir)
 
 
 class RunPool:

@@ -25,9 +25,14 @@ import pytest
 from conformance_runs import (
     PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features, serving,
 )
+from wire_types_plugin import read_wire_types
+
+from simulator.hook import HOOK_MESSAGE_TYPES
 
 FEATURES = "features/hook/test_hook_desktop.py"
 VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
+#: The message-type counts of the external run (tests/wire_types_plugin.py), in its working directory.
+WIRE_TYPES = "wire-types.json"
 #: The external desktop dials with this bearer token; the run is told it with --hook-token (HOOK-DESKTOP-TOKEN-01).
 EXTERNAL_TOKEN = "external-desktop-token"
 
@@ -156,9 +161,12 @@ def _run_external(name: str, workdir: Path) -> Run:
            "--control", "127.0.0.1:0", "--db", str(workdir / "outbox.sqlite3"), "--token", EXTERNAL_TOKEN]
     with serving(cmd, env=env) as ready:
         control = ready["control"]
+        # tests/wire_types_plugin.py counts the message types that travelled (the harness plays the server)
+        run_env = {**env, "WIRE_TYPES_OUT": str(workdir / WIRE_TYPES), "WIRE_TYPES_HARNESS": "server"}
         return run_features(name, workdir, FEATURES, [f"--target=desktop=listen:127.0.0.1:{hook_port}",
                                                       f"--control=desktop={control}",
-                                                      f"--hook-token={EXTERNAL_TOKEN}"], env)
+                                                      f"--hook-token={EXTERNAL_TOKEN}", "-p", "wire_types_plugin"],
+                            run_env)
 
 
 # -- the runs, started together ------------------------------------------------------------------------------------
@@ -178,6 +186,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize("where", ["embedded", "external"])
 def test_the_reference_passes_every_requirement(runs: RunPool, where: str) -> None:
     assert_all_pass(runs[where])
+
+
+def test_every_message_type_travels_between_the_harness_and_the_reference(runs: RunPool) -> None:
+    """Issue 15: each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
+    (the harness server's frames to the desktop, the desktop's to it), parsing clean."""
+    run = runs["external"]
+    assert run.workdir is not None
+    counts = read_wire_types(run.workdir / WIRE_TYPES)
+    missing = sorted(set(HOOK_MESSAGE_TYPES) - set(counts))
+    assert not missing, f"message types that never travelled in a desktop run: {missing}\n{run.explain()}"
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

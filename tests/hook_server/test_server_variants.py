@@ -18,9 +18,14 @@ from pathlib import Path
 
 import pytest
 from conformance_runs import PYTHON, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving
+from wire_types_plugin import read_wire_types
+
+from simulator.hook import HOOK_MESSAGE_TYPES
 
 FEATURES = "features/hook/test_hook_server.py"
 VARIANT_ENV = "HOOK_SERVER_REFERENCE_VARIANT"
+#: The message-type counts of the external run (tests/wire_types_plugin.py), in its working directory.
+WIRE_TYPES = "wire-types.json"
 
 #: Broken variant → (the requirement ids that must catch it with a fail verdict, the ids that may fail with them
 #: because the one broken switch shows there too). Only these ids are run; nothing else among them may fail.
@@ -173,9 +178,11 @@ BARE_VARIANTS = {
 
 
 def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features: str | None = None,
-         strict: bool = False) -> Run:
+         strict: bool = False, wire_types: bool = False) -> Run:
     token = f"conformance-{uuid.uuid4().hex}"
     env = child_env(lambda k: k == VARIANT_ENV)
+    if wire_types:  # tests/wire_types_plugin.py counts the message types that travelled
+        env = {**env, "WIRE_TYPES_OUT": str(workdir / WIRE_TYPES), "WIRE_TYPES_HARNESS": "desktop"}
     cmd = [PYTHON, "-m", "simulator", "serve", "hook-server", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
            f"--token={token}", "--db", str(workdir / "hook-server.sqlite3")]
     if variant:
@@ -187,12 +194,14 @@ def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features
                 f"--hook-token={token}", *(f"--req={rid}" for rid in sorted(reqs))]
         if strict:
             args.append("--strict-conformance")
+        if wire_types:
+            args += ["-p", "wire_types_plugin"]
         return run_features(name, workdir, FEATURES, args, env)
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory):
-    jobs = {"external": lambda d: _run("external", d, None, set()),
+    jobs = {"external": lambda d: _run("external", d, None, set(), wire_types=True),
             "without-features": lambda d: _run("without-features", d, None, WITHOUT_FEATURES, BARE_FEATURES)}
     for variant, (must, may) in VARIANTS.items():
         jobs[variant] = lambda d, v=variant, r=must | may: _run(v, d, v, r, strict=v in STRICT_VARIANTS)
@@ -211,6 +220,16 @@ def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunP
     missing = registry - set(run.verdicts())
     assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
     assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)
+
+
+def test_every_message_type_travels_between_the_harness_and_the_reference(runs: RunPool) -> None:
+    """Issue 15: each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
+    (the harness desktop's frames to the server, the server's to it), parsing clean."""
+    run = runs["external"]
+    assert run.workdir is not None
+    counts = read_wire_types(run.workdir / WIRE_TYPES)
+    missing = sorted(set(HOOK_MESSAGE_TYPES) - set(counts))
+    assert not missing, f"message types that never travelled in a hook-server run: {missing}\n{run.explain()}"
 
 
 def test_the_reference_without_the_optional_features_passes_their_requirements(runs: RunPool) -> None:
