@@ -73,7 +73,9 @@ DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
-                     Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value, *PROVIDER_FEATURES)
+                     Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value, *PROVIDER_FEATURES,
+                     # part 2b: group relay (both generations) and message operations
+                     Feature.GROUP_RELAY.value, Feature.GROUP_RELAY_RECIPIENT.value, Feature.MESSAGE_OPS.value)
 #: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
 MAX_QUERY_SESSIONS = 20
 #: The models the reference offers per agent kind (query.response kind=models).

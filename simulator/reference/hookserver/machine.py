@@ -90,7 +90,10 @@ DEFAULT_SERVER_NAME: Final = "simulator-hook-server"
 DEFAULT_FEATURES: Final = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value,
                            Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.MULTI_TEAM.value, Feature.PROVIDER_BIND.value,
                            Feature.PROVIDER_PREFS.value, Feature.PROVIDER_BEHAVIOR.value,
-                           Feature.PROVIDER_TELEGRAM.value, Feature.PROVIDER_X.value)
+                           Feature.PROVIDER_TELEGRAM.value, Feature.PROVIDER_X.value,
+                           # part 2b (docs/control-api.md "Queries, gateway tools, group relay and message operations")
+                           Feature.SLACK_TOOLS.value, Feature.SESSION_PICKER.value, Feature.GROUP_RELAY.value,
+                           Feature.GROUP_RELAY_RECIPIENT.value, Feature.MESSAGE_OPS.value)
 CLOSE_SUPERSEDED: Final = (4000, "superseded by a newer connection")
 CLOSE_RESTART: Final = (1012, "service restart")
 #: The dropped-frames log keeps the newest entries only (a bench drives thousands of connections).
