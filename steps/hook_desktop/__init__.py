@@ -61,8 +61,8 @@ Vocabulary (one module per area):
   of "<m1, m3>" without "<m2>"``. A binding "<b>" is one the provider steps confirmed (its bindingId and principalId).
 * ``message_ops`` (msg-op-v1): ``the agent of "<name>" asks for the message operation "<op>" <action JSON>``; the
   harness ``answers msg.op "<op>" with ok and message id "<id>"`` / ``with the error "<E>"``, ``answers a msg.op the
-  desktop never sent``, ``sends the malformed msg.op.result frames of "<op>"``; Then ``the desktop sends msg.op "<op>"
-  for "<name>" with its action``, ``the desktop answers message operation "<op>" as unavailable``, the state ``shows
+  desktop never sent``, ``sends the malformed msg.op.result frames of "<op>"``; Then ``the desktop sends msg.op "<op>"``
+  [``for "<name>" with its action``], ``the desktop answers message operation "<op>" as unavailable``, the state ``shows
   message operation "<op>" ok with message id "<id>"`` / ``failed with the error "<E>"`` / ``pending``.
 
 "Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that

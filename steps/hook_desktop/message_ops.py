@@ -41,6 +41,11 @@ def malformed_results(desk: DesktopDriver, op: str) -> None:
     desk.send_malformed_results(op)
 
 
+@bdd.then(parsers.re(r'the desktop sends msg\.op "(?P<op>[^"]+)"$'))
+def msg_op_frame(desk: DesktopDriver, op: str) -> None:
+    desk.check_msg_op_sent(op)
+
+
 @bdd.then(parsers.parse('the desktop sends msg.op "{op}" for "{name}" with its action'))
 def msg_op_sent(desk: DesktopDriver, op: str, name: str) -> None:
     desk.check_msg_op(op, name)

@@ -63,8 +63,8 @@ Feature: Message operations at the desktop (msg.op, msg.op.result)
     Then the desktop acks "task" as accepted with a session id
     When the agent of "task" asks for the message operation "o1" {"kind": "send", "text": "First."}
     And the agent of "task" asks for the message operation "o2" {"kind": "send", "text": "Second."}
-    Then the desktop sends msg.op "o1" for "task" with its action
-    And the desktop sends msg.op "o2" for "task" with its action
+    Then the desktop sends msg.op "o1"
+    And the desktop sends msg.op "o2"
     When the harness answers a msg.op the desktop never sent
     # UPSTREAM-FACTS: msg.op / msg.op.result, paired by opId
     Then the desktop's state shows message operation "o1" pending
@@ -81,7 +81,7 @@ Feature: Message operations at the desktop (msg.op, msg.op.result)
     When the harness dispatches "task"
     Then the desktop acks "task" as accepted with a session id
     When the agent of "task" asks for the message operation "o1" {"kind": "send", "text": "Hello."}
-    Then the desktop sends msg.op "o1" for "task" with its action
+    Then the desktop sends msg.op "o1"
     When the harness sends the malformed msg.op.result frames of "o1"
     # §2: "两端收帧唯一入口是 parseHookMessage,手写校验、零依赖、坏帧返回 ok:false + 字段路径,绝不抛异常"
     Then the desktop's state shows message operation "o1" pending

@@ -116,6 +116,12 @@ class MessageOpChecks(ProviderChecks):
 
     # -- what the desktop sent ------------------------------------------------------------------------------------------
 
+    def check_msg_op_sent(self, op: str) -> Any:
+        """The desktop sends a valid msg.op with the opId it answered for ``op`` (its payload)."""
+        op_id = self._op_id(op)
+        return self.server.expect_payload(MessageType.MSG_OP.value, where=lambda p: p.op_id == op_id,
+                                          what=f"opId {op_id}")
+
     def check_msg_op(self, op: str, name: str) -> None:
         """UPSTREAM-FACTS: message operations "scoped by `externalKey`": msg.op with the answered opId (fresh: no other
         op of the scenario has it), ``scope.externalKey`` the turn's externalKey and the action as the agent gave it."""
@@ -123,8 +129,7 @@ class MessageOpChecks(ProviderChecks):
         op_id = self._op_id(op)
         others = [o["opId"] for n, o in self.message_ops.items() if n != op]
         assert op_id not in others, f"the desktop answered the opId {op_id} of {op!r} for another operation too"
-        frame = self.server.expect_payload(MessageType.MSG_OP.value, where=lambda p: p.op_id == op_id,
-                                           what=f"opId {op_id}")
+        frame = self.check_msg_op_sent(op)
         assert frame.scope.external_key == self.key_for(name), (
             f"msg.op {op!r} is scoped to externalKey {frame.scope.external_key!r}, not the externalKey of {name!r} "
             f"({self.key_for(name)})")

@@ -143,6 +143,19 @@ class Variant(BrokenVariant):
     BEHAVIOR_STATE_FIRST_KEPT = "behavior-state-first-kept"
     LENIENT_BEHAVIOR_STATES = "lenient-behavior-states"
     TOKEN_FIRST_DIAL_ONLY = "token-first-dial-only"
+    # issue 15: group relay and message operations (relay_variants.py)
+    WINDOW_FIELDS_DROPPED = "window-fields-dropped"
+    RECIPIENT_PRINCIPAL_UNCHECKED = "recipient-principal-unchecked"
+    ENDED_BINDING_RECEIVES = "ended-binding-receives"
+    RELAY_WITHOUT_FEATURE = "relay-without-feature"
+    TRIGGER_IN_CONTEXT = "trigger-in-context"
+    WINDOW_DUPLICATES = "window-duplicates"
+    LENIENT_AUTHOR_FIELDS = "lenient-author-fields"
+    LENIENT_GROUP_FRAMES = "lenient-group-frames"
+    OP_SCOPE_SESSION_KEY = "op-scope-session-key"
+    OP_WITHOUT_FEATURE = "op-without-feature"
+    OP_RESULT_TO_OLDEST = "op-result-to-oldest"
+    LENIENT_OP_RESULTS = "lenient-op-results"
 
     @classmethod
     def subject(cls) -> str:
