@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from itertools import count
+from typing import Any
 
 import pytest
 
@@ -283,3 +284,77 @@ def test_the_window_survives_a_restart_through_the_store(tmp_path):
     again = OutboxStore(tmp_path / "d.sqlite3")
     m2 = DesktopMachine(saved_group_window=again.load_group_window())
     assert window(m2) == ["m2"] == window(m)
+
+
+# -- the broken variants break their rule at the machine (the features catch them: tests/hook_desktop) ---------------
+
+
+def _entered(variant, frames, features=RELAY, ended=None) -> list[str]:
+    m = machine(features, variant=variant)
+    confirm(m)
+    if ended:
+        confirm(m, state=ended)
+    for frame in frames:
+        m.on_frame(frame, 3)
+    return window(m)
+
+
+def _bad_author() -> str:
+    data = json.loads(group())
+    data["payload"]["author"]["id"] = "0042"
+    return json.dumps(data)
+
+
+def _bad_frame() -> str:
+    data = json.loads(group())
+    data["payload"]["sentAt"] = 0
+    return json.dumps(data)
+
+
+def _context(variant) -> list[str] | None:
+    m = machine(variant=variant)
+    confirm(m)
+    m.on_frame(group("m1"), 3)
+    m.on_frame(group("m2", sent_at=11), 3)
+    m.on_frame(dispatch("r1", "m2"), 4)
+    return m.state(5)["runs"][0]["groupContext"]
+
+
+def _op_states(variant, features=("msg-op-v1",), results=("first",)) -> tuple[list[Any], list[str]]:
+    m = machine(features, variant=variant)
+    m.on_frame(dispatch("r1", None), 2)
+    ops = [m.message_op("r1", {"kind": "typing"}, 3) for _ in range(2)]
+    for which in results if ops[0][0] is not None else ():
+        if which == "garbage":
+            m.on_frame(json.dumps({"v": 1, "type": "msg.op.result", "id": "x", "ts": 1,
+                                   "payload": {"opId": ops[0][0], "ok": "true"}}), 4)
+        else:
+            op_id = ops[1][0] if which == "second" else ops[0][0]
+            m.on_frame(serialize_hook_message(make_msg_op_result(op_id, True, message_id=which)), 4)
+    return [sent(e) for _, e in ops], [o["state"] + ":" + str(o["messageId"]) for o in m.state(5)["messageOps"]]
+
+
+@pytest.mark.parametrize("variant, broken", [
+    ("window-fields-dropped", lambda v: machine_entry(v)["author"] == {"name": "Member"}),
+    ("recipient-principal-unchecked", lambda v: _entered(v, [group(recipient=("b1", "p2"))]) == ["m1"]),
+    ("ended-binding-receives", lambda v: _entered(v, [group()], ended="revoked") == ["m1"]),
+    ("relay-without-feature", lambda v: _entered(v, [group(recipient=None)], features=()) == ["m1"]),
+    ("trigger-in-context", lambda v: _context(v) == ["m1", "m2"]),
+    ("window-duplicates", lambda v: _entered(v, [group(), group()]) == ["m1", "m1"]),
+    ("lenient-author-fields", lambda v: _entered(v, [_bad_author()]) == ["m1"]),
+    ("lenient-group-frames", lambda v: _entered(v, [_bad_frame()]) == ["m1"]),
+    ("op-scope-session-key", lambda v: _op_states(v)[0][0][0][1]["scope"]["externalKey"] != "tg:1"),
+    ("op-without-feature", lambda v: _op_states(v, features=())[0][0] != []),
+    ("op-result-to-oldest", lambda v: _op_states(v, results=("second",))[1] == ["ok:second", "pending:None"]),
+    ("lenient-op-results", lambda v: _op_states(v, results=("garbage",))[1][0] != "pending:None"),
+])
+def test_each_relay_variant_breaks_its_rule_and_the_reference_does_not(variant, broken):
+    assert broken(variant)
+    assert not broken(None)
+
+
+def machine_entry(variant) -> dict:
+    m = machine(variant=variant)
+    confirm(m)
+    m.on_frame(group(), 3)
+    return m.state(4)["groupWindow"][0]
