@@ -3,7 +3,8 @@
 ``listen`` opens a WebSocket server on a local port and returns its ``ws://`` URL (give it to the desktop);
 ``accept`` waits for the desktop's connection; ``expect_hello`` reads its hello (recorded in ``identity``:
 deviceId, deviceName, workspace aliases, agents, features, ...); ``welcome`` answers. Then the role pushes work
-(``dispatch``, ``cancel``, ``archive``, ``delivery``, ``prefs_state``, ``query``, ``interaction_decision``) and
+(``dispatch``, ``cancel``, ``archive``, ``delivery``, ``prefs_state``, ``query``, ``interaction_decision``,
+``group_message``, ``msg_op_result``) and
 reads the answers (``expect_ack``, ``expect_progress``, ``expect_end`` or any ``expect_payload``).
 
 An optional bearer-token check (``require_token``) refuses a connection without ``Authorization: Bearer <token>``
@@ -30,6 +31,8 @@ from ..hook import (
     HOOK_CHAT_WORKSPACE_ALIAS,
     DeliveryError,
     DispatchOptions,
+    GroupMessageAuthor,
+    GroupMessageRecipient,
     HelloPayload,
     HookMessage,
     MessageType,
@@ -38,7 +41,9 @@ from ..hook import (
     TurnEndPayload,
     TurnProgressPayload,
     WorkspacePrefsEntry,
+    make_group_message,
     make_interaction_decision,
+    make_msg_op_result,
     make_prefs_state,
     make_query_request,
     make_session_archive,
@@ -343,6 +348,51 @@ class ServerRole(HookRoleBase):
     ) -> HookMessage:
         """Send ``interaction.decision`` (the user pressed ``button_id``)."""
         return self.send_message(make_interaction_decision(request_id, interaction_id, button_id), timeout)
+
+    # -- group relay and message operations (§5 阶段 14; UPSTREAM-FACTS msg.op) ------------------------------------
+
+    def group_message(
+        self,
+        provider: str,
+        chat_id: str,
+        message_id: str,
+        author: GroupMessageAuthor | Mapping[str, Any],
+        text: str,
+        sent_at: int,
+        thread_id: str | None = None,
+        chat_name: str | None = None,
+        recipient: GroupMessageRecipient | Mapping[str, Any] | None = None,
+        file_names: Iterable[str] | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``group.message`` (fire-and-forget relay of one group message); ``recipient`` / ``file_names`` None
+        leave the field out."""
+        msg = make_group_message(
+            provider, chat_id, message_id, _nested(GroupMessageAuthor, author), text, sent_at, thread_id, chat_name,
+            recipient=_nested(GroupMessageRecipient, recipient),
+            file_names=ABSENT if file_names is None else tuple(file_names), validate=validate,
+        )
+        return self.send_message(msg, timeout)
+
+    def msg_op_result(
+        self,
+        op_id: str,
+        ok: bool,
+        message_id: Any = ABSENT,
+        message_ids: Iterable[str] | None = None,
+        error: Any = ABSENT,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``msg.op.result`` for ``op_id``; ``message_id`` / ``error`` left out unless given (None: null),
+        ``message_ids`` None leaves it out."""
+        msg = make_msg_op_result(op_id, ok, message_id=message_id,
+                                 message_ids=ABSENT if message_ids is None else tuple(message_ids), error=error,
+                                 validate=validate)
+        return self.send_message(msg, timeout)
 
 
 def _payload_fields(payload: Any) -> dict[str, Any]:

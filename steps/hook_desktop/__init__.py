@@ -52,6 +52,19 @@ Vocabulary (one module per area):
   what the state shows (channel hidden, attempt state / link / rejected link / actions, binding state, preferences,
   behaviour).
 
+* ``group_relay`` (group relay, 阶段 14 / 19): ``Given the desktop declares the features "<a, b>" in its hello`` (else
+  not applicable); the harness ``relays group message "<m>" in chat "<c>" to binding "<b>"`` [``as another
+  principal``] / ``without a recipient`` / ``to binding "<b>" with the author id|username <JSON>``, ``relays group
+  message "<m>" again``, ``relays the malformed group messages "<m>" in chat "<c>" to binding "<b>"``, ``dispatches
+  "<name>" triggered by group message "<m>"``; Then the desktop's group window ``shows "<m>"`` [``as it was
+  relayed``] / ``does not show "<m>"`` / ``holds "<m>" once``; ``the desktop's state gives "<name>" the group context
+  of "<m1, m3>" without "<m2>"``. A binding "<b>" is one the provider steps confirmed (its bindingId and principalId).
+* ``message_ops`` (msg-op-v1): ``the agent of "<name>" asks for the message operation "<op>" <action JSON>``; the
+  harness ``answers msg.op "<op>" with ok and message id "<id>"`` / ``with the error "<E>"``, ``answers a msg.op the
+  desktop never sent``, ``sends the malformed msg.op.result frames of "<op>"``; Then ``the desktop sends msg.op "<op>"``
+  [``for "<name>" with its action``], ``the desktop answers message operation "<op>" as unavailable``, the state ``shows
+  message operation "<op>" ok with message id "<id>"`` / ``failed with the error "<E>"`` / ``pending``.
+
 "Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that
 interaction again|too late`` first drain the inbox, so the checks after them see only what the desktop sent afterwards.
 """
@@ -70,4 +83,6 @@ pytest_plugins = [
     "steps.hook_desktop.bindings",
     "steps.hook_desktop.providers",
     "steps.hook_desktop.behavior",
+    "steps.hook_desktop.group_relay",
+    "steps.hook_desktop.message_ops",
 ]

@@ -81,7 +81,8 @@ def _scenarios(run: Run, rid: str) -> list[dict[str, Any]]:
 
 def test_through_idle_relays_the_reference_still_passes(relays: Desktop, tmp_path: Path) -> None:
     """The control run: through both relays, doing nothing, every requirement used below passes."""
-    reqs = ["HOOK-DESKTOP-REOPEN-GATE-01", "HOOK-DESKTOP-PING-01", "HOOK-DESKTOP-RELIABLE-ACCEPTED-01"]
+    reqs = ["HOOK-DESKTOP-REOPEN-GATE-01", "HOOK-DESKTOP-PING-01", "HOOK-DESKTOP-RELIABLE-ACCEPTED-01",
+            "HOOK-DESKTOP-GROUP-03", "HOOK-DESKTOP-MSGOP-02"]
     run = _run("relayed", tmp_path, relays, reqs)
     assert run.verdicts() == dict.fromkeys(reqs, "pass"), run.explain()
     assert relays.ws.dropped == 0
@@ -129,3 +130,30 @@ def test_a_state_answer_without_its_outbox_fails(relays: Desktop, tmp_path: Path
     assert run.verdicts() == {"HOOK-DESKTOP-RELIABLE-ACCEPTED-01": "fail"}, run.explain()
     [scenario] = _scenarios(run, "HOOK-DESKTOP-RELIABLE-ACCEPTED-01")
     assert "state" in scenario["reason"] and "'outbox'" in scenario["reason"], run.explain()
+
+
+def _state_without(field: str):
+    def rewrite(method: str, path: str, status: int, body: Any) -> tuple[int, Any] | None:
+        if path == "/v1/state" and status == 200 and isinstance(body, dict):
+            return status, {k: v for k, v in body.items() if k != field}
+        return None
+    return rewrite
+
+
+def test_a_state_answer_without_its_group_window_fails(relays: Desktop, tmp_path: Path) -> None:
+    """HOOK-DESKTOP-GROUP-03 (§1 "基础能力协商双向(HOOK_FEATURE_GROUP_RELAY='group-relay-v1')"): "the desktop's group
+    window does not show" needs the window. A state answer that leaves ``groupWindow`` out (docs/control-api.md,
+    desktop part 2b) is a malformed answer, a failure, never an empty window."""
+    relays.control.rewrite = _state_without("groupWindow")
+    run = _run("no-group-window", tmp_path, relays, ["HOOK-DESKTOP-GROUP-03"])
+    assert run.verdicts() == {"HOOK-DESKTOP-GROUP-03": "fail"}, run.explain()
+    assert all("groupWindow" in s["reason"] for s in _scenarios(run, "HOOK-DESKTOP-GROUP-03")), run.explain()
+
+
+def test_a_desktop_that_hangs_up_while_no_msg_op_may_come_fails(relays: Desktop, tmp_path: Path) -> None:
+    """HOOK-DESKTOP-MSGOP-02 (§3 "新端在能力缺席时不会发送它们"): "the desktop sent no frame of the types msg.op" is
+    silence on an open connection; a desktop that hangs up during the window proved nothing (a failure)."""
+    relays.ws.idle_close_s = IDLE_CLOSE_S
+    run = _run("hangs-up-msg-op", tmp_path, relays, ["HOOK-DESKTOP-MSGOP-02"])
+    assert run.verdicts() == {"HOOK-DESKTOP-MSGOP-02": "fail"}, run.explain()
+    assert relays.ws.idle_closes >= 1

@@ -135,6 +135,31 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-behavior-states": ({"HOOK-DESKTOP-BEHAVIOR-GARBAGE-01"}, set()),
     # only the first connection carries the bearer token (a @should requirement: caught under --strict-conformance).
     "token-first-dial-only": ({"HOOK-DESKTOP-TOKEN-01"}, set()),
+    # issue 15, group relay and message operations (simulator/reference/desktop/relay_variants.py):
+    # a window entry keeps the author's name only and no file names.
+    "window-fields-dropped": ({"HOOK-DESKTOP-GROUP-01"}, set()),
+    # the recipient matched by its bindingId alone (another principal enters).
+    "recipient-principal-unchecked": ({"HOOK-DESKTOP-GROUP-02"}, set()),
+    # a revoked or superseded binding keeps receiving group messages.
+    "ended-binding-receives": ({"HOOK-DESKTOP-GROUP-02"}, set()),
+    # group messages taken without group-relay-v1 in welcome.
+    "relay-without-feature": ({"HOOK-DESKTOP-GROUP-03"}, set()),
+    # the context of a dispatch keeps its trigger message.
+    "trigger-in-context": ({"HOOK-DESKTOP-GROUP-04"}, set()),
+    # the same messageId relayed again is a second entry (a @should requirement: caught under --strict-conformance).
+    "window-duplicates": ({"HOOK-DESKTOP-GROUP-05"}, set()),
+    # a group.message refused for its author id / username taken without them.
+    "lenient-author-fields": ({"HOOK-DESKTOP-GROUP-06"}, set()),
+    # a group.message that fails the core's checks elsewhere entered anyway.
+    "lenient-group-frames": ({"HOOK-DESKTOP-GROUP-07"}, set()),
+    # msg.op scoped by the turn's sessionId instead of its externalKey.
+    "op-scope-session-key": ({"HOOK-DESKTOP-MSGOP-01"}, set()),
+    # msg.op sent without msg-op-v1 in welcome.
+    "op-without-feature": ({"HOOK-DESKTOP-MSGOP-02"}, set()),
+    # a msg.op.result ends the oldest pending op whatever its opId.
+    "op-result-to-oldest": ({"HOOK-DESKTOP-MSGOP-03"}, set()),
+    # a msg.op.result that fails the core's checks still ends its op.
+    "lenient-op-results": ({"HOOK-DESKTOP-MSGOP-04"}, set()),
 }
 
 

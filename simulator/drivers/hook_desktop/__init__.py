@@ -27,6 +27,7 @@ called from ``simulator.hook``.
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
+| ``group_relay`` / ``message_ops`` | group relay (window, recipient, context) and message operations: operations |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """

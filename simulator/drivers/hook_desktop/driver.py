@@ -6,7 +6,8 @@ sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``
 ``state``), and the Slack binding / preference operations (``bindings``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
 what it needs. The provider families (``providers``, ``provider_prefs``, ``behavior``) act as the server and the
-user and judge both.
+user and judge both; so do group relay (``group_relay``) and message operations (``message_ops``, the user being the
+desktop's agent).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from .actions import DesktopActions
 from .behavior import BehaviorChecks
 from .bindings import BindingOps
 from .connection import ConnectionChecks
+from .group_relay import GroupRelayChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
+from .message_ops import MessageOpChecks
 from .provider_prefs import ProviderPrefsChecks
 from .reopen import ReopenChecks
 from .rules import RuleChecks
@@ -28,5 +31,6 @@ __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks, StateChecks, BindingOps):
+                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks, GroupRelayChecks, MessageOpChecks,
+                    StateChecks, BindingOps):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""

@@ -63,7 +63,7 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
                            device_id=device_id or f"ref-desktop-{uuid.uuid4()}",
                            progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
                            outbox=store.load(), saved_sessions=store.load_sessions(),
-                           saved_acks=store.load_acks())
+                           saved_acks=store.load_acks(), saved_group_window=store.load_group_window())
     client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()
     try:
         api = DesktopControlApi(client, *control).start() if control is not None else None

@@ -22,6 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from ...hook import HOOK_MAX_FRAME_CHARS
+from .group_relay import ForgetGroupEntries, SaveGroupEntry
 from .machine import (
     DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule, Variant,
 )
@@ -205,6 +206,10 @@ class DesktopClient:
                 self.store.put_session(effect.session_id, effect.external_key, effect.workspace, effect.archived)
             elif isinstance(effect, SaveAck):
                 self.store.put_ack(effect.request_id, effect.text)
+            elif isinstance(effect, SaveGroupEntry):
+                self.store.put_group_entry(effect.message_id, effect.seq, effect.text)
+            elif isinstance(effect, ForgetGroupEntries):
+                self.store.delete_group_entries(effect.message_ids)
             elif isinstance(effect, Schedule):
                 self._unschedule(effect.key)
                 delay = max(0.0, (effect.at - self.now()) / 1000)

@@ -31,6 +31,7 @@ CAPABILITIES: Final = (
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
     *PROVIDER_CAPABILITIES,
+    "message-op",
 )
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
@@ -81,6 +82,7 @@ class DesktopControlApi:
             "prefs-get": lambda b: self._with_request_id(lambda now: self.machine.prefs_get(now)),
             "prefs-set": self._prefs_set,
             **provider_routes(self.client),
+            "message-op": self._message_op,
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -161,6 +163,15 @@ class DesktopControlApi:
         if not isinstance(changes, dict) or not all(v is None or isinstance(v, str) for v in changes.values()):
             raise _BadRequest("set: an object of model/effort/agentKind/permissionMode → string or null is required")
         return self._with_request_id(lambda now: self.machine.prefs_set(workspace, changes, team, now))
+
+    # -- message operations (docs/control-api.md "Queries, gateway tools, group relay and message operations") -----
+
+    def _message_op(self, body: dict[str, Any]) -> dict[str, Any]:
+        rid = _string(body, "requestId")
+        action = body.get("action")
+        if not isinstance(action, dict):
+            raise _BadRequest("action: a msg.op action object is required")
+        return {"ok": True, "opId": self.client.call(lambda now: self.machine.message_op(rid, action, now))}
 
     # -- routing (no I/O) -----------------------------------------------------------------------------------
 

@@ -20,6 +20,8 @@ Slack binding, multi-team and Slack preferences (阶段 5, 11, 13): ``slack.Slac
 frames (bind.update, bind.state, prefs.state) and the user's actions (``slack_bind`` … ``prefs_set``) to it.
 Provider binding, provider preferences and Telegram behaviour (§2, §5 Provider-neutral, 阶段 19): ``providers.py``
 (mixed in; this module only routes their frames and adds their ``state`` fields).
+Group relay and message operations (§1, §5 阶段 14, 阶段 19 author; UPSTREAM-FACTS msg.op): ``relay_families.py``
+(mixed in likewise; ``_on_dispatch`` records the turn's ``groupContext``).
 Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
@@ -58,7 +60,9 @@ from ...hook import (
 )
 from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
+from .group_relay import ForgetGroupEntries, SaveGroupEntry
 from .providers import PROVIDER_FEATURES, ProviderFamilies
+from .relay_families import RelayFamilies
 from .slack import SlackRefusal, SlackSide
 
 __all__ = [
@@ -139,6 +143,19 @@ class Variant(BrokenVariant):
     BEHAVIOR_STATE_FIRST_KEPT = "behavior-state-first-kept"
     LENIENT_BEHAVIOR_STATES = "lenient-behavior-states"
     TOKEN_FIRST_DIAL_ONLY = "token-first-dial-only"
+    # issue 15: group relay and message operations (relay_variants.py)
+    WINDOW_FIELDS_DROPPED = "window-fields-dropped"
+    RECIPIENT_PRINCIPAL_UNCHECKED = "recipient-principal-unchecked"
+    ENDED_BINDING_RECEIVES = "ended-binding-receives"
+    RELAY_WITHOUT_FEATURE = "relay-without-feature"
+    TRIGGER_IN_CONTEXT = "trigger-in-context"
+    WINDOW_DUPLICATES = "window-duplicates"
+    LENIENT_AUTHOR_FIELDS = "lenient-author-fields"
+    LENIENT_GROUP_FRAMES = "lenient-group-frames"
+    OP_SCOPE_SESSION_KEY = "op-scope-session-key"
+    OP_WITHOUT_FEATURE = "op-without-feature"
+    OP_RESULT_TO_OLDEST = "op-result-to-oldest"
+    LENIENT_OP_RESULTS = "lenient-op-results"
 
     @classmethod
     def subject(cls) -> str:
@@ -209,7 +226,7 @@ class SaveAck:
     text: str
 
 
-Effect = Send | Persist | Forget | Schedule | Unschedule | SaveSession | SaveAck
+Effect = Send | Persist | Forget | Schedule | Unschedule | SaveSession | SaveAck | SaveGroupEntry | ForgetGroupEntries
 
 
 # -- state ---------------------------------------------------------------------------------------------------------
@@ -252,6 +269,8 @@ class Turn:
     first_event_seen: bool = False
     #: A reopen round whose connection dropped (or whose turn.end was lost): no more frames, not reopenable.
     severed: bool = False
+    #: The group-window messageIds its context is assembled from (阶段 14; None: no trigger in the window).
+    group_context: list[str] | None = None
 
     @property
     def finished(self) -> bool:
@@ -272,7 +291,7 @@ class ReopenEntry:
 
 
 @dataclass
-class DesktopMachine(ProviderFamilies):
+class DesktopMachine(ProviderFamilies, RelayFamilies):
     workspaces: dict[str, str] = field(default_factory=dict)
     default_workspace: str | None = None
     device_id: str = "reference-desktop"
@@ -291,6 +310,8 @@ class DesktopMachine(ProviderFamilies):
     #: by an earlier run, loaded from the store at start.
     saved_sessions: list[tuple[str, str | None, str | None, bool]] = field(default_factory=list)
     saved_acks: dict[str, str] = field(default_factory=dict)
+    #: The group window an earlier run kept on the device: (seq, entry JSON), loaded from the store at start.
+    saved_group_window: list[tuple[int, str]] = field(default_factory=list)
     #: The Slack binding / preferences rules (slack.py); a broken variant swaps the class (variants.py).
     slack_class: ClassVar[type[SlackSide]] = SlackSide
 
@@ -313,6 +334,7 @@ class DesktopMachine(ProviderFamilies):
         self._counter = 0
         self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
         self._init_providers()
+        self._init_relay(self.saved_group_window)
         for sid, key, workspace, archived in self.saved_sessions:
             self.sessions[sid] = Session(sid, key, workspace, archived)
             if key is not None and not archived:
@@ -424,6 +446,8 @@ class DesktopMachine(ProviderFamilies):
             MessageType.PROVIDER_BIND_STATE: self.on_provider_status,
             MessageType.PROVIDER_PREFS_STATE: self.on_provider_prefs,
             MessageType.PROVIDER_BEHAVIOR_STATE: self.on_behavior_state,
+            MessageType.GROUP_MESSAGE: self.on_group_message,
+            MessageType.MSG_OP_RESULT: self.on_msg_op_result,
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -503,7 +527,8 @@ class DesktopMachine(ProviderFamilies):
                 self.sessions[session.session_id] = session
                 self.by_key[p.external_key] = session.session_id
                 self._save_session(session)
-        turn = Turn(rid, p.external_key, session.session_id, TurnKind.DISPATCH, self._take_script())
+        turn = Turn(rid, p.external_key, session.session_id, TurnKind.DISPATCH, self._take_script(),
+                    group_context=self.group_context(p.source))
         return self._enqueue(turn, now, ack=True)
 
     def _take_script(self) -> Script:
@@ -863,7 +888,7 @@ class DesktopMachine(ProviderFamilies):
                           "archived": s.archived} for s in self.sessions.values()],
             "runs": [{"requestId": t.request_id, "runs": self.runs.get(t.request_id, 0), "status": t.status,
                       "sessionId": t.session_id, "kind": t.kind.value, "reopenOf": t.reopen_of,
-                      "decision": t.decision}
+                      "decision": t.decision, "groupContext": t.group_context}
                      for t in self.turns.values()],
             "outbox": list(self.outbox),
             "reopenable": list(self.reopenable),
@@ -871,6 +896,7 @@ class DesktopMachine(ProviderFamilies):
             "serverFeatures": sorted(self.server_features),
             **self.slack.state(),
             **self.provider_state(),
+            **self.relay_state(),
         }
 
 

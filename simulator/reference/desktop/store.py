@@ -1,9 +1,11 @@
 """The reference desktop's SQLite store (spec §4: un-delivered turn.end frames survive a reconnect or restart;
 §1/§2: 同 externalKey 同 session and requestId idempotency survive a restart too).
 
-Three tables: ``outbox(request_id PRIMARY KEY, text, created_ms)``, the exact turn.end frame re-sent
+Four tables: ``outbox(request_id PRIMARY KEY, text, created_ms)``, the exact turn.end frame re-sent
 byte-identically; ``sessions(session_id PRIMARY KEY, external_key, workspace, archived)``, the externalKey →
-session mapping; ``acks(request_id PRIMARY KEY, text)``, the exact task.ack replayed for a redelivered requestId.
+session mapping; ``acks(request_id PRIMARY KEY, text)``, the exact task.ack replayed for a redelivered requestId;
+``group_window(message_id PRIMARY KEY, seq, text)``, the group messages of the rolling window (阶段 14 "Telegram 无历史
+API,存储方为用户自己的设备": the window lives on the device and survives a restart).
 Used from the client's event-loop thread only.
 """
 
@@ -26,6 +28,8 @@ class OutboxStore:
         self._db.execute("CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, external_key TEXT, "
                          "workspace TEXT, archived INTEGER NOT NULL DEFAULT 0, saved_seq INTEGER NOT NULL DEFAULT 0)")
         self._db.execute("CREATE TABLE IF NOT EXISTS acks (request_id TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS group_window (message_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, "
+                         "text TEXT NOT NULL)")
 
     def load(self) -> dict[str, str]:
         rows = self._db.execute("SELECT request_id, text FROM outbox ORDER BY created_ms, rowid").fetchall()
@@ -58,6 +62,17 @@ class OutboxStore:
 
     def put_ack(self, request_id: str, text: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO acks (request_id, text) VALUES (?, ?)", (request_id, text))
+
+    def load_group_window(self) -> list[tuple[int, str]]:
+        """(seq, entry JSON) of every group-window entry kept."""
+        return [(seq, text) for seq, text in self._db.execute("SELECT seq, text FROM group_window ORDER BY seq")]
+
+    def put_group_entry(self, message_id: str, seq: int, text: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO group_window (message_id, seq, text) VALUES (?, ?, ?)",
+                         (message_id, seq, text))
+
+    def delete_group_entries(self, message_ids: tuple[str, ...]) -> None:
+        self._db.executemany("DELETE FROM group_window WHERE message_id = ?", [(m,) for m in message_ids])
 
     def close(self) -> None:
         try:
