@@ -64,4 +64,5 @@ pytest_plugins = [
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
     "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
+    "steps.hook_server.group_relay", "steps.hook_server.message_ops",
 ]
