@@ -72,13 +72,14 @@ def sends_op_result(hook_srv: HookServerDriver, dev: str) -> None:
 # -- Then -----------------------------------------------------------------------------------------------------------
 
 
-_RECEIVES = 'device "{dev}" receives "{name}" for its binding "{binding}"'
+_RECEIVES = (_DEV + r' receives "(?P<name>[^"]+)" for its binding "(?P<binding>[^"]+)"'
+             r'(?P<every> with every field as written)?$')
 
 
-@bdd.given(parsers.parse(_RECEIVES))
-@bdd.then(parsers.parse(_RECEIVES))
-def receives(hook_srv: HookServerDriver, dev: str, name: str, binding: str) -> None:
-    hook_srv.expect_relayed(dev, name, binding)
+@bdd.given(parsers.re(_RECEIVES))
+@bdd.then(parsers.re(_RECEIVES))
+def receives(hook_srv: HookServerDriver, dev: str, name: str, binding: str, every: str | None) -> None:
+    hook_srv.expect_relayed(dev, name, binding, every_field=bool(every))
 
 
 @bdd.then(parsers.re(r'(?:device|devices) "(?P<devs>[^"]+)" (?:receives|receive) no group message$'))

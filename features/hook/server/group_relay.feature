@@ -19,14 +19,14 @@ Feature: Group relay: group messages fanned out to the member desktops, fire-and
     And device "B" holds a telegram binding "b1" of "bob"
     And group "team" has the members "ann, bob"
     When user "zed" writes "m1" in group "team"
-    Then device "A" receives "m1" for its binding "a1"
-    And device "B" receives "m1" for its binding "b1"
+    Then device "A" receives "m1" for its binding "a1" with every field as written
+    And device "B" receives "m1" for its binding "b1" with every field as written
 
   @req:HOOK-SERVER-GROUP-01 @must
   Scenario: a message of a thread carries its threadId, its author's id and handle
     Given group "team" has the member "ann"
     When user "bob" writes "m1" in group "team" in thread "th-1"
-    Then device "A" receives "m1" for its binding "a1"
+    Then device "A" receives "m1" for its binding "a1" with every field as written
 
   @req:HOOK-SERVER-GROUP-02 @must
   Scenario: no relay to a desktop without both features, to a non-member, or to a device without a binding

@@ -44,12 +44,12 @@ class RelayWithoutRecipientFeature(HookServerMachine):
 
 
 class RelayRecipientCached(HookServerMachine):
-    """``relay-recipient-cached``: the targets of a chat's first message are reused for every later one. Breaks
-    阶段 14 "每个扇出帧的 recipient 必须来自发送当刻再次确认的 binding"."""
+    """``relay-recipient-cached``: the targets of a chat's first relayed message are reused for every later one.
+    Breaks 阶段 14 "每个扇出帧的 recipient 必须来自发送当刻再次确认的 binding"."""
 
     def _relay_targets(self, chat_id: str) -> list[RelayTarget]:
         cache: dict[str, list[RelayTarget]] = self.__dict__.setdefault("_cached_targets", {})
-        if chat_id not in cache:
+        if not cache.get(chat_id):
             cache[chat_id] = super()._relay_targets(chat_id)
         return cache[chat_id]
 
