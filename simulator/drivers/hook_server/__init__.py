@@ -1,6 +1,6 @@
 """A hook server under test, driven from the desktop side: the harness plays desktops dialling the server and judges
 the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定, 阶段 14 group relay) and of UPSTREAM-FACTS.md (msg.op, msg-op-v1).
 
 The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
 "Control API"), every answer checked against docs/control-api.schema.json before it is read.
