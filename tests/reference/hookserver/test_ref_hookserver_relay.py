@@ -361,3 +361,59 @@ def test_variant_relays_a_group_message_sent_by_a_desktop():
     r.send("c2", make_group_message(provider="telegram", chat_id=CHAT, message_id="m", author={"name": "x"},
                                     text="echo", sent_at=5, thread_id=None, chat_name=None))
     assert [f["text"] for f in r.frames("c1", "group.message")] == ["echo"]
+
+
+# -- durability through the shell: a restart keeps the memberships, drops the posts ---------------------------------
+
+
+def test_a_restart_keeps_the_memberships_and_drops_the_posts(tmp_path):
+    import time
+
+    from websockets.sync.client import connect
+
+    from simulator.control import ControlClient
+    from simulator.hook import make_hello, parse_hook_message, serialize_hook_message
+    from simulator.reference.hookserver import start_server
+
+    def recv(ws, type_):
+        deadline = time.monotonic() + 5
+        while True:
+            m = parse_hook_message(ws.recv(timeout=max(0.01, deadline - time.monotonic()))).message
+            if m.type.value == type_:
+                return m.payload
+
+    def hello(ws):
+        ws.send(serialize_hook_message(make_hello(protocol_version=1, device_id="rs", device_name="rs",
+                                                  workspaces=("chat",), agents=("a",), features=HELLO)))
+        recv(ws, "welcome")
+
+    handle = start_server(token="t", db=tmp_path / "relay.sqlite3")
+    try:
+        control = ControlClient(handle.control_url, role="hook-server")
+        headers = {"Authorization": "Bearer t"}
+        with connect(handle.url, additional_headers=headers, open_timeout=5) as ws:
+            hello(ws)
+            ws.send(serialize_hook_message(make_provider_bind_start(request_id="b", provider="telegram")))
+            pending = recv(ws, "provider.bind.update")
+            (token,) = [a["token"] for a in control.call("list-bindings", {"deviceId": "rs"})["attempts"]
+                        if a["attemptId"] == pending.attempt_id]
+            control.call("inject-message", {"provider": "telegram", "chatId": "31", "userId": "31",
+                                            "text": f"/start {token}"})
+            recv(ws, "provider.bind.update")
+            control.call("group-member", {"provider": "telegram", "chatId": CHAT, "principalId": "31"})
+            key = control.call("inject-message", {"provider": "telegram", "chatId": "-5", "userId": "u",
+                                                  "text": "task", "deviceId": "rs"})["externalKey"]
+            recv(ws, "task.dispatch")
+            ws.send(serialize_hook_message(make_msg_op(op_id="o", scope={"externalKey": key},
+                                                       action={"kind": "send", "text": "before"})))
+            recv(ws, "msg.op.result")
+            assert control.call("list-posts")["posts"]
+        control.call("restart")
+        assert control.call("list-posts") == {"posts": []}
+        with connect(handle.url, additional_headers=headers, open_timeout=5) as ws:
+            hello(ws)
+            answer = control.call("inject-group-message", {"provider": "telegram", "chatId": CHAT, "text": "after",
+                                                           "author": {"id": "9", "name": "Zed"}})
+            assert answer["relayed"] == 1 and recv(ws, "group.message").text == "after"
+    finally:
+        handle.stop()
