@@ -265,8 +265,17 @@ def test_server_to_desktop_types_of_these_families_are_dropped_unhandled():
 
 
 def test_every_relay_variant_runs_a_subclass_of_the_machine():
-    assert set(WRAPPED) == {v for v in Variant if v.value.startswith(("relay", "mention", "msg-op", "lenient-msg"))}
-    assert all(issubclass(c, type(rig().m)) for c in WRAPPED.values())
+    from simulator.reference.hookserver.machine import HookServerMachine
+    from simulator.reference.hookserver.relay_variants import RELAY_WRAPPED
+
+    assert {v.value for v in RELAY_WRAPPED} == {
+        "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached", "relay-queues-offline",
+        "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start", "msg-op-ignores-thread",
+        "msg-op-edit-ignored", "msg-op-any-device-scope", "msg-op-without-desktop-feature", "lenient-msg-op",
+        "relays-desktop-group-message"}
+    assert RELAY_WRAPPED.items() <= WRAPPED.items()
+    assert all(issubclass(c, HookServerMachine) and c is not HookServerMachine for c in WRAPPED.values())
+    assert machine_class(None) is HookServerMachine and machine_class(Variant.PROGRESS_APPENDS) is HookServerMachine
 
 
 def _relay_case(variant: Variant | None) -> list[dict]:
