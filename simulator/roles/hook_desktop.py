@@ -37,6 +37,7 @@ from ..hook import (
     make_interaction_cancel,
     make_interaction_request,
     make_lifecycle_preference,
+    make_msg_op,
     make_task_ack,
     make_turn_end,
     make_turn_progress,
@@ -411,4 +412,21 @@ class DesktopRole(HookRoleBase):
     def lifecycle_preference(self, enabled: bool, *, timeout: float | None = None) -> HookMessage:
         """Send ``lifecycle.preference`` (only meaningful after the server declared lifecycle-announcement-v1)."""
         return self.send_message(make_lifecycle_preference(enabled), timeout)
+
+    def msg_op(
+        self,
+        op_id: str,
+        external_key: str,
+        action: Mapping[str, Any],
+        *,
+        scope_extra: Mapping[str, Any] | None = None,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``msg.op`` (msg-op-v1, UPSTREAM-FACTS: "server-resolved message operations … scoped by externalKey"):
+        ``action`` as its wire object (``{"kind": "send", "text": …}``); ``scope_extra`` adds scope keys a valid frame
+        never carries (``chatId``: with ``validate=False`` only)."""
+        scope = {"externalKey": external_key, **(scope_extra or {})}
+        return self.send_message(make_msg_op(op_id=op_id, scope=scope, action=dict(action), validate=validate),
+                                 timeout)
 

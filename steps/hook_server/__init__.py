@@ -1,6 +1,6 @@
 """Step vocabulary for ``features/hook/server``: the harness plays desktops dialling the hook server under test and
 judges the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定, 阶段 14 group relay) and of UPSTREAM-FACTS.md (msg.op).
 
 Theory of operation: ``simulator.drivers.hook_server``. One hook server serves the whole run (the embedded
 reference, or ``--target hook-server=ws://…`` with ``--control hook-server=URL`` and ``--hook-token``); each scenario
@@ -12,8 +12,9 @@ does not give) are the driver's.
 
 Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``task``, ``the message``,
 ``the channel``, ``the server``, ``the card``, ``the connection``, ``the welcome``, ``the hook server``, ``a desktop``,
-``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed``, ``no frame the server`` or ``no channel message``, so none
-clashes with ``steps/hook_desktop/``):
+``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed``, ``no frame the server``, ``no channel message``,
+``group``, ``user``, ``devices``, ``the message op``, ``the post(s) of`` or ``no control answer``, so none clashes with
+``steps/hook_desktop/``):
 
 * ``connections``: ``device "<D>" is online [with hello <JSON>]`` (hello defaults: workspaces ["chat"], features
   ["turn-delivery-v1"]; the JSON overrides them); ``… is connected without saying hello``; ``… says hello``;
@@ -43,6 +44,23 @@ clashes with ``steps/hook_desktop/``):
   none listed, the prefs told or pushed.
 * ``behavior`` (part 2a): ``device "<D>" sets|asks for the telegram behaviour of "<binding>"``, an empty set; Then:
   the state told, the overrides the server keeps (``behavior-overrides``).
+* ``group_relay`` (part 2b, spec §1 群消息中继, 阶段 14 and its 设计边界, 阶段 19): ``device "<D>" holds a telegram binding
+  "<b>" of "<principal>" [in chat "<dm>"]`` (start → /start → confirmed; principals get fresh Telegram ids); ``group
+  "<g>" has the member(s) "<p1, p2>"``; ``user(s) "<p>" leave(s) group "<g>"``; ``user "<p>" writes "<m>" in group "<g>"
+  [in thread "<t>"] [addressing the bot]`` (fresh markers as text, file name, author name and handle, chat name);
+  ``user "<p>" writes a /start link as "<m>" in group "<g>"``; ``device "<D>" goes offline`` / ``comes back online``;
+  ``device "<D>" sends a group.message of group "<g>" | a msg.op.result of its own``; Then: ``device "<D>" receives "<m>"
+  for its binding "<b>" [with every field as written]``, ``device(s) "<D, E>" receive(s) no group message`` / ``never
+  receive(s) "<m>"``, ``device "<D>" receives the task of "<m>" triggered by that group message``, ``no control answer
+  of the server holds the content of "<m>"``.
+* ``message_ops`` (part 2b, UPSTREAM-FACTS msg.op / msg.op.result; §3; §2): ``device "<D>" gets the task "<t>" of a
+  user in thread "<th>" of telegram chat "<c>"``; ``device "<D>" runs the message op "<op>" in the lane of "<t>" | in an
+  unknown lane: <JSON action>`` (``"@<op>"`` stands for that op's messageId); ``… runs the malformed message op "<op>"
+  in the lane of "<t>" with <case>`` (a scope carrying chatId, an unknown action kind, an edit without messageId, a
+  media action without items); Then: ``the message op "<op>" is answered ok|not ok [with a messageId | with <n>
+  messageIds]`` / ``is answered by nothing`` / ``posted nothing``, ``the post of "<op>" is in the lane of "<t>" with the
+  text "<x>"`` / ``shows "<x>" after <n> edit(s)`` / ``has the reactions <JSON>`` / ``is deleted``, ``the posts of
+  "<op>" hold the media "<a, b>"``.
 * ``cards``: ``device "<D>" asks about "<name>" with the buttons "<a, b>"``; ``a user presses|tries to press "<b>"
   on that card``; ``device "<D>" withdraws that card with the reason "<r>"``; Then: the card, the decision.
 * ``bindings`` (spec 阶段 5, 11, 13): ``device "<D>" starts a Slack sign-in``; ``… is signed in to Slack as user
@@ -64,4 +82,5 @@ pytest_plugins = [
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
     "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
+    "steps.hook_server.group_relay", "steps.hook_server.message_ops",
 ]

@@ -154,6 +154,34 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "behavior-accepts-empty-set": ({"HOOK-SERVER-BEHAVIOR-06"}, set()),
     # behaviour overrides are not written to the store.
     "behavior-not-durable": ({"HOOK-SERVER-BEHAVIOR-07"}, set()),
+    # part 2b, group relay and message operations (hook-server-relay.toml; relay_variants.py), each caught by its
+    # requirement and by no other of that registry:
+    # group.message.author loses its id and username.
+    "relay-drops-author-id": ({"HOOK-SERVER-GROUP-01"}, set()),
+    # a desktop that declared group-relay-v1 alone is relayed to.
+    "relay-without-recipient-feature": ({"HOOK-SERVER-GROUP-02"}, set()),
+    # the targets (and recipients) of a chat's first relayed message are reused after the bindings changed.
+    "relay-recipient-cached": ({"HOOK-SERVER-GROUP-03"}, set()),
+    # a message for an offline member desktop is kept and sent at its next hello.
+    "relay-queues-offline": ({"HOOK-SERVER-GROUP-04"}, set()),
+    # every relayed message is also kept as a channel message (list-messages shows its content).
+    "relay-mirrors-group-chat": ({"HOOK-SERVER-GROUP-05"}, set()),
+    # the task of a message addressing the bot carries a fresh triggerMessageId.
+    "mention-trigger-fresh-id": ({"HOOK-SERVER-GROUP-06"}, set()),
+    # a group text /start <token> is relayed.
+    "relay-forwards-start": ({"HOOK-SERVER-GROUP-07"}, set()),
+    # msg.op send posts to the lane's chat outside its thread.
+    "msg-op-ignores-thread": ({"HOOK-SERVER-MSGOP-01"}, set()),
+    # msg.op edit is answered ok and keeps the text.
+    "msg-op-edit-ignored": ({"HOOK-SERVER-MSGOP-02"}, set()),
+    # a msg.op scope names the lane of another device's task.
+    "msg-op-any-device-scope": ({"HOOK-SERVER-MSGOP-03"}, set()),
+    # msg.op served although the desktop's hello lacks msg-op-v1.
+    "msg-op-without-desktop-feature": ({"HOOK-SERVER-MSGOP-04"}, set()),
+    # a msg.op whose scope carries chatId is served.
+    "lenient-msg-op": ({"HOOK-SERVER-MSGOP-05"}, set()),
+    # a group.message sent by a desktop is relayed to the chat's members.
+    "relays-desktop-group-message": ({"HOOK-SERVER-RELAY-UNHANDLED-01"}, set()),
 }
 
 #: Variants caught by a @should requirement: their runs use ``--strict-conformance`` (a @should not met is then a

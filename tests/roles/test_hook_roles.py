@@ -20,6 +20,7 @@ from simulator.errors import (
     MissingFrame, NegativeWindowBroken, NotApplicable, SubjectRefused, SubjectTimeout, TargetError,
 )
 from simulator.hook import (
+    HookBuildError,
     HOOK_FEATURE_TURN_REOPEN,
     HOOK_MAX_FRAME_CHARS,
     IssueCode,
@@ -656,3 +657,17 @@ def test_inbound_query_id_valid_and_claimed():
     claimed = _inbound('{"v":1,"type":"query.response","id":"x","ts":1,"payload":{"queryId":"q-claimed"}}')
     assert not claimed.ok and claimed.query_id == "q-claimed"
     assert _inbound(serialize_hook_message(make_turn_progress("r", ""))).query_id is None
+
+
+def test_msg_op_sends_a_valid_frame_and_a_scope_with_chat_id_only_unchecked(pair):
+    server, desktop = pair
+    server.dispatch()
+    key = desktop.expect_dispatch().external_key
+    desktop.msg_op("op-1", key, {"kind": "send", "text": "hello"})
+    op = server.expect_payload("msg.op")
+    assert (op.op_id, op.scope.external_key, dict(op.action)) == ("op-1", key, {"kind": "send", "text": "hello"})
+    with pytest.raises(HookBuildError):
+        desktop.msg_op("op-2", key, {"kind": "send", "text": "x"}, scope_extra={"chatId": "-1"})
+    desktop.msg_op("op-3", key, {"kind": "send", "text": "x"}, scope_extra={"chatId": "-1"}, validate=False)
+    bad = server.expect("msg.op")
+    assert not bad.ok and bad.issue.path == "/payload/scope/chatId"

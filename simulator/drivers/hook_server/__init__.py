@@ -1,6 +1,6 @@
 """A hook server under test, driven from the desktop side: the harness plays desktops dialling the server and judges
 the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定, 阶段 14 group relay) and of UPSTREAM-FACTS.md (msg.op, msg-op-v1).
 
 The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
 "Control API"), every answer checked against docs/control-api.schema.json before it is read.
@@ -23,6 +23,8 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``bindings`` | Slack sign-in (bind.*), multi-team bind.state, Slack preferences (prefs.*), list-bindings |
 | ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences (part 2a) |
 | ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
+| ``group_relay`` | group.message: memberships, the fan-out and its recipient, fire-and-forget, no content kept (part 2b) |
+| ``message_ops`` | msg.op / msg.op.result: lane tasks, ops and their results, the bot's posts (part 2b) |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
@@ -43,6 +45,8 @@ from .control_answers import (
     Listing,
 )
 from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
+from .group_relay import CONTENT_LISTINGS, GroupMessage, GroupRelayOps, RelayState
+from .message_ops import MALFORMED_OPS, MessageOps, OpsState
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -53,7 +57,8 @@ __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
-    "PROVIDER_FRAME_TYPES",
+    "PROVIDER_FRAME_TYPES", "CONTENT_LISTINGS", "MALFORMED_OPS", "GroupMessage", "GroupRelayOps", "MessageOps",
+    "OpsState", "RelayState",
     "BadToken", "BehaviorOps", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device",
     "Hangup", "HookServerDriver", "HookServerScenario", "Listing", "ProviderBindingOps", "ProviderState", "Refusal",
     "RefusalStage", "SlackNames",

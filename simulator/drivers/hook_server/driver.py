@@ -24,6 +24,8 @@ from .cards import CardOps
 from .channel_checks import ChannelChecks
 from .connections import ConnectionOps
 from .deliveries import DeliveryChecks
+from .group_relay import GroupRelayOps
+from .message_ops import MessageOps
 from .privacy import PrivacyChecks
 from .records import RecordChecks
 from .tasks import TaskChecks
@@ -35,7 +37,7 @@ __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
-class HookServerDriver(BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
+class HookServerDriver(GroupRelayOps, MessageOps, BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
                        RecordChecks, DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,
     wire log, step limit and a ``note`` callback for the server's identity; call ``finish`` when the scenario ends."""

@@ -31,6 +31,8 @@ CAPABILITIES: Final = (
     "ping-desktops", "press-button", "restart",
     # part 2a (docs/control-api.md "Bindings and preferences (hook-server, part 2a)")
     "slack-authorize", "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
+    # part 2b, group relay and message operations (docs/control-api.md "… (hook-server, part 2b)")
+    "group-member", "inject-group-message", "list-posts",
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
@@ -92,6 +94,10 @@ class HookServerControlApi:
             "list-bindings": lambda b: self._view(lambda m: m.list_bindings(_opt_filter(b, "deviceId"))),
             "channel-set-prefs": self._channel_set_prefs,
             "behavior-overrides": lambda b: self._view(lambda m: m.behavior_overrides(b)),
+            "group-member": lambda b: self._ok(lambda now: self.server.machine.group_member(b, now)),
+            "inject-group-message": lambda b: self.server.call(
+                lambda now: self.server.machine.inject_group_message(b, now)),
+            "list-posts": lambda b: self._view(lambda m: m.list_posts(b)),
         }
         assert tuple(self._routes) == CAPABILITIES
 

@@ -79,6 +79,7 @@ from .lanes import Lane, LaneKey, choose_workspace
 from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
 from .slack_prefs import PREF_KEYS, SlackPrefs
 from .provider_families import ProviderFamilies
+from .relay_families import RelayFamilies
 from .variants import Variant
 
 __all__ = [
@@ -233,7 +234,7 @@ _IGNORED = "reopen-unknown"
 _ISOLATED = "isolated-request"
 
 
-class HookServerMachine(ProviderFamilies):
+class HookServerMachine(ProviderFamilies, RelayFamilies):
     def __init__(self, settings: ServerSettings | None = None, *, ids: Callable[[], str] | None = None) -> None:
         self.settings = settings or ServerSettings()
         self.variant = self.settings.variant
@@ -266,6 +267,7 @@ class HookServerMachine(ProviderFamilies):
                                    if self.variant is not None else frozenset())
         self.slack_prefs = SlackPrefs(replace_on_set=self.variant is Variant.PREFS_SET_REPLACES)
         self._provider_init()
+        self._relay_init()
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -962,8 +964,11 @@ class HookServerMachine(ProviderFamilies):
 
     # -- control commands ----------------------------------------------------------------------------------------
 
-    def inject_message(self, body: Mapping[str, Any], now: int) -> tuple[dict[str, Any], list[Effect]]:
-        """A user's message in the channel (control ``inject-message``): a task, or the commands /stop, /new."""
+    def inject_message(self, body: Mapping[str, Any], now: int, *,
+                       trigger_message_id: str | None = None) -> tuple[dict[str, Any], list[Effect]]:
+        """A user's message in the channel (control ``inject-message``): a task, or the commands /stop, /new.
+        ``trigger_message_id``: the task's ``source.triggerMessageId`` (a group message addressing the bot,
+        relay_families.py), else a fresh one."""
         out: list[Effect] = []
         provider_name = req_str(body, "provider")
         provider = provider_for(provider_name)
@@ -1008,7 +1013,8 @@ class HookServerMachine(ProviderFamilies):
         external_key = provider.external_key(chat_id, thread_id, lane.generation)
         session_id = opt_str(body, "sessionId")
         request_id, message_id = self._ids(), self._ids()
-        source = _source(body, provider_name, provider.channel_name(chat_id), text, f"in-{self._ids()}")
+        source = _source(body, provider_name, provider.channel_name(chat_id), text,
+                         trigger_message_id or f"in-{self._ids()}")
         source = self._team_source(source, opt_str(body, "teamId"), provider_name, device_id)
         try:
             attachments = tuple(Attachment.from_wire(a) for a in _list(body, "attachments"))
@@ -1221,6 +1227,7 @@ class HookServerMachine(ProviderFamilies):
             self.slack_prefs.restore(tables.get("slack_prefs", ()))
         self.notices.sort(key=lambda n: n.at)
         self._provider_restore(tables, out)
+        self._relay_restore(tables)
         self._seq = max([0] + [t.seq for t in self.tasks.values()] + [m.seq for m in self.messages.values()]
                         + [r.seq for r in self.routes.values()] + [d.seq for d in self.devices.values()])
         for r in self.routes.values():
@@ -1268,6 +1275,7 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.PROVIDER_PREFS_SET: HookServerMachine._on_provider_prefs_set,
     MessageType.PROVIDER_BEHAVIOR_GET: HookServerMachine._on_provider_behavior_get,
     MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
+    MessageType.MSG_OP: HookServerMachine._on_msg_op,  # part 2b (relay_families.py)
 }
 
 

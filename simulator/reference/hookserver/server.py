@@ -50,6 +50,7 @@ from websockets.protocol import State
 
 from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
+from .variant_machines import machine_class
 from .store import HookServerStore
 
 __all__ = ["HookServer", "MAX_SIZE", "LAZY_FLUSH_S"]
@@ -139,7 +140,9 @@ class HookServer:
         self.bound: tuple[str, int] | None = None
 
     def _new_machine(self) -> HookServerMachine:
-        return HookServerMachine(self.settings, ids=self._ids)
+        """The machine of the settings' variant: the correct class, or a broken variant's subclass
+        (``variant_machines.machine_class``)."""
+        return machine_class(self.settings.variant)(self.settings, ids=self._ids)
 
     def now(self) -> int:
         return time.time_ns() // 1_000_000 + self.clock_offset_ms

@@ -7,7 +7,8 @@ attachments), ``deliveries`` (accepted ``turn.end`` results and their receipts, 
 reopen), ``routes`` (reopen routes), ``marks`` (ignored / isolated requestIds), ``notices``; the Slack binding
 family's ``slack_bindings`` (confirmed bindings), ``slack_pending`` (pending authorizations) and ``slack_prefs``
 (preference rows); the provider families' ``provider_attempts`` (with expiry), ``provider_bindings``,
-``provider_prefs``, ``provider_behavior``. Each row is the record as JSON under its key, plus a few plain columns for
+``provider_prefs``, ``provider_behavior``; the group relay's ``group_members`` (chatId ↔ principalId, ids only: no
+group content is ever stored, spec 阶段 14 设计边界). Each row is the record as JSON under its key, plus a few plain columns for
 inspection with the ``sqlite3`` shell.
 
 Durability (spec "accepted ... 是最终结果已进入 server 的持久交接/恢复边界"). ``apply(effects)`` writes the rows it
@@ -52,6 +53,8 @@ TABLES: Final[dict[str, tuple[str, ...]]] = {
     "provider_bindings": ("device_id", "provider", "scope_id"),
     "provider_prefs": ("provider", "kind", "workspace"),
     "provider_behavior": (),
+    # group relay (relay_families.py): chatId ↔ principalId memberships, ids only (no group content is ever stored)
+    "group_members": ("chat_id", "principal_id"),
 }
 
 

@@ -132,6 +132,36 @@ class Variant(BrokenVariant):
     BEHAVIOR_ACCEPTS_EMPTY_SET = "behavior-accepts-empty-set"
     #: behaviour overrides are not written to the store (docs/control-api.md Durability).
     BEHAVIOR_NOT_DURABLE = "behavior-not-durable"
+    # part 2b, group relay and message operations: each a subclass of the machine (relay_variants.py)
+    #: group.message drops the author's id and username (阶段 14 author{name,isBot?,id?,username?}; 阶段 19).
+    RELAY_DROPS_AUTHOR_ID = "relay-drops-author-id"
+    #: a desktop that declared group-relay-v1 alone is relayed to (阶段 14 "对已声明 group-relay-v1 与
+    #: group-relay-recipient-v1 的成员桌面转发即弃").
+    RELAY_WITHOUT_RECIPIENT_FEATURE = "relay-without-recipient-feature"
+    #: the fan-out reuses the targets of the chat's first message (阶段 14 "recipient 必须来自发送当刻再次确认的 binding").
+    RELAY_RECIPIENT_CACHED = "relay-recipient-cached"
+    #: a message for an offline member desktop is kept and sent at its next hello (阶段 14 "桌面离线即丢").
+    RELAY_QUEUES_OFFLINE = "relay-queues-offline"
+    #: each relayed message is also kept as a channel message (阶段 14 "群聊内容不得驻留在 server(内存亦不允许)").
+    RELAY_MIRRORS_GROUP_CHAT = "relay-mirrors-group-chat"
+    #: the task of a message addressing the bot carries a fresh triggerMessageId (阶段 14 "与 group.message.messageId
+    #: 同一 id 空间").
+    MENTION_TRIGGER_FRESH_ID = "mention-trigger-fresh-id"
+    #: a group text /start <token> is relayed like any other (阶段 14 "一次性凭证 … 由 server 过滤,不转发").
+    RELAY_FORWARDS_START = "relay-forwards-start"
+    #: msg.op send posts to the lane's chat outside its thread (UPSTREAM-FACTS "scoped by externalKey").
+    MSG_OP_IGNORES_THREAD = "msg-op-ignores-thread"
+    #: msg.op edit answers ok and keeps the old text (UPSTREAM-FACTS "send/edit/delete/react/typing/media").
+    MSG_OP_EDIT_IGNORED = "msg-op-edit-ignored"
+    #: a msg.op scope names any device's lane (UPSTREAM-FACTS "scoped by externalKey").
+    MSG_OP_ANY_DEVICE_SCOPE = "msg-op-any-device-scope"
+    #: msg.op is served although the desktop's hello lacks msg-op-v1 (§3 "新端在能力缺席时不会发送它们").
+    MSG_OP_WITHOUT_DESKTOP_FEATURE = "msg-op-without-desktop-feature"
+    #: a msg.op whose scope carries chatId is served instead of dropped (UPSTREAM-FACTS "msg.op scope (no
+    #: chatId/threadId)"; §2 "坏帧返回 ok:false").
+    LENIENT_MSG_OP = "lenient-msg-op"
+    #: a group.message sent by a desktop is relayed to the chat's members (§3 "丢帧不断连"; 阶段 14 server → desktop).
+    RELAYS_DESKTOP_GROUP_MESSAGE = "relays-desktop-group-message"
 
     @classmethod
     def subject(cls) -> str:

@@ -917,4 +917,9 @@ def test_public_names_are_pinned():
         "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
         "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
         "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
-        "behavior-accepts-empty-set", "behavior-not-durable"])
+        "behavior-accepts-empty-set", "behavior-not-durable",
+        # part 2b, group relay and message operations (relay_variants.py)
+        "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached",
+        "relay-queues-offline", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
+        "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope",
+        "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message"])

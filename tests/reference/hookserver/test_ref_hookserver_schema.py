@@ -149,6 +149,7 @@ def test_every_answer_validates_against_the_schema():
             c("channel-set-prefs", {"provider": "slack", "teamId": "T1", "slackUserId": "U1", "workspace": "chat",
                                     "model": "opus", "effort": None})
         _provider_calls(c, handle.url)  # part 2a
+        _relay_calls(c, handle.url)  # part 2b, group relay and message operations
         c("restart")
         c("list-messages")
         c("notices")
@@ -168,6 +169,9 @@ def test_every_answer_validates_against_the_schema():
     ("press-button", {"requestId": "r"}),
     ("set-lane-workspace", {"provider": "slack", "chatId": "c"}),
     ("inject-messages", {"messages": "no"}),
+    ("group-member", {"provider": "telegram", "chatId": "42", "principalId": "1"}),
+    ("inject-group-message", {"provider": "telegram", "chatId": "-42", "text": "no author"}),
+    ("list-posts", {"chatId": 5}),
 ])
 def test_requests_the_schema_refuses_are_400_with_an_error_body(capability, body):
     with pytest.raises(jsonschema.ValidationError):
@@ -213,3 +217,37 @@ def _provider_calls(c: Checked, url: str) -> None:
         c("channel-set-prefs", {"provider": "telegram", "bindingId": binding.binding_id, "workspace": "chat",
                                 "model": "m"})
         c("behavior-overrides", {"bindingId": binding.binding_id})
+
+
+def _relay_calls(c: Checked, url: str) -> None:
+    """The group relay and message operation capabilities of part 2b: a membership, a group message relayed to the
+    bound member (and one addressing the bot), a msg.op send in a dispatched lane, the posts listed."""
+    from simulator.hook import make_msg_op, make_provider_bind_start
+
+    with connect(url, additional_headers={"Authorization": "Bearer t"}, open_timeout=5) as ws:
+        ws.send(serialize_hook_message(make_hello(
+            protocol_version=1, device_id="gd", device_name="gd", workspaces=("chat",), agents=("a",),
+            features=("provider-bind-v1", "group-relay-v1", "group-relay-recipient-v1", "msg-op-v1"))))
+        recv(ws, "welcome")
+        ws.send(serialize_hook_message(make_provider_bind_start(request_id="g1", provider="telegram")))
+        pending = recv(ws, "provider.bind.update")
+        (token,) = [a["token"] for a in c("list-bindings", {"deviceId": "gd"})["attempts"]
+                    if a["attemptId"] == pending.attempt_id]
+        c("inject-message", {"provider": "telegram", "chatId": "4242", "userId": "4242", "text": f"/start {token}"})
+        assert recv(ws, "provider.bind.update").state == "confirmed"
+        c("group-member", {"provider": "telegram", "chatId": "-1001", "principalId": "4242"})
+        answer = c("inject-group-message", {"provider": "telegram", "chatId": "-1001", "threadId": "9",
+                                            "chatName": "Team", "fileNames": ["a.txt"], "sentAt": 5,
+                                            "author": {"id": "77", "name": "Zed", "username": "zed"},
+                                            "text": "hello group"})
+        assert answer["relayed"] == 1 and recv(ws, "group.message").recipient.principal_id == "4242"
+        mention = c("inject-group-message", {"provider": "telegram", "chatId": "-1001", "text": "bot?",
+                                             "author": {"id": "4242", "name": "Ann"}, "mentionsBot": True})
+        assert mention["requestId"]
+        key = recv(ws, "task.dispatch").external_key
+        ws.send(serialize_hook_message(make_msg_op(op_id="op-1", scope={"externalKey": key},
+                                                   action={"kind": "send", "text": "posted"})))
+        assert recv(ws, "msg.op.result").ok is True
+        assert c("list-posts", {"provider": "telegram", "chatId": "-1001"})["posts"]
+        c("list-posts")
+        c("group-member", {"provider": "telegram", "chatId": "-1001", "principalId": "4242", "member": False})
