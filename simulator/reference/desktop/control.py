@@ -17,6 +17,7 @@ from ..control_http import JsonControlServer, route_control
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
+from .gateway_control import GATEWAY_CAPABILITIES, gateway_routes
 from .provider_control import PROVIDER_CAPABILITIES, PROVIDER_STATUS, provider_routes
 from .provider_bindings import Refused
 
@@ -31,6 +32,7 @@ CAPABILITIES: Final = (
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
     *PROVIDER_CAPABILITIES,
+    *GATEWAY_CAPABILITIES,
 )
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
@@ -81,6 +83,7 @@ class DesktopControlApi:
             "prefs-get": lambda b: self._with_request_id(lambda now: self.machine.prefs_get(now)),
             "prefs-set": self._prefs_set,
             **provider_routes(self.client),
+            **gateway_routes(self.client),
         }
         assert tuple(self._routes) == CAPABILITIES
 

@@ -14,6 +14,7 @@ from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HookMessage
 from .machine import DesktopMachine, Effect, Send, Turn, Variant
 from .slack_variants import SLACK_WRAPPED
 from .provider_variants import PROVIDER_WRAPPED
+from .gateway_variants import GATEWAY_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -89,6 +90,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.WORKSPACE_PATHS_IN_QUERY: WorkspacePathsInQuery,
     **SLACK_WRAPPED,
     **PROVIDER_WRAPPED,
+    **GATEWAY_WRAPPED,
 }
 
 
