@@ -70,4 +70,7 @@ pytest_plugins = [
     "steps.hook_desktop.bindings",
     "steps.hook_desktop.providers",
     "steps.hook_desktop.behavior",
+    "steps.hook_desktop.queries",
+    "steps.hook_desktop.tools",
+    "steps.hook_desktop.default_workspace",
 ]

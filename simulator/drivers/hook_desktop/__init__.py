@@ -20,13 +20,16 @@ called from ``simulator.hook``.
 |---|---|
 | ``session`` | ``DesktopSession``: the scenario state, names, handshake, the frames remembered |
 | ``actions`` | the harness as hook server and as the desktop's user (When operations) |
-| ``interactions`` | interaction cards: expecting, answering, the timeout's cancel |
+| ``interactions`` | interaction cards: expecting, answering (also wrongly, or malformed), the timeout's cancel |
 | ``hello`` / ``acks`` / ``turns`` / ``reopen`` | judgements of the desktop's frames of each family |
 | ``connection`` | heartbeat, bearer token, lifecycle.preference, frame types never sent |
 | ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
+| ``queries`` | part 2b: query.request from the harness, the desktop's answers judged against its own hello and sessions |
+| ``tools`` | part 2b: gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
+| ``default_workspace`` | part 2b: an X-lane task to the hello's default workspace, the session it runs in |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """
@@ -37,6 +40,7 @@ from .driver import DesktopDriver
 from .reopen import UUID4
 from .session import RECONNECT_MIN_S, DesktopSession
 from .state import FINISHED_STATUSES, RUN_FIELDS, STATE_FIELDS, checked_retry_answer, checked_state
+from .tools import TOOL_CALL_FIELDS, checked_call_answer, checked_tool_calls
 from .turns import check_snapshot_order
 
 __all__ = [
@@ -45,6 +49,7 @@ __all__ = [
     "ROLE",
     "RUN_FIELDS",
     "STATE_FIELDS",
+    "TOOL_CALL_FIELDS",
     "UUID4",
     "DesktopDriver",
     "DesktopSession",
@@ -54,6 +59,8 @@ __all__ = [
     "checked_retry_answer",
     "checked_slack_view",
     "checked_state",
+    "checked_call_answer",
+    "checked_tool_calls",
     "connect_desktop",
     "parse_features",
 ]

@@ -6,7 +6,9 @@ sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``
 ``state``), and the Slack binding / preference operations (``bindings``). Each operation is one named method a step calls; a failed judgement raises ``AssertionError`` (a
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
 what it needs. The provider families (``providers``, ``provider_prefs``, ``behavior``) act as the server and the
-user and judge both.
+user and judge both. Part 2b: the queries (``queries``), the gateway tools (``tools``: the agent's ``call-tool``, the
+server's tool.response, ``state.toolCalls``), the rest of the interaction cards (``interactions``) and the default
+workspace of single-message channels (``default_workspace``).
 """
 
 from __future__ import annotations
@@ -16,17 +18,21 @@ from .actions import DesktopActions
 from .behavior import BehaviorChecks
 from .bindings import BindingOps
 from .connection import ConnectionChecks
+from .default_workspace import DefaultWorkspaceChecks
 from .hello import HelloChecks
 from .interactions import InteractionOps
 from .provider_prefs import ProviderPrefsChecks
+from .queries import QueryChecks
 from .reopen import ReopenChecks
 from .rules import RuleChecks
 from .state import StateChecks
+from .tools import ToolChecks
 from .turns import TurnChecks
 
 __all__ = ["DesktopDriver"]
 
 
 class DesktopDriver(DesktopActions, InteractionOps, HelloChecks, AckChecks, TurnChecks, ReopenChecks,
-                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks, StateChecks, BindingOps):
+                    ConnectionChecks, RuleChecks, BehaviorChecks, ProviderPrefsChecks, QueryChecks, ToolChecks,
+                    DefaultWorkspaceChecks, StateChecks, BindingOps):
     """The scenario state of ``DesktopSession`` with every desktop operation (see the module docstring)."""
