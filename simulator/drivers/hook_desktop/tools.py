@@ -103,7 +103,7 @@ class ToolChecks(StateChecks):
         assert answer is not None, f"the agent made no call {name!r} before this step"
         return answer
 
-    def _request_id(self, name: str) -> str:
+    def _tool_request_id(self, name: str) -> str:
         rid = self._answer(name)["requestId"]
         assert rid is not None, (
             f"the desktop answered call-tool {name!r} with requestId null: it sent no tool.request although "
@@ -118,7 +118,7 @@ class ToolChecks(StateChecks):
         args given."""
         if name in self.tools.requests:
             return self.tools.requests[name]
-        rid = self._request_id(name)
+        rid = self._tool_request_id(name)
         req = self.server.expect_payload(MessageType.TOOL_REQUEST.value, where=lambda p: p.request_id == rid,
                                          what=f"call {name!r}, requestId {rid}")
         asked = self.tools.asked[name]
