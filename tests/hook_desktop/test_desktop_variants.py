@@ -135,7 +135,56 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-behavior-states": ({"HOOK-DESKTOP-BEHAVIOR-GARBAGE-01"}, set()),
     # only the first connection carries the bearer token (a @should requirement: caught under --strict-conformance).
     "token-first-dial-only": ({"HOOK-DESKTOP-TOKEN-01"}, set()),
+    # part 2b (simulator/reference/desktop/gateway_variants.py), each run over all of GATEWAY:
+    # the workspaces query answered with the aliases the desktop started with.
+    "query-workspaces-stale": ({"HOOK-DESKTOP-QUERY-01"}, set()),
+    # the models query lists an agent kind hello never offered.
+    "query-models-other-agent": ({"HOOK-DESKTOP-QUERY-02"}, set()),
+    # the sessions query lists every session, beyond 20 (an invalid frame: the recency check sees it too).
+    "sessions-all-listed": ({"HOOK-DESKTOP-QUERY-03"}, {"HOOK-DESKTOP-QUERY-04"}),
+    # the sessions query lists the least recently active sessions (@should).
+    "sessions-oldest-first": ({"HOOK-DESKTOP-QUERY-04"}, set()),
+    # the session list disclosed although welcome lacks session-picker-v1.
+    "sessions-without-feature": ({"HOOK-DESKTOP-QUERY-05"}, set()),
+    # queries kept by kind and answered once, with the latest queryId of that kind.
+    "queries-coalesced": ({"HOOK-DESKTOP-QUERY-06"}, set()),
+    # a session's title is the prompt of its first task (@should).
+    "session-titles-from-prompt": ({"HOOK-DESKTOP-QUERY-07"}, set()),
+    # an ok:false tool.response reaches the agent with a generic code, the server's lost.
+    "tool-error-code-lost": ({"HOOK-DESKTOP-TOOL-01"}, set()),
+    # tool.request sent although welcome lacks slack-tools.
+    "tools-without-feature": ({"HOOK-DESKTOP-TOOL-02"}, set()),
+    # a tool.response ends the oldest pending call, whatever its replyTo.
+    "tool-response-to-oldest": ({"HOOK-DESKTOP-TOOL-03"}, set()),
+    # a call waits for its answer forever (@should).
+    "tool-calls-never-time-out": ({"HOOK-DESKTOP-TOOL-04"}, set()),
+    # tool.request never carries the teamId, also with multi-team on.
+    "tool-team-dropped": ({"HOOK-DESKTOP-TOOL-05"}, set()),
+    # tool.request carries the teamId although multi-team is off.
+    "tool-team-without-feature": ({"HOOK-DESKTOP-TOOL-06"}, set()),
+    # a malformed tool.response still ends the call its replyTo names.
+    "lenient-tool-responses": ({"HOOK-DESKTOP-TOOL-GARBAGE-01"}, set()),
+    # a decision matched to the open card of its requestId, whatever interactionId it names.
+    "decision-any-interaction": ({"HOOK-DESKTOP-INTERACTION-UNKNOWN-01"}, set()),
+    # a turn ended with its card open sends no interaction.cancel.
+    "card-left-open": ({"HOOK-DESKTOP-INTERACTION-CANCEL-01"}, set()),
+    # a malformed decision still resumes the open card of its requestId.
+    "lenient-decisions": ({"HOOK-DESKTOP-INTERACTION-GARBAGE-01"}, set()),
+    # an X-lane task runs in the chat pseudo-folder whatever workspace it names.
+    "x-dispatch-in-chat": ({"HOOK-DESKTOP-DEFAULT-WS-01"}, set()),
 }
+
+#: The part-2b requirements of queries, gateway tools, the rest of interactions and the default workspace
+#: (scenarios/requirements/hook-desktop-gateway.toml). Each variant of GATEWAY_VARIANTS runs all of them, so it is
+#: caught by its own requirement and fails nothing else of this selection.
+GATEWAY = frozenset({
+    "HOOK-DESKTOP-QUERY-01", "HOOK-DESKTOP-QUERY-02", "HOOK-DESKTOP-QUERY-03", "HOOK-DESKTOP-QUERY-04",
+    "HOOK-DESKTOP-QUERY-05", "HOOK-DESKTOP-QUERY-06", "HOOK-DESKTOP-QUERY-07", "HOOK-DESKTOP-TOOL-01",
+    "HOOK-DESKTOP-TOOL-02", "HOOK-DESKTOP-TOOL-03", "HOOK-DESKTOP-TOOL-04", "HOOK-DESKTOP-TOOL-05",
+    "HOOK-DESKTOP-TOOL-06", "HOOK-DESKTOP-TOOL-GARBAGE-01", "HOOK-DESKTOP-INTERACTION-UNKNOWN-01",
+    "HOOK-DESKTOP-INTERACTION-CANCEL-01", "HOOK-DESKTOP-INTERACTION-GARBAGE-01", "HOOK-DESKTOP-DEFAULT-WS-01",
+})
+GATEWAY_VARIANTS = frozenset({v for v, (must, _) in VARIANTS.items() if must <= GATEWAY})
 
 
 def _env(variant: str | None = None) -> dict[str, str]:
@@ -177,7 +226,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
     jobs: dict[str, Any] = {"embedded": lambda d: _run_embedded("embedded", d, None),
                             "external": lambda d: _run_external("external", d)}
     for variant, (must, may) in VARIANTS.items():
-        jobs[variant] = lambda d, v=variant, r=must | may: _run_embedded(v, d, v, r)
+        reqs = GATEWAY if variant in GATEWAY_VARIANTS else must | may
+        jobs[variant] = lambda d, v=variant, r=reqs: _run_embedded(v, d, v, r)
     pool = RunPool(tmp_path_factory.mktemp("desktop-runs"), jobs, workers=4)
     yield pool
     pool.close()
@@ -201,3 +251,15 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_each_broken_variant_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
     assert_caught(runs[variant], *VARIANTS[variant])
+
+
+def test_every_part_2b_requirement_has_a_variant_and_each_is_registered():
+    """Issue 15: every requirement of hook-desktop-gateway.toml is falsified by a variant of GATEWAY_VARIANTS, and
+    GATEWAY is exactly that registry file."""
+    import tomllib
+
+    registry = Path(__file__).resolve().parents[2] / "scenarios" / "requirements" / "hook-desktop-gateway.toml"
+    ids = {r["id"] for r in tomllib.loads(registry.read_text(encoding="utf-8"))["requirement"]}
+    assert ids == GATEWAY
+    caught = {rid for v in GATEWAY_VARIANTS for rid in VARIANTS[v][0]}
+    assert caught == GATEWAY, sorted(GATEWAY - caught)
