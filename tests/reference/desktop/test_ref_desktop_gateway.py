@@ -363,3 +363,22 @@ def test_each_variant_keeps_the_rest_of_the_machine_working(variant):
     m = machine(variant=variant)
     dispatch(m, "r1", "sim:k1")
     assert run_until_idle(m) and m.turns["r1"].finished
+
+
+def test_after_a_restart_calls_are_gone_and_sessions_are_listed_once_used_again():
+    """Tool calls live in memory only: a late answer after a restart names no call. Sessions come back from the store
+    (同 externalKey 同 session) but are listed by the sessions query only once active again in this process (their last
+    activity is not stored)."""
+    before = machine()
+    dispatch(before, "r1", "sim:k1")
+    call, _ = before.call_tool("status", None, None, 500, now=4)
+    sid = before.turns["r1"].session_id
+    after = make_machine(None, workspaces={"repo": FOLDER}, saved_sessions=[(sid, "sim:k1", "chat", False)])
+    after.on_connected(10)
+    after.on_frame(serialize_hook_message(make_welcome("s", ("slack-tools", "session-picker-v1"))), 11)
+    assert answer(after, call["requestId"], result={"late": True}, now=12) == []
+    assert after.state(13)["toolCalls"] == []
+    assert ask(after, "sessions", now=14)[0][1]["sessions"] == []
+    dispatch(after, "r2", "sim:k1", now=15)
+    assert after.turns["r2"].session_id == sid
+    assert [s["id"] for s in ask(after, "sessions", "q2", now=16)[0][1]["sessions"]] == [sid]
