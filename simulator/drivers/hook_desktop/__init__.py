@@ -27,7 +27,7 @@ called from ``simulator.hook``.
 | ``state`` | the control ``state`` and ``retry-turn`` answers: checked shapes and judgements |
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
-| ``queries`` | part 2b: query.request from the harness, the desktop's answers judged against its own hello and sessions |
+| ``queries`` | part 2b: query.request from the harness, the answers judged against the hello and the sessions |
 | ``tools`` | part 2b: gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
 | ``default_workspace`` | part 2b: an X-lane task to the hello's default workspace, the session it runs in |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |

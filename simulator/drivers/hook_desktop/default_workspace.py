@@ -45,7 +45,8 @@ class DefaultWorkspaceChecks(StateChecks):
         sessions = [s for s in self.state()["sessions"] if isinstance(s, dict) and s.get("sessionId") == ack.session_id]
         assert sessions, f"the desktop's state lists no session {ack.session_id!r} (the one it acked {name!r} into)"
         session = sessions[-1]
-        assert "workspace" in session, f"state.sessions entry lacks workspace (docs/control-api.md, desktop): {session!r}"
+        assert "workspace" in session, (
+            f"state.sessions entry lacks workspace (docs/control-api.md, desktop): {session!r}")
         assert session["workspace"] == alias, (
             f"the desktop runs {name!r} in a session of workspace {session['workspace']!r}, not {alias!r}, the "
             f"default its hello declared and the task named: {json.dumps(session)[:300]}")

@@ -51,7 +51,8 @@ class InteractionOps(DesktopSession):
 
         def withdrawn(e: Any) -> bool:
             return e.type == MessageType.INTERACTION_CANCEL and e.ok and e.payload.interaction_id == req.interaction_id
-        withdrawn.description = f"a valid interaction.cancel of the card {req.interaction_id}"  # type: ignore[attr-defined]
+        withdrawn.description = (  # type: ignore[attr-defined]
+            f"a valid interaction.cancel of the card {req.interaction_id}")
         cancel = self.server.expect(withdrawn, consume=False)
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")

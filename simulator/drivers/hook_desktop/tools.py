@@ -122,7 +122,8 @@ class ToolChecks(StateChecks):
         req = self.server.expect_payload(MessageType.TOOL_REQUEST.value, where=lambda p: p.request_id == rid,
                                          what=f"call {name!r}, requestId {rid}")
         asked = self.tools.asked[name]
-        assert req.tool == asked["tool"], f"tool.request names the tool {req.tool!r}, the agent called {asked['tool']!r}"
+        assert req.tool == asked["tool"], (
+            f"tool.request names the tool {req.tool!r}, the agent called {asked['tool']!r}")
         if "args" in asked:
             got = None if req.args is ABSENT else dict(req.args)
             assert got == asked["args"], f"tool.request carries args {got!r}, the agent gave {asked['args']!r}"
@@ -178,7 +179,7 @@ class ToolChecks(StateChecks):
         self.server.send_frame({"v": 1, "type": MessageType.TOOL_RESPONSE.value, "id": str(uuid.uuid4()),
                                 "ts": 1, "payload": body})
 
-    # -- the control state: state.toolCalls -----------------------------------------------------------------------------
+    # -- the control state: state.toolCalls --------------------------------------------------------------------------
 
     def tool_call(self, name: str) -> dict[str, Any]:
         """The ``state.toolCalls`` entry of call ``name`` (by the callId its control API answered)."""
@@ -203,7 +204,8 @@ class ToolChecks(StateChecks):
         the result as sent."""
         call = self._ended(name)
         assert call["state"] == "ok", f"call {name!r} ended {call['state']!r}, not ok: {json.dumps(call)[:400]}"
-        assert call["result"] == result, f"call {name!r} shows the result {call['result']!r}, the server sent {result!r}"
+        assert call["result"] == result, (
+            f"call {name!r} shows the result {call['result']!r}, the server sent {result!r}")
 
     def check_tool_call_error(self, name: str, code: str, message: str) -> None:
         """阶段 12 "ok=false 时 error 必须为非空 {code, message}(desktop 按 code 分支,不解析文案)": the agent got the error
@@ -211,7 +213,8 @@ class ToolChecks(StateChecks):
         call = self._ended(name)
         assert call["state"] == "error", f"call {name!r} ended {call['state']!r}, not error: {json.dumps(call)[:400]}"
         got = call["error"] or {}
-        assert got.get("code") == code, f"call {name!r} shows the error code {got.get('code')!r}, the server sent {code!r}"
+        assert got.get("code") == code, (
+            f"call {name!r} shows the error code {got.get('code')!r}, the server sent {code!r}")
         assert got.get("message") == message, f"call {name!r} shows the message {got.get('message')!r}, not {message!r}"
 
     def check_tool_call_unavailable(self, name: str) -> None:
