@@ -4,7 +4,7 @@
 ``accept`` waits for the desktop's connection; ``expect_hello`` reads its hello (recorded in ``identity``:
 deviceId, deviceName, workspace aliases, agents, features, ...); ``welcome`` answers. Then the role pushes work
 (``dispatch``, ``cancel``, ``archive``, ``delivery``, ``prefs_state``, ``query``, ``interaction_decision``,
-``group_message``, ``msg_op_result``) and
+``group_message``, ``msg_op_result``, ``tool_response``) and
 reads the answers (``expect_ack``, ``expect_progress``, ``expect_end`` or any ``expect_payload``).
 
 An optional bearer-token check (``require_token``) refuses a connection without ``Authorization: Bearer <token>``
@@ -38,6 +38,7 @@ from ..hook import (
     MessageType,
     TaskAckPayload,
     TaskSource,
+    ToolError,
     TurnEndPayload,
     TurnProgressPayload,
     WorkspacePrefsEntry,
@@ -49,6 +50,7 @@ from ..hook import (
     make_session_archive,
     make_task_cancel,
     make_task_dispatch,
+    make_tool_response,
     make_turn_delivery,
     make_welcome,
 )
@@ -393,6 +395,21 @@ class ServerRole(HookRoleBase):
                                  message_ids=ABSENT if message_ids is None else tuple(message_ids), error=error,
                                  validate=validate)
         return self.send_message(msg, timeout)
+
+    def tool_response(
+        self,
+        reply_to: str,
+        ok: bool,
+        result: Any = ABSENT,
+        error: ToolError | Mapping[str, Any] | None = None,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``tool.response`` (阶段 12: ``replyTo`` echoes the tool.request's requestId; ``ok`` false carries
+        ``error {code, message}``, ``ok`` true a ``result``)."""
+        err = from_dict(ToolError, error) if isinstance(error, Mapping) else error
+        return self.send_message(make_tool_response(reply_to, ok, result, err, validate=validate), timeout)
 
 
 def _payload_fields(payload: Any) -> dict[str, Any]:

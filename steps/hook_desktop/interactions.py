@@ -1,7 +1,9 @@
-"""Interaction cards: the desktop's interaction.request, the harness answering it, the timeout's interaction.cancel
-(``DesktopDriver`` interaction operations)."""
+"""Interaction cards: the desktop's interaction.request, the harness answering it (also naming what the card never
+had, or malformed), the timeout's interaction.cancel, the card still open (``DesktopDriver`` interaction operations)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest_bdd as bdd
 from pytest_bdd import parsers
@@ -35,3 +37,27 @@ def answer_late(desk: DesktopDriver) -> None:
 @bdd.then("the desktop sends an interaction.cancel for that interaction before the turn ends")
 def interaction_cancelled(desk: DesktopDriver) -> None:
     desk.check_interaction_cancelled()
+
+
+# -- part 2b: the rest of 阶段 10 ------------------------------------------------------------------------------------
+
+
+@bdd.when(parsers.re(r"the harness answers that interaction with (?P<case>an unknown interactionId|another requestId|"
+                     r"a button the card never had)$"))
+def answer_wrongly(desk: DesktopDriver, case: str) -> None:
+    desk.answer_interaction_wrongly(case)
+
+
+@bdd.when(parsers.parse('the harness presses the button "{button}" on that interaction'))
+def press_button(desk: DesktopDriver, button: str) -> None:
+    desk.answer_interaction_with(button)
+
+
+@bdd.when(parsers.re(r"the harness sends a malformed decision for that interaction with (?P<changes>\{.*\})$"))
+def malformed_decision(desk: DesktopDriver, changes: str) -> None:
+    desk.send_malformed_decision(json.loads(changes))
+
+
+@bdd.then(parsers.parse('the interaction card of "{name}" stays open'))
+def card_open(desk: DesktopDriver, name: str) -> None:
+    desk.check_card_still_open(name)

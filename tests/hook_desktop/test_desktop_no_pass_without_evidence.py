@@ -83,6 +83,7 @@ def test_through_idle_relays_the_reference_still_passes(relays: Desktop, tmp_pat
     """The control run: through both relays, doing nothing, every requirement used below passes."""
     reqs = ["HOOK-DESKTOP-REOPEN-GATE-01", "HOOK-DESKTOP-PING-01", "HOOK-DESKTOP-RELIABLE-ACCEPTED-01",
             "HOOK-DESKTOP-GROUP-03", "HOOK-DESKTOP-MSGOP-02"]
+            "HOOK-DESKTOP-TOOL-01", "HOOK-DESKTOP-TOOL-02", "HOOK-DESKTOP-QUERY-05"]
     run = _run("relayed", tmp_path, relays, reqs)
     assert run.verdicts() == dict.fromkeys(reqs, "pass"), run.explain()
     assert relays.ws.dropped == 0
@@ -157,3 +158,37 @@ def test_a_desktop_that_hangs_up_while_no_msg_op_may_come_fails(relays: Desktop,
     run = _run("hangs-up-msg-op", tmp_path, relays, ["HOOK-DESKTOP-MSGOP-02"])
     assert run.verdicts() == {"HOOK-DESKTOP-MSGOP-02": "fail"}, run.explain()
     assert relays.ws.idle_closes >= 1
+def test_a_desktop_that_hangs_up_instead_of_sending_no_tool_request_fails(relays: Desktop, tmp_path: Path) -> None:
+    """HOOK-DESKTOP-TOOL-02 (阶段 12 "缺席直接短路"): "the desktop sends no tool.request" is silence on an open
+    connection; a desktop that closes the connection during that window proved nothing: the scenario fails."""
+    relays.ws.idle_close_s = IDLE_CLOSE_S
+    run = _run("tools-hang-up", tmp_path, relays, ["HOOK-DESKTOP-TOOL-02"])
+    assert run.verdicts() == {"HOOK-DESKTOP-TOOL-02": "fail"}, run.explain()
+    assert all("expected no tool.request" in s["reason"] and "closed" in s["reason"]
+               for s in _scenarios(run, "HOOK-DESKTOP-TOOL-02")), run.explain()
+
+
+def test_a_silent_desktop_that_hangs_up_does_not_pass_the_session_list_check(relays: Desktop, tmp_path: Path) -> None:
+    """HOOK-DESKTOP-QUERY-05 (§2 session-picker-v1 on both sides): without the answer (the relay swallows every
+    query.response) the check rests on silence, which a connection that closes does not give: the scenario fails."""
+    relays.ws.drop_from_client = frozenset({"query.response"})
+    relays.ws.idle_close_s = IDLE_CLOSE_S
+    run = _run("query-hang-up", tmp_path, relays, ["HOOK-DESKTOP-QUERY-05"])
+    assert run.verdicts() == {"HOOK-DESKTOP-QUERY-05": "fail"}, run.explain()
+    assert relays.ws.dropped >= 1
+
+
+def _state_without_tool_calls(method: str, path: str, status: int, body: Any) -> tuple[int, Any] | None:
+    if path == "/v1/state" and status == 200 and isinstance(body, dict):
+        return status, {k: v for k, v in body.items() if k != "toolCalls"}
+    return None
+
+
+def test_a_state_answer_without_its_tool_calls_fails(relays: Desktop, tmp_path: Path) -> None:
+    """HOOK-DESKTOP-TOOL-01: what the agent got is read from ``state.toolCalls`` (docs/control-api.md, desktop part
+    2b); a state answer that leaves it out is the desktop's malformed answer, a failure."""
+    relays.control.rewrite = _state_without_tool_calls
+    run = _run("no-tool-calls", tmp_path, relays, ["HOOK-DESKTOP-TOOL-01"])
+    assert run.verdicts() == {"HOOK-DESKTOP-TOOL-01": "fail"}, run.explain()
+    [scenario] = _scenarios(run, "HOOK-DESKTOP-TOOL-01")
+    assert "toolCalls" in scenario["reason"], run.explain()

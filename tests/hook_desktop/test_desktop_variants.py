@@ -160,7 +160,57 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "op-result-to-oldest": ({"HOOK-DESKTOP-MSGOP-03"}, set()),
     # a msg.op.result that fails the core's checks still ends its op.
     "lenient-op-results": ({"HOOK-DESKTOP-MSGOP-04"}, set()),
+    # part 2b (simulator/reference/desktop/gateway_variants.py):
+    # the workspaces query answered with the aliases the desktop started with.
+    "query-workspaces-stale": ({"HOOK-DESKTOP-QUERY-01"}, set()),
+    # the models query lists an agent kind hello never offered.
+    "query-models-other-agent": ({"HOOK-DESKTOP-QUERY-02"}, set()),
+    # the sessions query lists every session, beyond 20 (an invalid frame: the recency check sees it too).
+    "sessions-all-listed": ({"HOOK-DESKTOP-QUERY-03"}, {"HOOK-DESKTOP-QUERY-04"}),
+    # the sessions query lists the least recently active sessions (@should).
+    "sessions-oldest-first": ({"HOOK-DESKTOP-QUERY-04"}, set()),
+    # the session list disclosed although welcome lacks session-picker-v1.
+    "sessions-without-feature": ({"HOOK-DESKTOP-QUERY-05"}, set()),
+    # queries kept by kind and answered once, with the latest queryId of that kind.
+    "queries-coalesced": ({"HOOK-DESKTOP-QUERY-06"}, set()),
+    # a session's title is the prompt of its first task (@should).
+    "session-titles-from-prompt": ({"HOOK-DESKTOP-QUERY-07"}, set()),
+    # an ok:false tool.response reaches the agent with a generic code, the server's lost.
+    "tool-error-code-lost": ({"HOOK-DESKTOP-TOOL-01"}, set()),
+    # tool.request sent although welcome lacks slack-tools.
+    "tools-without-feature": ({"HOOK-DESKTOP-TOOL-02"}, set()),
+    # a tool.response ends the oldest pending call, whatever its replyTo.
+    "tool-response-to-oldest": ({"HOOK-DESKTOP-TOOL-03"}, set()),
+    # a call waits for its answer forever (@should).
+    "tool-calls-never-time-out": ({"HOOK-DESKTOP-TOOL-04"}, set()),
+    # tool.request never carries the teamId, also with multi-team on.
+    "tool-team-dropped": ({"HOOK-DESKTOP-TOOL-05"}, set()),
+    # tool.request carries the teamId although multi-team is off.
+    "tool-team-without-feature": ({"HOOK-DESKTOP-TOOL-06"}, set()),
+    # a malformed tool.response still ends the call its replyTo names.
+    "lenient-tool-responses": ({"HOOK-DESKTOP-TOOL-GARBAGE-01"}, set()),
+    # a decision matched to the open card of its requestId, whatever interactionId it names.
+    "decision-any-interaction": ({"HOOK-DESKTOP-INTERACTION-UNKNOWN-01"}, set()),
+    # a turn ended with its card open sends no interaction.cancel.
+    "card-left-open": ({"HOOK-DESKTOP-INTERACTION-CANCEL-01"}, set()),
+    # a malformed decision still resumes the open card of its requestId.
+    "lenient-decisions": ({"HOOK-DESKTOP-INTERACTION-GARBAGE-01"}, set()),
+    # an X-lane task runs in the chat pseudo-folder whatever workspace it names.
+    "x-dispatch-in-chat": ({"HOOK-DESKTOP-DEFAULT-WS-01"}, set()),
 }
+
+#: The part-2b requirements of queries, gateway tools, the rest of interactions and the default workspace
+#: (scenarios/requirements/hook-desktop-gateway.toml): each is falsified by a variant of GATEWAY_VARIANTS (run, like
+#: every variant, over the requirements it must fail; that a variant breaks nothing else is pinned at the machine by
+#: tests/reference/desktop/test_ref_desktop_gateway.py).
+GATEWAY = frozenset({
+    "HOOK-DESKTOP-QUERY-01", "HOOK-DESKTOP-QUERY-02", "HOOK-DESKTOP-QUERY-03", "HOOK-DESKTOP-QUERY-04",
+    "HOOK-DESKTOP-QUERY-05", "HOOK-DESKTOP-QUERY-06", "HOOK-DESKTOP-QUERY-07", "HOOK-DESKTOP-TOOL-01",
+    "HOOK-DESKTOP-TOOL-02", "HOOK-DESKTOP-TOOL-03", "HOOK-DESKTOP-TOOL-04", "HOOK-DESKTOP-TOOL-05",
+    "HOOK-DESKTOP-TOOL-06", "HOOK-DESKTOP-TOOL-GARBAGE-01", "HOOK-DESKTOP-INTERACTION-UNKNOWN-01",
+    "HOOK-DESKTOP-INTERACTION-CANCEL-01", "HOOK-DESKTOP-INTERACTION-GARBAGE-01", "HOOK-DESKTOP-DEFAULT-WS-01",
+})
+GATEWAY_VARIANTS = frozenset({v for v, (must, _) in VARIANTS.items() if must <= GATEWAY})
 
 
 def _env(variant: str | None = None) -> dict[str, str]:
@@ -226,3 +276,15 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_each_broken_variant_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
     assert_caught(runs[variant], *VARIANTS[variant])
+
+
+def test_every_part_2b_requirement_has_a_variant_and_each_is_registered():
+    """Issue 15: every requirement of hook-desktop-gateway.toml is falsified by a variant of GATEWAY_VARIANTS, and
+    GATEWAY is exactly that registry file."""
+    import tomllib
+
+    registry = Path(__file__).resolve().parents[2] / "scenarios" / "requirements" / "hook-desktop-gateway.toml"
+    ids = {r["id"] for r in tomllib.loads(registry.read_text(encoding="utf-8"))["requirement"]}
+    assert ids == GATEWAY
+    caught = {rid for v in GATEWAY_VARIANTS for rid in VARIANTS[v][0]}
+    assert caught == GATEWAY, sorted(GATEWAY - caught)

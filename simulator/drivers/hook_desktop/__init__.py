@@ -20,7 +20,7 @@ called from ``simulator.hook``.
 |---|---|
 | ``session`` | ``DesktopSession``: the scenario state, names, handshake, the frames remembered |
 | ``actions`` | the harness as hook server and as the desktop's user (When operations) |
-| ``interactions`` | interaction cards: expecting, answering, the timeout's cancel |
+| ``interactions`` | interaction cards: expecting, answering (also wrongly, or malformed), the timeout's cancel |
 | ``hello`` / ``acks`` / ``turns`` / ``reopen`` | judgements of the desktop's frames of each family |
 | ``connection`` | heartbeat, bearer token, lifecycle.preference, frame types never sent |
 | ``rules`` | rules across frames and time: progress replacement and throttling, queries, no local path |
@@ -28,6 +28,9 @@ called from ``simulator.hook``.
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
 | ``group_relay`` / ``message_ops`` | group relay (window, recipient, context) and message operations: operations |
+| ``queries`` | part 2b: query.request from the harness, the answers judged against the hello and the sessions |
+| ``tools`` | part 2b: gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
+| ``default_workspace`` | part 2b: an X-lane task to the hello's default workspace, the session it runs in |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """
@@ -38,6 +41,7 @@ from .driver import DesktopDriver
 from .reopen import UUID4
 from .session import RECONNECT_MIN_S, DesktopSession
 from .state import FINISHED_STATUSES, RUN_FIELDS, STATE_FIELDS, checked_retry_answer, checked_state
+from .tools import TOOL_CALL_FIELDS, checked_call_answer, checked_tool_calls
 from .turns import check_snapshot_order
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "ROLE",
     "RUN_FIELDS",
     "STATE_FIELDS",
+    "TOOL_CALL_FIELDS",
     "UUID4",
     "DesktopDriver",
     "DesktopSession",
@@ -55,6 +60,8 @@ __all__ = [
     "checked_retry_answer",
     "checked_slack_view",
     "checked_state",
+    "checked_call_answer",
+    "checked_tool_calls",
     "connect_desktop",
     "parse_features",
 ]

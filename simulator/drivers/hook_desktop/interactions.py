@@ -2,18 +2,26 @@
 
 The card's shape (1 to 24 buttons, unique ids without "|", a non-empty interactionId) is the core's
 interaction.request check (``parse_hook_message``): ``expect_payload`` fails the step with its issue when the frame
-breaks one. The harness answers as the user who presses a button (in time, again, or too late); what the desktop
-does then is judged on what follows.
+breaks one. The harness answers as the user who presses a button (in time, again, or too late), or as a server that
+names what the card never had (another interactionId or requestId, a button it never had, a malformed decision);
+what the desktop does then is judged on what follows: the frames it sends and its control ``state`` (the run's
+status and decision). "The card stays open" holds only on a live connection: it ends on a ping barrier.
 """
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 from ...hook import MessageType
 from .session import DesktopSession
+from .state import FINISHED_STATUSES, checked_state
 
-__all__ = ["InteractionOps"]
+#: How a decision can name what the card never had (the feature's wording → what the harness changes).
+WRONG_DECISIONS = ("an unknown interactionId", "another requestId", "a button the card never had")
+
+__all__ = ["WRONG_DECISIONS", "InteractionOps"]
 
 
 class InteractionOps(DesktopSession):
@@ -40,10 +48,62 @@ class InteractionOps(DesktopSession):
     def check_interaction_cancelled(self) -> None:
         """A timed-out card is withdrawn with interaction.cancel, for its request, before the turn ends."""
         req = self.last_interaction()
-        cancel = self.server.expect(lambda e: e.type == MessageType.INTERACTION_CANCEL and e.ok
-                                    and e.payload.interaction_id == req.interaction_id, consume=False)
+
+        def withdrawn(e: Any) -> bool:
+            return e.type == MessageType.INTERACTION_CANCEL and e.ok and e.payload.interaction_id == req.interaction_id
+        withdrawn.description = (  # type: ignore[attr-defined]
+            f"a valid interaction.cancel of the card {req.interaction_id}")
+        cancel = self.server.expect(withdrawn, consume=False)
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
         end = self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == req.request_id,
                                  consume=False)
         assert cancel.seq < end.seq, "the turn ended before the timed-out interaction was cancelled"
+
+    # -- the rest of 阶段 10 (part 2b) -----------------------------------------------------------------------------
+
+    def answer_interaction_with(self, button_id: str) -> None:
+        """interaction.decision for the latest card, pressing ``button_id`` (one of its buttons, per the feature)."""
+        req = self.last_interaction()
+        ids = [b.id for b in req.buttons]
+        assert button_id in ids, f"the card has the buttons {ids!r}, not {button_id!r}: the feature presses a button"
+        self.server.interaction_decision(req.request_id, req.interaction_id, button_id)
+
+    def answer_interaction_wrongly(self, case: str) -> None:
+        """A decision for the latest card that names what the card never had (``WRONG_DECISIONS``): an interactionId
+        the desktop never sent, the requestId of no task, or a buttonId not among the card's."""
+        assert case in WRONG_DECISIONS, f"unknown decision case {case!r} in the feature (known: {WRONG_DECISIONS})"
+        req = self.last_interaction()
+        rid, iid, button = req.request_id, req.interaction_id, req.buttons[0].id
+        if case == WRONG_DECISIONS[0]:
+            iid = f"no-such-interaction-{uuid.uuid4()}"
+        elif case == WRONG_DECISIONS[1]:
+            rid = str(uuid.uuid4())
+        else:
+            button = f"never-a-button-{uuid.uuid4().hex[:8]}"
+        self.server.interaction_decision(rid, iid, button)
+
+    def send_malformed_decision(self, changes: dict[str, Any]) -> None:
+        """An interaction.decision for the latest card (its requestId, interactionId and first button) with
+        ``changes`` applied, which make it fail the core's check; sent as given."""
+        req = self.last_interaction()
+        payload = {"requestId": req.request_id, "interactionId": req.interaction_id, "buttonId": req.buttons[0].id,
+                   **changes}
+        self.server.send_frame({"v": 1, "type": MessageType.INTERACTION_DECISION.value, "id": str(uuid.uuid4()),
+                                "ts": 1, "payload": payload})
+
+    def check_card_still_open(self, name: str) -> None:
+        """阶段 10 "desktop 查自己登记的按钮→决策映射;迟到/未知静默忽略": the card of ``name`` is still open: within the
+        quiet window the desktop sends neither its interaction.cancel nor the turn.end (on a live connection), and after
+        a ping barrier its state shows the run not finished, with no decision taken."""
+        rid = self.rid(name)
+        self.server.expect_none(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
+                                and e.request_id == rid, self.quiet)
+        self.barrier()
+        state = checked_state(self.call("state"))
+        runs = [r for r in state["runs"] if r["requestId"] == rid]
+        assert runs, f"the desktop's state lists no run of {name!r}"
+        run = runs[-1]
+        assert run["status"] not in FINISHED_STATUSES and run["decision"] is None, (
+            f"the desktop's state shows the run of {name!r} {run['status']!r} with decision {run['decision']!r}: the "
+            f"card's decision was taken from a decision it must ignore: {json.dumps(run)[:300]}")

@@ -3,8 +3,9 @@
 
 * §4 / §5 turn.progress: over several frames, each is one whole snapshot replacing the previous one; the desktop
   throttles them (arrival times at the harness, frames of one connection);
-* §5 阶段 6: the harness may query the desktop (``query.request``); an answer is not required (the server times out
-  on its own); ``sessions`` is asked only when hello and welcome both carry session-picker-v1 (§2);
+* §5 阶段 6: the harness may query the desktop (``query.request``) so that the answers are scanned too; here an answer
+  is not required (the answers themselves are judged by ``queries``, HOOK-DESKTOP-QUERY-*); ``sessions`` is asked only
+  when hello and welcome both carry session-picker-v1 (§2);
 * §2: no local absolute path in any frame the desktop sent on any connection of the scenario, judged with the core's
   ``find_local_paths_in_frame``, the scenario's temporary folders counting as known local folders.
 """

@@ -17,6 +17,7 @@ from ..control_http import JsonControlServer, route_control
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
+from .gateway_control import GATEWAY_CAPABILITIES, gateway_routes
 from .provider_control import PROVIDER_CAPABILITIES, PROVIDER_STATUS, provider_routes
 from .provider_bindings import Refused
 
@@ -32,6 +33,7 @@ CAPABILITIES: Final = (
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
     *PROVIDER_CAPABILITIES,
     "message-op",
+    *GATEWAY_CAPABILITIES,
 )
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
@@ -83,6 +85,7 @@ class DesktopControlApi:
             "prefs-set": self._prefs_set,
             **provider_routes(self.client),
             "message-op": self._message_op,
+            **gateway_routes(self.client),
         }
         assert tuple(self._routes) == CAPABILITIES
 

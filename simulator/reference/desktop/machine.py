@@ -22,6 +22,8 @@ Provider binding, provider preferences and Telegram behaviour (§2, §5 Provider
 (mixed in; this module only routes their frames and adds their ``state`` fields).
 Group relay and message operations (§1, §5 阶段 14, 阶段 19 author; UPSTREAM-FACTS msg.op): ``relay_families.py``
 (mixed in likewise; ``_on_dispatch`` records the turn's ``groupContext``).
+Gateway tools (§5 阶段 12, 阶段 13): ``gateway.py`` (mixed in: ``call_tool``, tool.response, the ``("tool", requestId)``
+timers; this module routes the frame and the timer and adds ``toolCalls`` to ``state``).
 Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
 """
 
@@ -61,6 +63,7 @@ from ...hook import (
 from ..broken_variants import BrokenVariant
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
 from .group_relay import ForgetGroupEntries, SaveGroupEntry
+from .gateway import TOOL_TIMER, GatewayTools
 from .providers import PROVIDER_FEATURES, ProviderFamilies
 from .relay_families import RelayFamilies
 from .slack import SlackRefusal, SlackSide
@@ -156,6 +159,25 @@ class Variant(BrokenVariant):
     OP_WITHOUT_FEATURE = "op-without-feature"
     OP_RESULT_TO_OLDEST = "op-result-to-oldest"
     LENIENT_OP_RESULTS = "lenient-op-results"
+    # part 2b: queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py)
+    QUERY_WORKSPACES_STALE = "query-workspaces-stale"
+    QUERY_MODELS_OTHER_AGENT = "query-models-other-agent"
+    SESSIONS_ALL_LISTED = "sessions-all-listed"
+    SESSIONS_OLDEST_FIRST = "sessions-oldest-first"
+    SESSIONS_WITHOUT_FEATURE = "sessions-without-feature"
+    QUERIES_COALESCED = "queries-coalesced"
+    SESSION_TITLES_FROM_PROMPT = "session-titles-from-prompt"
+    TOOL_ERROR_CODE_LOST = "tool-error-code-lost"
+    TOOLS_WITHOUT_FEATURE = "tools-without-feature"
+    TOOL_RESPONSE_TO_OLDEST = "tool-response-to-oldest"
+    TOOL_CALLS_NEVER_TIME_OUT = "tool-calls-never-time-out"
+    TOOL_TEAM_DROPPED = "tool-team-dropped"
+    TOOL_TEAM_WITHOUT_FEATURE = "tool-team-without-feature"
+    LENIENT_TOOL_RESPONSES = "lenient-tool-responses"
+    DECISION_ANY_INTERACTION = "decision-any-interaction"
+    CARD_LEFT_OPEN = "card-left-open"
+    LENIENT_DECISIONS = "lenient-decisions"
+    X_DISPATCH_IN_CHAT = "x-dispatch-in-chat"
 
     @classmethod
     def subject(cls) -> str:
@@ -291,7 +313,7 @@ class ReopenEntry:
 
 
 @dataclass
-class DesktopMachine(ProviderFamilies, RelayFamilies):
+class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     workspaces: dict[str, str] = field(default_factory=dict)
     default_workspace: str | None = None
     device_id: str = "reference-desktop"
@@ -335,6 +357,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
         self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
         self._init_providers()
         self._init_relay(self.saved_group_window)
+        self._init_tools()
         for sid, key, workspace, archived in self.saved_sessions:
             self.sessions[sid] = Session(sid, key, workspace, archived)
             if key is not None and not archived:
@@ -348,6 +371,14 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
 
     def _env(self, now: float) -> dict[str, Any]:
         return {"id": self.ids(), "ts": int(now)}
+
+    @staticmethod
+    def _schedule(key: tuple[str, str], at: float) -> Schedule:
+        return Schedule(key, at)
+
+    @staticmethod
+    def _unschedule(key: tuple[str, str]) -> Unschedule:
+        return Unschedule(key)
 
     def has_feature(self, feature: str) -> bool:
         return feature in self.server_features
@@ -448,6 +479,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
             MessageType.PROVIDER_BEHAVIOR_STATE: self.on_behavior_state,
             MessageType.GROUP_MESSAGE: self.on_group_message,
             MessageType.MSG_OP_RESULT: self.on_msg_op_result,
+            MessageType.TOOL_RESPONSE: self.on_tool_response,
         }.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
 
@@ -563,6 +595,8 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
 
     def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
         kind, rid = key
+        if kind == TOOL_TIMER:
+            return self.on_tool_timer(rid, now)
         turn = self.turns.get(rid)
         if turn is None or turn.finished:
             return []
@@ -755,34 +789,53 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
         return []  # no binding / already archived: ignored (§4)
 
     def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
-        """§5 阶段 6: answer at once, with aliases only (§2). sessions needs session-picker-v1 in welcome too (§2:
-        both sides declare it); without it the answer is ok=false."""
+        """§5 阶段 6: every valid query.request is answered at once by one query.response with its queryId and kind,
+        with aliases only (§2). sessions needs session-picker-v1 in hello and welcome (§2: both sides declare it);
+        without it the answer is ok=false and lists nothing (docs/control-api.md, desktop part 2b)."""
         p = msg.payload
         fields: dict[str, Any] = {}
         error: str | None = None
         if p.kind == "workspaces":
             fields["workspaces"] = tuple(self._query_workspaces())
         elif p.kind == "models":
-            fields["agents"] = tuple(QueryAgentModels(kind, REFERENCE_MODELS) for kind in self.agents)
-        elif self.has_feature(Feature.SESSION_PICKER.value):
+            fields["agents"] = tuple(self._query_agents())
+        elif self._sessions_on():
             fields["sessions"] = tuple(self._query_sessions())
         else:
             error = f"{Feature.SESSION_PICKER.value} was not declared in welcome.features"
         return [self._frame(make_query_response(p.query_id, p.kind, error is None, error, **fields,
                                                 **self._env(now)))]
 
+    def _sessions_on(self) -> bool:
+        """§2 "只有 hello 与 welcome 同时包含 … session-picker-v1 时才可使用对应新增帧"."""
+        return Feature.SESSION_PICKER.value in CONSUMED_FEATURES and self.has_feature(Feature.SESSION_PICKER.value)
+
     def _query_workspaces(self) -> list[str]:
         """The aliases of the current hello, ``chat`` first."""
         return self.aliases()
 
+    def _query_agents(self) -> list[QueryAgentModels]:
+        """One entry per agent kind of hello.agents (§5 阶段 6 "/model /effort 指令实时拉取 … 模型清单")."""
+        return [QueryAgentModels(kind, REFERENCE_MODELS) for kind in self.agents]
+
     def _query_sessions(self) -> list[QuerySessionEntry]:
-        """The most recently active sessions that are not archived, redacted: a title without any user text."""
-        live = sorted((s for s in self.sessions.values() if not s.archived and s.last_active_at is not None),
-                      key=lambda s: s.last_active_at or 0, reverse=True)[:MAX_QUERY_SESSIONS]
-        return [QuerySessionEntry(s.session_id, f"Session {s.session_id[:8]}",
-                                  s.workspace or HOOK_CHAT_WORKSPACE_ALIAS,
+        """The (at most 20) most recently active sessions that are not archived, redacted (§1 "Telegram /session 仅
+        拉取最多 20 条脱敏会话摘要"): a title without any user text, the workspace as an alias."""
+        return [QuerySessionEntry(s.session_id, self._session_title(s), s.workspace or HOOK_CHAT_WORKSPACE_ALIAS,
                                   int(s.last_active_at or 0))
-                for s in live]
+                for s in self._recent_sessions()[:MAX_QUERY_SESSIONS]]
+
+    def _recent_sessions(self) -> list[Session]:
+        """The sessions that are not archived, were active in this process and whose workspace is still an alias of
+        the current hello ("workspace 只能是别名"), the most recently active first."""
+        aliases = set(self.aliases())
+        return sorted((s for s in self.sessions.values() if not s.archived and s.last_active_at is not None
+                       and (s.workspace or HOOK_CHAT_WORKSPACE_ALIAS) in aliases),
+                      key=lambda s: s.last_active_at or 0, reverse=True)
+
+    @staticmethod
+    def _session_title(session: Session) -> str:
+        return f"Session {session.session_id[:8]}"
 
     def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
         p = msg.payload
@@ -897,6 +950,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies):
             **self.slack.state(),
             **self.provider_state(),
             **self.relay_state(),
+            **self.tools_state(),
         }
 
 

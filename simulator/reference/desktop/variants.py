@@ -15,6 +15,7 @@ from .machine import DesktopMachine, Effect, Send, Turn, Variant
 from .slack_variants import SLACK_WRAPPED
 from .provider_variants import PROVIDER_WRAPPED
 from .relay_variants import RELAY_WRAPPED
+from .gateway_variants import GATEWAY_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -91,6 +92,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     **SLACK_WRAPPED,
     **PROVIDER_WRAPPED,
     **RELAY_WRAPPED,
+    **GATEWAY_WRAPPED,
 }
 
 

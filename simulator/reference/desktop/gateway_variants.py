@@ -1,0 +1,290 @@
+"""Broken variants of the reference desktop's part-2b families (docs/desktop-plan.md "Queries, gateway tools, the rest
+of interactions and the default workspace"): each is the correct ``DesktopMachine`` with one hook overridden so that
+exactly one rule of slack-hook-protocol.md §2 / §5 阶段 6, 10, 12, 13 / 默认工作目录 is broken. Test fixtures, picked
+by ``variants.py``; the features of features/hook/desktop/queries.feature, tools.feature, interactions.feature and
+default_workspace.feature must catch each one (tests/hook_desktop/test_desktop_variants.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, Final
+
+from ...hook import (
+    ABSENT,
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    HookMessage,
+    MessageType,
+    QueryAgentModels,
+    QuerySessionEntry,
+    make_query_response,
+)
+from .machine import REFERENCE_MODELS, DesktopMachine, Effect, Schedule, Session, Turn, Unschedule, Variant
+from .gateway import TOOL_TIMER
+from .tools import ToolCall, ToolCallState
+
+__all__ = ["GATEWAY_WRAPPED"]
+
+
+def _payload_of(raw: str | bytes, type_: str) -> dict[str, Any] | None:
+    """The payload object of a frame claiming ``type_`` (read leniently, as the broken variants do)."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("type") != type_ or not isinstance(data.get("payload"), dict):
+        return None
+    return data["payload"]
+
+
+# -- queries (§5 阶段 6) ----------------------------------------------------------------------------------------------
+
+
+class QueryWorkspacesStale(DesktopMachine):
+    """``query-workspaces-stale``: the workspaces query is answered with the aliases the desktop started with (a list
+    built once), not those of its latest hello. Breaks §5 阶段 1 "别名映射变更后重发 hello 即时生效(server 以最新一帧为准)"
+    / 阶段 6 "/bind … 指令实时拉取工作区"."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._started_with = self.aliases()
+
+    def _query_workspaces(self) -> list[str]:
+        return list(self._started_with)
+
+
+class QueryModelsOtherAgent(DesktopMachine):
+    """``query-models-other-agent``: the models query lists an agent kind hello never offered instead of hello's own.
+    Breaks §5 阶段 6 "ok 时按 kind 携带 … agents" (the model list of the agents of hello: "agents(可用 agent 类型)")."""
+
+    def _query_agents(self) -> list[QueryAgentModels]:
+        return [QueryAgentModels("conformance-unlisted-agent", REFERENCE_MODELS)]
+
+
+class SessionsAllListed(DesktopMachine):
+    """``sessions-all-listed``: the sessions query lists every live session, beyond 20 (the frame goes out unchecked).
+    Breaks §5 阶段 6 "sessions 最多 20 条"."""
+
+    def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
+        p = msg.payload
+        if p.kind != "sessions" or not self._sessions_on():
+            return super()._on_query(msg, now)
+        entries = tuple(QuerySessionEntry(s.session_id, self._session_title(s),
+                                          s.workspace or HOOK_CHAT_WORKSPACE_ALIAS, int(s.last_active_at or 0))
+                        for s in self._recent_sessions())
+        return [self._frame(make_query_response(p.query_id, p.kind, True, None, sessions=entries, validate=False,
+                                                **self._env(now)))]
+
+
+class SessionsOldestFirst(DesktopMachine):
+    """``sessions-oldest-first``: the sessions query lists the 20 least recently active sessions. Breaks §1 "最近会话:
+    query.kind=sessions —— Telegram /session 仅拉取最多 20 条脱敏会话摘要" (the most recent ones)."""
+
+    def _recent_sessions(self) -> list[Session]:
+        return list(reversed(super()._recent_sessions()))
+
+
+class SessionsWithoutFeature(DesktopMachine):
+    """``sessions-without-feature``: the sessions query is answered with the session list whatever welcome declares.
+    Breaks §2 "只有 hello 与 welcome 同时包含 … session-picker-v1 时才可使用对应新增帧"."""
+
+    def _sessions_on(self) -> bool:
+        return True
+
+
+class QueriesCoalesced(DesktopMachine):
+    """``queries-coalesced``: queries are kept by kind and answered after a short pause, once, with the queryId of the
+    latest of that kind (a debounce keyed by kind): two queries of one kind in flight get one answer. Breaks §5 阶段 6
+    "queryId(server 生成,响应回传配对,server 自行超时)" (each query answered with its own queryId)."""
+
+    _PAUSE_MS = 100
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._latest: dict[str, HookMessage] = {}
+
+    def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
+        self._latest[msg.payload.kind] = msg
+        return [Schedule(("query", msg.payload.kind), now + self._PAUSE_MS)]
+
+    def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
+        if key[0] == "query":
+            msg = self._latest.pop(key[1], None)
+            return [] if msg is None or not self.connected else super()._on_query(msg, now)
+        return super().on_timer(key, now)
+
+
+class SessionTitlesFromPrompt(DesktopMachine):
+    """``session-titles-from-prompt``: a session's title in the sessions query is the prompt of its first task (the
+    user's text). Breaks §1 "Telegram /session 仅拉取最多 20 条脱敏会话摘要" (redacted summaries)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._prompts: dict[str, str] = {}
+
+    def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
+        self._prompts.setdefault(msg.payload.external_key, msg.payload.prompt)
+        return super()._on_dispatch(msg, now)
+
+    def _session_title(self, session: Session) -> str:  # type: ignore[override]
+        prompt = self._prompts.get(session.external_key or "", "")
+        return prompt[:120] or super()._session_title(session)
+
+
+# -- gateway tools (§5 阶段 12, 阶段 13) ------------------------------------------------------------------------------
+
+
+class ToolErrorCodeLost(DesktopMachine):
+    """``tool-error-code-lost``: an ok:false tool.response reaches the agent with the desktop's own generic code, the
+    server's code lost. Breaks 阶段 12 "ok=false 时 error 必须为非空 {code, message}(desktop 按 code 分支,不解析文案)"."""
+
+    def _take_tool_response(self, payload: Any) -> ToolCall | None:
+        call = super()._take_tool_response(payload)
+        if call is not None and call.error is not None:
+            call.error = {"code": "TOOL_FAILED", "message": call.error["message"]}
+        return call
+
+
+class ToolsWithoutFeature(DesktopMachine):
+    """``tools-without-feature``: tool.request is sent whatever welcome declares. Breaks 阶段 12 "发送前先查
+    welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路"."""
+
+    def _tools_on(self) -> bool:
+        return self.welcomed
+
+
+class ToolResponseToOldest(DesktopMachine):
+    """``tool-response-to-oldest``: a tool.response ends the oldest pending call, whatever its replyTo (answers taken
+    first in, first out). Breaks 阶段 12 "requestId(desktop 生成,response 回显配对)" / "replyTo 回显 requestId"."""
+
+    def _take_tool_response(self, payload: Any) -> ToolCall | None:
+        oldest = next((c for c in self.tool_book.calls.values()
+                       if c.state is ToolCallState.PENDING and c.request_id is not None), None)
+        if oldest is None:
+            return None
+        return super()._take_tool_response(replace(payload, reply_to=oldest.request_id))
+
+
+class ToolCallsNeverTimeOut(DesktopMachine):
+    """``tool-calls-never-time-out``: a call waits for its answer forever (no deadline). Breaks §9 "必须为'对端是旧版'
+    定义降级行为(参考 prefs.get 的超时降级)" (the contract: a call pending timeoutMs ends timed-out)."""
+
+    def _tool_deadline(self, now: float, timeout_ms: int) -> float | None:
+        return None
+
+
+class ToolTeamDropped(DesktopMachine):
+    """``tool-team-dropped``: tool.request never carries the teamId, also with multi-team on. Breaks 阶段 13 "其余为已有帧
+    的可选 teamId 扩展(多绑定下的归属消歧 …):… tool.request"."""
+
+    def _tool_team(self, team_id: str | None) -> Any:
+        return ABSENT
+
+
+class ToolTeamWithoutFeature(DesktopMachine):
+    """``tool-team-without-feature``: tool.request carries the teamId given although multi-team is off. Breaks 阶段 13
+    "能力协商双向 … 任一侧缺席则整体回落单绑定行为"."""
+
+    def _tool_team(self, team_id: str | None) -> Any:
+        return ABSENT if team_id is None else team_id
+
+
+class LenientToolResponses(DesktopMachine):
+    """``lenient-tool-responses``: a tool.response that fails the core's checks still ends the call its replyTo names
+    (read leniently: ok when ``ok`` is truthy). Breaks §2 "两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false"
+    (a bad frame is dropped and changes nothing)."""
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        p = _payload_of(raw, MessageType.TOOL_RESPONSE.value)
+        rid = p.get("replyTo") if p is not None else None
+        call = self.tool_book.pending(rid) if isinstance(rid, str) else None
+        if call is None:
+            return super()._on_bad_frame(raw, now)
+        error = p.get("error") if isinstance(p.get("error"), dict) else {}  # type: ignore[union-attr]
+        self.tool_book.answer(rid, bool(p.get("ok")), p.get("result"),  # type: ignore[union-attr, arg-type]
+                              {"code": str(error.get("code")), "message": str(error.get("message"))})
+        return [Unschedule((TOOL_TIMER, rid))]  # type: ignore[arg-type]
+
+
+# -- interactions (§5 阶段 10) ----------------------------------------------------------------------------------------
+
+
+class DecisionAnyInteraction(DesktopMachine):
+    """``decision-any-interaction``: a decision is matched to the open card of its requestId, whatever interactionId it
+    names. Breaks 阶段 10 "interactionId(决策配对键)" / "desktop 查自己登记的按钮→决策映射;迟到/未知静默忽略"."""
+
+    def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
+        turn = self.turns.get(msg.payload.request_id)
+        if turn is not None and turn.interaction_id is not None:
+            msg = SimpleNamespace(payload=replace(msg.payload, interaction_id=turn.interaction_id))  # type: ignore
+        return super()._on_decision(msg, now)
+
+
+class CardLeftOpen(DesktopMachine):
+    """``card-left-open``: a turn that ends while its card is open (task.cancel) sends no interaction.cancel: the card
+    keeps its buttons. Breaks 阶段 10 "interaction.cancel:交互已在 desktop 收口(超时自决/turn 结束),通知 server 改写卡片
+    (摘按钮 + reason 文案),防止用户按死卡片"."""
+
+    def _end(self, turn: Turn, now: float, *, cancelled: bool = False) -> list[Effect]:
+        effects: list[Effect] = []
+        if turn.interaction_id is not None:
+            self.interactions.pop(turn.interaction_id, None)
+            turn.interaction_id = None
+            effects.append(Unschedule(("interaction", turn.request_id)))
+        return effects + super()._end(turn, now, cancelled=cancelled)
+
+
+class LenientDecisions(DesktopMachine):
+    """``lenient-decisions``: an interaction.decision that fails the core's checks still resumes the open card of the
+    requestId it names (its buttonId when the card has it, else the card's first button). Breaks §2 "两端收帧唯一入口
+    是 parseHookMessage … 坏帧返回 ok:false" (a bad frame is dropped and changes nothing)."""
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        p = _payload_of(raw, MessageType.INTERACTION_DECISION.value)
+        turn = self.turns.get(p.get("requestId")) if p is not None and isinstance(p.get("requestId"), str) else None
+        if turn is None or turn.interaction_id is None or turn.interaction is None:
+            return super()._on_bad_frame(raw, now)
+        button = p.get("buttonId")  # type: ignore[union-attr]
+        decision = turn.interaction.decision_for(button) if isinstance(button, str) else None
+        return self._resolve_interaction(turn, decision or turn.interaction.buttons[0].decision, now,
+                                         timed_out=False)
+
+
+# -- the default workspace (默认工作目录) ---------------------------------------------------------------------------
+
+
+class XDispatchInChat(DesktopMachine):
+    """``x-dispatch-in-chat``: a task from an X lane (``source.im`` "x") runs in the chat pseudo-folder whatever
+    workspace it names. Breaks 默认工作目录 "结果是这类渠道的任务只能永远落在内置「对话」伪目录上,碰不到本地仓库。做法:desktop
+    在握手时声明一个默认别名,server 在新建 lane 时按「本 lane 已定的目录 > hello.defaultWorkspace > chat」取值"."""
+
+    def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
+        p = msg.payload
+        source = p.source
+        if source is not ABSENT and getattr(source, "im", None) == "x" and p.session_id is None:
+            msg = SimpleNamespace(payload=replace(p, workspace=HOOK_CHAT_WORKSPACE_ALIAS))  # type: ignore
+        return super()._on_dispatch(msg, now)
+
+
+GATEWAY_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
+    Variant.QUERY_WORKSPACES_STALE: QueryWorkspacesStale,
+    Variant.QUERY_MODELS_OTHER_AGENT: QueryModelsOtherAgent,
+    Variant.SESSIONS_ALL_LISTED: SessionsAllListed,
+    Variant.SESSIONS_OLDEST_FIRST: SessionsOldestFirst,
+    Variant.SESSIONS_WITHOUT_FEATURE: SessionsWithoutFeature,
+    Variant.QUERIES_COALESCED: QueriesCoalesced,
+    Variant.SESSION_TITLES_FROM_PROMPT: SessionTitlesFromPrompt,
+    Variant.TOOL_ERROR_CODE_LOST: ToolErrorCodeLost,
+    Variant.TOOLS_WITHOUT_FEATURE: ToolsWithoutFeature,
+    Variant.TOOL_RESPONSE_TO_OLDEST: ToolResponseToOldest,
+    Variant.TOOL_CALLS_NEVER_TIME_OUT: ToolCallsNeverTimeOut,
+    Variant.TOOL_TEAM_DROPPED: ToolTeamDropped,
+    Variant.TOOL_TEAM_WITHOUT_FEATURE: ToolTeamWithoutFeature,
+    Variant.LENIENT_TOOL_RESPONSES: LenientToolResponses,
+    Variant.DECISION_ANY_INTERACTION: DecisionAnyInteraction,
+    Variant.CARD_LEFT_OPEN: CardLeftOpen,
+    Variant.LENIENT_DECISIONS: LenientDecisions,
+    Variant.X_DISPATCH_IN_CHAT: XDispatchInChat,
+}
