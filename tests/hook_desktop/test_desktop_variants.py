@@ -201,7 +201,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
 
 #: The part-2b requirements of queries, gateway tools, the rest of interactions and the default workspace
 #: (scenarios/requirements/hook-desktop-gateway.toml): each is falsified by a variant of GATEWAY_VARIANTS (run, like
-#: every variant, over the requirements it must fail; that a variant breaks nothing else is pinned at the machine by
+#: every variant, over the requirements it must fail; that each breaks its own rule at the machine is pinned by
 #: tests/reference/desktop/test_ref_desktop_gateway.py).
 GATEWAY = frozenset({
     "HOOK-DESKTOP-QUERY-01", "HOOK-DESKTOP-QUERY-02", "HOOK-DESKTOP-QUERY-03", "HOOK-DESKTOP-QUERY-04",

@@ -142,7 +142,7 @@ class MessageOpChecks(ProviderChecks):
     def _entry(self, state: dict[str, Any], op_id: str) -> dict[str, Any] | None:
         return next((o for o in checked_ops(state) if o["opId"] == op_id), None)
 
-    def _ended(self, op: str) -> dict[str, Any]:
+    def _op_ended(self, op: str) -> dict[str, Any]:
         op_id = self._op_id(op)
         state = self.poll_state(lambda s: (e := self._entry(s, op_id)) is not None and e["state"] != "pending",
                                 f"message operation {op!r} ended")
@@ -150,7 +150,7 @@ class MessageOpChecks(ProviderChecks):
 
     def check_op_ok(self, op: str, message_id: str) -> None:
         """The result the harness sent reaches the agent: ``ok`` with its messageId and messageIds."""
-        entry = self._ended(op)
+        entry = self._op_ended(op)
         got = (entry["state"], entry["messageId"], entry["messageIds"])
         assert got == ("ok", message_id, [message_id]), (
             f"the desktop shows message operation {op!r} as {got!r}, not ('ok', {message_id!r}, [{message_id!r}]) "
@@ -158,7 +158,7 @@ class MessageOpChecks(ProviderChecks):
 
     def check_op_error(self, op: str, error: str) -> None:
         """The failed result the harness sent reaches the agent: ``error`` with its error as sent."""
-        entry = self._ended(op)
+        entry = self._op_ended(op)
         got = (entry["state"], entry["error"])
         assert got == ("error", error), (
             f"the desktop shows message operation {op!r} as {got!r}, not ('error', {error!r}) as the harness answered")

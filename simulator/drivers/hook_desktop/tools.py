@@ -188,7 +188,7 @@ class ToolChecks(StateChecks):
         assert found, f"the desktop's state.toolCalls lists no call {call_id!r} ({name!r})"
         return found[-1]
 
-    def _ended(self, name: str) -> dict[str, Any]:
+    def _call_ended(self, name: str) -> dict[str, Any]:
         """The entry of call ``name`` once it is no longer pending (polled up to the step limit)."""
         def look() -> dict[str, Any]:
             call = self.tool_call(name)
@@ -202,7 +202,7 @@ class ToolChecks(StateChecks):
     def check_tool_call_ok(self, name: str, result: Any) -> None:
         """阶段 12 tool.response "replyTo 回显 requestId … result 形状由具体工具约定": the answer reached the agent, ok with
         the result as sent."""
-        call = self._ended(name)
+        call = self._call_ended(name)
         assert call["state"] == "ok", f"call {name!r} ended {call['state']!r}, not ok: {json.dumps(call)[:400]}"
         assert call["result"] == result, (
             f"call {name!r} shows the result {call['result']!r}, the server sent {result!r}")
@@ -210,7 +210,7 @@ class ToolChecks(StateChecks):
     def check_tool_call_error(self, name: str, code: str, message: str) -> None:
         """阶段 12 "ok=false 时 error 必须为非空 {code, message}(desktop 按 code 分支,不解析文案)": the agent got the error
         with the server's code."""
-        call = self._ended(name)
+        call = self._call_ended(name)
         assert call["state"] == "error", f"call {name!r} ended {call['state']!r}, not error: {json.dumps(call)[:400]}"
         got = call["error"] or {}
         assert got.get("code") == code, (
@@ -236,7 +236,7 @@ class ToolChecks(StateChecks):
     def check_tool_call_timed_out(self, name: str) -> None:
         """§9 "必须为'对端是旧版'定义降级行为(参考 prefs.get 的超时降级)": a call the server leaves unanswered ends timed-out
         at the desktop (its timeoutMs), it does not hang the agent."""
-        call = self._ended(name)
+        call = self._call_ended(name)
         assert call["state"] == "timed-out", f"call {name!r} ended {call['state']!r}, not timed-out"
 
     def check_tool_call_still(self, name: str, state: str) -> None:
