@@ -49,6 +49,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ...hook import HOOK_MAX_FRAME_CHARS
+from .gateway_variants import machine_class
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
 from .store import HookServerStore
 
@@ -139,7 +140,7 @@ class HookServer:
         self.bound: tuple[str, int] | None = None
 
     def _new_machine(self) -> HookServerMachine:
-        return HookServerMachine(self.settings, ids=self._ids)
+        return machine_class(self.settings.variant)(self.settings, ids=self._ids)  # a wrapping broken variant, or not
 
     def now(self) -> int:
         return time.time_ns() // 1_000_000 + self.clock_offset_ms

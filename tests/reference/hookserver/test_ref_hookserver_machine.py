@@ -917,4 +917,9 @@ def test_public_names_are_pinned():
         "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
         "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
         "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
-        "behavior-accepts-empty-set", "behavior-not-durable"])
+        "behavior-accepts-empty-set", "behavior-not-durable",
+        # part 2b, queries, gateway tools, interactions, the default workspace (gateway_variants.py)
+        "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
+        "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
+        "unknown-tool-dropped", "tool-error-leaks-raw", "tools-ignore-team", "lenient-tool-request",
+        "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked"])
