@@ -99,7 +99,7 @@ class QueryBook:
             ids: Callable[[], str]) -> Query:
         """A new pending query with a fresh queryId (§5 "queryId(server 生成 …)")."""
         provider, chat_id, thread_id = lane
-        q = Query(ids(), device_id, kind, provider, chat_id, thread_id, now, now + self.timeout_ms)
+        q = Query(ids(), device_id, QueryKind(kind), provider, chat_id, thread_id, now, now + self.timeout_ms)
         self.queries[q.query_id] = q
         return q
 
@@ -107,7 +107,7 @@ class QueryBook:
         """The query an answer pairs with ("响应回传配对"): pending, sent to that device, of that kind, not past its
         expiry. None: the answer is for no such query and changes nothing."""
         q = self.queries.get(query_id)
-        if q is None or q.state is not QueryState.PENDING or q.device_id != device_id or q.kind.value != kind:
+        if q is None or q.state is not QueryState.PENDING or q.device_id != device_id or q.kind != kind:
             return None
         if now >= q.expires_at:
             return None
