@@ -64,4 +64,7 @@ pytest_plugins = [
     "steps.hook_server.turns", "steps.hook_server.channel", "steps.hook_server.deliveries",
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
     "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
+    # part 2b
+    "steps.hook_server.queries", "steps.hook_server.tools", "steps.hook_server.provider_errors",
+    "steps.hook_server.card_limits", "steps.hook_server.workspaces",
 ]

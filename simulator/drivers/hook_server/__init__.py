@@ -1,6 +1,6 @@
 """A hook server under test, driven from the desktop side: the harness plays desktops dialling the server and judges
-the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
+the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 6 / 10 / 12 / 13, turn.delivery 可靠性
+与兼容, 上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定).
 
 The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
 "Control API"), every answer checked against docs/control-api.schema.json before it is read.
@@ -23,6 +23,11 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``bindings`` | Slack sign-in (bind.*), multi-team bind.state, Slack preferences (prefs.*), list-bindings |
 | ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences (part 2a) |
 | ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
+| ``queries`` | query.request / query.response: /bind, /model, /effort, /session, pairing, timeout (part 2b) |
+| ``tools`` | tool.request / tool.response: gateway tools, the identity a call runs as, failing calls (part 2b) |
+| ``card_limits`` | interaction cards at the limits: 24 buttons, an open kind, refused cards (part 2b) |
+| ``workspaces`` | the default workspace must be one of hello's workspaces (part 2b) |
+| ``provider_errors`` | a provider's raw error text in no frame the server sends (part 2b) |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
@@ -43,6 +48,11 @@ from .control_answers import (
     Listing,
 )
 from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
+from .card_limits import MALFORMED_CARDS, CardLimitOps
+from .provider_errors import ProviderErrorChecks
+from .queries import MALFORMED_ANSWERS, QUERY_COMMANDS, QueryNames, QueryOps, query_answer
+from .tools import MALFORMED_TOOL_REQUESTS, ToolNames, ToolOps
+from .workspaces import FOREIGN_DEFAULT_HELLO, WorkspaceOps
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -54,6 +64,9 @@ __all__ = [
     "HOOK_SERVER_LISTINGS", "HOOK_SERVER_ROLE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "PRESS_REFUSAL",
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
     "PROVIDER_FRAME_TYPES",
+    "FOREIGN_DEFAULT_HELLO", "MALFORMED_ANSWERS", "MALFORMED_CARDS", "MALFORMED_TOOL_REQUESTS", "QUERY_COMMANDS",
+    "CardLimitOps", "ProviderErrorChecks", "QueryNames", "QueryOps", "ToolNames", "ToolOps", "WorkspaceOps",
+    "query_answer",
     "BadToken", "BehaviorOps", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device",
     "Hangup", "HookServerDriver", "HookServerScenario", "Listing", "ProviderBindingOps", "ProviderState", "Refusal",
     "RefusalStage", "SlackNames",

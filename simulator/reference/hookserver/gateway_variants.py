@@ -154,6 +154,24 @@ class ToolErrorLeaksRaw(HookServerMachine):
         self.tools = _RawErrorTools()
 
 
+#: ``unbound-tools-run-as-guest``: the identity a device without a binding runs as.
+GUEST: Final = Identity("T-guest", "U-guest")
+
+
+class _GuestTools(GatewayTools):
+    def identity(self, bindings: Sequence[Identity], team_id: str | None, multi_team: bool) -> Identity | ToolErrorCode:
+        return super().identity(bindings, team_id, multi_team) if bindings else GUEST
+
+
+class UnboundToolsRunAsGuest(HookServerMachine):
+    """``unbound-tools-run-as-guest``: a device without a Slack binding runs its tools as a shared guest identity.
+    Breaks §1 "工具:… 调用 server 侧 Slack 网关工具(server 以绑定用户托管的 user token 执行)"."""
+
+    def _gateway_init(self) -> None:
+        super()._gateway_init()
+        self.tools = _GuestTools()
+
+
 class _OldestBindingTools(GatewayTools):
     def identity(self, bindings: Sequence[Identity], team_id: str | None, multi_team: bool) -> Identity | ToolErrorCode:
         return bindings[0] if bindings else ToolErrorCode.NOT_BOUND
@@ -224,6 +242,7 @@ GATEWAY_WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {
     Variant.TOOL_RESPONSE_TWICE: ToolResponseTwice,
     Variant.UNKNOWN_TOOL_DROPPED: UnknownToolDropped,
     Variant.TOOL_ERROR_LEAKS_RAW: ToolErrorLeaksRaw,
+    Variant.UNBOUND_TOOLS_RUN_AS_GUEST: UnboundToolsRunAsGuest,
     Variant.TOOLS_IGNORE_TEAM: ToolsIgnoreTeam,
     Variant.LENIENT_TOOL_REQUEST: LenientToolRequest,
     Variant.CARD_BUTTONS_CAPPED: CardButtonsCapped,

@@ -154,6 +154,8 @@ class Variant(BrokenVariant):
     UNKNOWN_TOOL_DROPPED = "unknown-tool-dropped"
     #: a failed Slack API call is answered with the provider's raw response ("provider 的原始响应正文不得上 wire").
     TOOL_ERROR_LEAKS_RAW = "tool-error-leaks-raw"
+    #: a device without a Slack binding runs its tools as a guest identity (§1 "server 以绑定用户托管的 user token 执行").
+    UNBOUND_TOOLS_RUN_AS_GUEST = "unbound-tools-run-as-guest"
     #: tool calls run as the device's oldest binding whatever teamId says (阶段 13 "tool.request … 可选 teamId").
     TOOLS_IGNORE_TEAM = "tools-ignore-team"
     #: a tool.request the core refuses (no requestId, empty tool, args not an object) is answered (§2 坏帧).

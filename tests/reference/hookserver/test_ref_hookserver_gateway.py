@@ -472,6 +472,9 @@ def test_the_tool_variants_break_their_rule():
     r = _variant_rig(Variant.TOOL_ERROR_LEAKS_RAW)
     r.m.fail_tool_calls({"count": 1, "rawError": RAW})
     assert RAW in tool(r, "f", "listTools", team_id="T1")["error"]["message"]
+    r = rig(Variant.UNBOUND_TOOLS_RUN_AS_GUEST)
+    assert tool(r, "g", "callTool", args={"name": "users.info"})["ok"] is True
+    assert r.m.list_tool_calls({})["calls"][-1]["slackUserId"] is not None
     r = _variant_rig(Variant.TOOLS_IGNORE_TEAM)
     tool(r, "c", "callTool", args={"name": "users.info"}, team_id="T2")
     assert r.m.list_tool_calls({})["calls"][-1]["slackUserId"] == "U1"

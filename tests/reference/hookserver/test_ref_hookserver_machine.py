@@ -921,5 +921,5 @@ def test_public_names_are_pinned():
         # part 2b, queries, gateway tools, interactions, the default workspace (gateway_variants.py)
         "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
         "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
-        "unknown-tool-dropped", "tool-error-leaks-raw", "tools-ignore-team", "lenient-tool-request",
-        "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked"])
+        "unknown-tool-dropped", "tool-error-leaks-raw", "unbound-tools-run-as-guest", "tools-ignore-team",
+        "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked"])
