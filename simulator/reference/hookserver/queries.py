@@ -68,6 +68,18 @@ def query_step(state: QueryState, event: QueryEvent) -> QueryState | None:
     return QUERY_TRANSITIONS.get((state, event))
 
 
+def _well_formed(value: Any) -> Any:
+    """A peer's JSON value as the control API can show it: every string well-formed Unicode (a lone surrogate, which
+    JSON escapes allow and the core's parse takes, becomes "?")."""
+    if isinstance(value, str):
+        return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    return value
+
+
 @dataclass(slots=True)
 class Query:
     query_id: str
@@ -122,10 +134,10 @@ class QueryBook:
         q.state = nxt
         if ok:
             key = ANSWER_KEYS[q.kind]
-            q.answer = {key: list(wire.get(key, []))}
+            q.answer = {key: _well_formed(list(wire.get(key, [])))}
         else:
             error = wire.get("error")
-            q.error = error if isinstance(error, str) else None
+            q.error = _well_formed(error) if isinstance(error, str) else None
         return True
 
     def expire(self, query_id: str, now: int) -> Query | None:

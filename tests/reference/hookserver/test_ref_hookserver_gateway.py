@@ -508,3 +508,19 @@ def test_leaks_provider_error_puts_the_channels_raw_response_in_the_retrying_err
     r.m.fail_publishes(1, rid, True, RAW)
     r.end("c1", rid, "ok")
     assert RAW in r.frames("c1", "turn.delivery")[-1]["error"]["message"]
+
+
+def test_a_peers_lone_surrogates_never_break_the_control_views():
+    import json
+
+    r = rig()
+    q = ask(r, "/session")
+    r.raw("c1", '{"v":1,"type":"query.response","id":"f","ts":1,"payload":{"queryId":"%s","kind":"sessions",'
+                '"ok":true,"error":null,"sessions":[{"id":"s\\ud800","title":"t\\udfff","workspace":"chat",'
+                '"lastActiveAt":1}]}}' % q["queryId"])
+    assert query_row(r, q["queryId"])["state"] == "answered"
+    r.raw("c1", '{"v":1,"type":"tool.request","id":"g","ts":1,"payload":{"requestId":"r\\ud800","tool":"s\\udc00",'
+                '"args":{"name":"n\\ud800"}}}')
+    assert r.frames("c1", "tool.response")[-1]["error"]["code"] == "UNKNOWN_TOOL"
+    for view in (r.m.list_queries({}), r.m.list_tool_calls({})):
+        json.dumps(view, ensure_ascii=False).encode("utf-8")  # what the control API sends
