@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...hook import Feature, HookMessage, QueryKind, ToolError, make_query_request, make_tool_response
 from .effects import Effect, MachineError
-from .gateway_tools import GatewayTools, Identity, ToolOutcome
+from .gateway_tools import GatewayTools, Identity, ToolOutcome, shown
 from .queries import COMMANDS, Query, QueryBook
 
 if TYPE_CHECKING:
@@ -107,7 +107,8 @@ class GatewayFamilies:
         """Every valid tool.request (gateway tools on) is answered by exactly one tool.response on its connection."""
         p = message.payload
         if not self._tools_on(conn):
-            self._log(conn.conn_id, now, "feature-not-declared", type_=message.type.value, request_id=p.request_id)
+            self._log(conn.conn_id, now, "feature-not-declared", type_=message.type.value,
+                      request_id=shown(p.request_id, None))  # a peer's string, shown well-formed
             return
         device_id = conn.device_id or ""
         bindings = [Identity(b.team_id, b.slack_user_id) for b in self.slack.of(device_id)]

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 __all__ = [
     "FAILURE_MESSAGE", "SLACK_TOOLS", "GatewayTools", "Identity", "SlackApi", "SlackApiFailure", "SlackTool", "Tool",
-    "ToolCall", "ToolErrorCode", "ToolOutcome", "resolve_identity",
+    "ToolCall", "ToolErrorCode", "ToolOutcome", "resolve_identity", "shown",
 ]
 
 
@@ -162,7 +162,7 @@ class ToolCall:
                 "ok": self.outcome.ok, "code": self.outcome.code}
 
 
-def _shown(text: str, limit: int | None = 200) -> str:
+def shown(text: str, limit: int | None = 200) -> str:
     """A peer's string as the log shows it: well-formed Unicode (a lone surrogate, which JSON escapes allow, becomes
     "?"), at most ``limit`` characters."""
     text = text[:limit] if limit is not None else text
@@ -184,8 +184,8 @@ class GatewayTools:
         """Answer one valid tool.request (and log it)."""
         name = args.get("name") if tool == Tool.CALL_TOOL and args is not None else None
         outcome = self._outcome(device_id, tool, args or {}, team_id, bindings, multi_team)
-        self.calls.append(ToolCall(_shown(request_id, None), device_id, _shown(tool),
-                                   _shown(name) if isinstance(name, str) else None, outcome))
+        self.calls.append(ToolCall(shown(request_id, None), device_id, shown(tool),
+                                   shown(name) if isinstance(name, str) else None, outcome))
         return outcome
 
     def _outcome(self, device_id: str, tool: str, args: Mapping[str, Any], team_id: str | None,
