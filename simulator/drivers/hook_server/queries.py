@@ -25,7 +25,6 @@ from ...hook import (
     QueryKind,
     QueryModelEntry,
     QuerySessionEntry,
-    make_query_response,
 )
 from .records import RecordChecks
 from .scenario import Row

@@ -17,7 +17,9 @@ built with the protocol core's ``make_*`` builders. Nothing here does I/O.
 Spec references (slack-hook-protocol.md): hello/welcome/ping §5 阶段 1; bad frames §3 (丢帧不断连) and §2
 (parseHookMessage); dispatch/ack §5 阶段 2/4/7/9 and §4 (requestId 幂等, 断线重连重投); progress §4 latest-wins;
 turn.delivery "turn.delivery 可靠性与兼容"; turn.reopen 阶段 18 "server 侧约定"; /stop §5 task.cancel; /new §5 阶段 8;
-interactions §5 阶段 10; lifecycle notices "上下线通知偏好" and §3 rolling upgrade; workspaces "默认工作目录".
+interactions §5 阶段 10; lifecycle notices "上下线通知偏好" and §3 rolling upgrade; workspaces "默认工作目录". The
+families wired in as mixins: provider_families.py (provider.*), gateway_families.py (queries §5 阶段 6, gateway tools
+阶段 12 / 13).
 """
 
 from __future__ import annotations
