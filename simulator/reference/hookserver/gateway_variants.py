@@ -3,8 +3,8 @@ part 2b): queries, gateway tools, the rest of interactions and the default works
 
 Each class is the correct ``HookServerMachine`` with one method overridden (or one pure family object swapped) so that
 exactly one rule of slack-hook-protocol.md is broken; the correct machine's code paths know nothing about them.
-``machine_class(variant)`` picks the class for a ``Variant`` (the older variants are switches inside the machine and use
-``HookServerMachine`` itself). They are test fixtures: the conformance features must catch each one
+``variant_machines.machine_class(variant)`` picks the class for a ``Variant`` (the older variants are switches inside the
+machine and use ``HookServerMachine`` itself). They are test fixtures: the conformance features must catch each one
 (tests/hook_server/test_server_variants.py).
 """
 
@@ -23,7 +23,7 @@ from .machine import Connection, HookServerMachine
 from .queries import Query, QueryState
 from .variants import Variant
 
-__all__ = ["GATEWAY_WRAPPED", "machine_class"]
+__all__ = ["GATEWAY_WRAPPED"]
 
 #: ``card-buttons-capped``: the most buttons its cards keep.
 CAPPED_BUTTONS: Final = 20
@@ -249,9 +249,3 @@ GATEWAY_WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {
     Variant.LENIENT_INTERACTION_REQUEST: LenientInteractionRequest,
     Variant.HELLO_DEFAULT_UNCHECKED: HelloDefaultUnchecked,
 }
-
-
-def machine_class(variant: Variant | None) -> type[HookServerMachine]:
-    """The machine class of a variant: its wrapping class, else the correct machine (whose switches handle the
-    older variants)."""
-    return GATEWAY_WRAPPED.get(variant, HookServerMachine) if variant is not None else HookServerMachine

@@ -49,8 +49,8 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ...hook import HOOK_MAX_FRAME_CHARS
-from .gateway_variants import machine_class
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
+from .variant_machines import machine_class
 from .store import HookServerStore
 
 __all__ = ["HookServer", "MAX_SIZE", "LAZY_FLUSH_S"]
@@ -140,7 +140,9 @@ class HookServer:
         self.bound: tuple[str, int] | None = None
 
     def _new_machine(self) -> HookServerMachine:
-        return machine_class(self.settings.variant)(self.settings, ids=self._ids)  # a wrapping broken variant, or not
+        """The machine of the settings' variant: the correct class, or a broken variant's subclass
+        (``variant_machines.machine_class``)."""
+        return machine_class(self.settings.variant)(self.settings, ids=self._ids)
 
     def now(self) -> int:
         return time.time_ns() // 1_000_000 + self.clock_offset_ms

@@ -24,7 +24,7 @@ from simulator.hook import (
     parse_hook_message,
     serialize_hook_message,
 )
-from simulator.reference.hookserver.gateway_variants import machine_class
+from simulator.reference.hookserver.variant_machines import machine_class
 from simulator.reference.hookserver.machine import Close, Persist, Send, ServerSettings, Wake
 from simulator.reference.hookserver.variants import Variant
 

@@ -22,7 +22,8 @@ from simulator.hook import (
     serialize_hook_message,
 )
 from simulator.reference.hookserver.gateway_tools import GatewayTools, Identity, ToolErrorCode, resolve_identity
-from simulator.reference.hookserver.gateway_variants import GATEWAY_WRAPPED, machine_class
+from simulator.reference.hookserver.gateway_variants import GATEWAY_WRAPPED
+from simulator.reference.hookserver.variant_machines import machine_class
 from simulator.reference.hookserver.machine import HookServerMachine, MachineError, ServerSettings
 from simulator.reference.hookserver.queries import (
     QUERY_TRANSITIONS,
