@@ -19,7 +19,12 @@ scenario and what it carried); a rule with nothing to scan gives no result (no e
 * in every scenario where a **hook server** handed out a one-time Telegram connect token (the start parameter of a
   pending ``connectUrl``, ``simulator.hook.connect_links``), every frame it sent in that scenario is scanned for the
   token anywhere else (阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"):
-  HOOK-SERVER-TOKEN-01.
+  HOOK-SERVER-TOKEN-01;
+* once the harness has made a **hook server**'s far side answer a raw provider error (control ``fail-publishes`` /
+  ``fail-tool-calls`` ``rawError``, read from the scenario's control requests: ``simulator.raw_errors``), every frame
+  it sends from then on in the run is scanned for any of those texts, whole or in part ("turn.delivery 可靠性与兼容":
+  "provider 的原始响应正文不得上 wire"): HOOK-SERVER-NO-RAW-ERROR-01. (The texts are fresh per scenario: a frame sent
+  before one was made up cannot carry it.)
 
 Sans-I/O: texts in, results out.
 """
@@ -33,6 +38,7 @@ from typing import Any
 from .frame_cases import FrameRuleIndex
 from .hook.connect_links import MIN_SCANNED_TOKEN, pending_connect_tokens, token_leaks
 from .hook.local_paths import find_local_paths_in_frame
+from .raw_errors import raw_error_leaks
 from .results import ScenarioResult, Verdict
 from .roles.hook_conn import describe_frame
 
@@ -59,6 +65,8 @@ class Violation:
 PATH_RULES = {"desktop": ("HOOK-DESKTOP-NO-LOCAL-PATH-01", True), "hook-server": ("HOOK-SERVER-NO-LOCAL-PATH-01", False)}
 #: Role → the requirement that a one-time connect token it handed out appears in none of its other frames.
 TOKEN_RULES = {"hook-server": "HOOK-SERVER-TOKEN-01"}
+#: Role → the requirement that a raw provider error its far side answered appears in none of its frames.
+RAW_ERROR_RULES = {"hook-server": "HOOK-SERVER-NO-RAW-ERROR-01"}
 
 
 @dataclass
@@ -72,6 +80,11 @@ class _Seen:
     tokens: int = 0
     token_scanned: int = 0
     leaks: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Raw provider errors given so far in the run, frames scanned for them, and (scenario, raw error, frame text) of
+    #: each frame that carried one.
+    raw_errors: list[str] = field(default_factory=list)
+    raw_scanned: int = 0
+    raw_leaks: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 class EmittedFrames:
@@ -79,14 +92,18 @@ class EmittedFrames:
         self._by_role: dict[str, _Seen] = {}
         self.targets: dict[str, str] = {}
 
-    def observe(self, role: str, target: str, scenario: str, texts: Iterable[str]) -> None:
-        """The frames (texts as received) the subject in ``role`` sent during ``scenario``."""
+    def observe(self, role: str, target: str, scenario: str, texts: Iterable[str],
+                raw_errors: Iterable[str] = ()) -> None:
+        """The frames (texts as received) the subject in ``role`` sent during ``scenario``, and the raw provider
+        errors the scenario made its far side answer."""
         seen = self._by_role.setdefault(role, _Seen())
         self.targets.setdefault(role, target)
         texts = list(texts)
         scan, free_text = role in PATH_RULES, PATH_RULES.get(role, ("", True))[1]
         if role in TOKEN_RULES:
             self._scan_tokens(seen, scenario, texts)
+        if role in RAW_ERROR_RULES:
+            self._scan_raw_errors(seen, scenario, texts, raw_errors)
         for text in texts:
             if scan:
                 seen.scanned += 1
@@ -113,6 +130,16 @@ class EmittedFrames:
             for token in token_leaks(text, tokens):
                 seen.leaks.append((scenario, token, text[:_MAX_TEXT]))
 
+    @staticmethod
+    def _scan_raw_errors(seen: _Seen, scenario: str, texts: list[str], given: Iterable[str]) -> None:
+        seen.raw_errors.extend(r for r in given if r and r not in seen.raw_errors)
+        if not seen.raw_errors:
+            return
+        seen.raw_scanned += len(texts)
+        for text in texts:
+            for raw in raw_error_leaks(text, seen.raw_errors):
+                seen.raw_leaks.append((scenario, raw, text[:_MAX_TEXT]))
+
     def roles(self) -> list[str]:
         return sorted(self._by_role)
 
@@ -121,7 +148,9 @@ class EmittedFrames:
         return {"targets": dict(self.targets), "roles": {
             role: {"valid": dict(seen.valid), "violations": [asdict(v) for v in seen.violations],
                    "scanned": seen.scanned, "paths": [list(p) for p in seen.paths],
-                   "tokens": seen.tokens, "tokenScanned": seen.token_scanned, "leaks": [list(x) for x in seen.leaks]}
+                   "tokens": seen.tokens, "tokenScanned": seen.token_scanned, "leaks": [list(x) for x in seen.leaks],
+                   "rawErrors": list(seen.raw_errors), "rawScanned": seen.raw_scanned,
+                   "rawLeaks": [list(x) for x in seen.raw_leaks]}
             for role, seen in self._by_role.items()}}
 
     def absorb(self, data: dict[str, Any]) -> None:
@@ -139,6 +168,9 @@ class EmittedFrames:
             seen.tokens += int(part.get("tokens", 0))
             seen.token_scanned += int(part.get("tokenScanned", 0))
             seen.leaks.extend((a, b, c) for a, b, c in part.get("leaks", []))
+            seen.raw_errors.extend(r for r in part.get("rawErrors", []) if r not in seen.raw_errors)
+            seen.raw_scanned += int(part.get("rawScanned", 0))
+            seen.raw_leaks.extend((a, b, c) for a, b, c in part.get("rawLeaks", []))
 
     def results(self, index: FrameRuleIndex, level_of: Callable[[str], str | None],
                 selected: Callable[[str], bool] = lambda rid: True) -> list[ScenarioResult]:
@@ -181,7 +213,27 @@ class EmittedFrames:
             rid = TOKEN_RULES.get(role, "")
             if rid and selected(rid) and seen.tokens:
                 out.append(self._token_result(role, rid, level_of(rid), seen))
+            rid = RAW_ERROR_RULES.get(role, "")
+            if rid and selected(rid) and seen.raw_errors and seen.raw_scanned:
+                out.append(self._raw_error_result(role, rid, level_of(rid), seen))
         return out
+
+    def _raw_error_result(self, role: str, rid: str, level: str | None, seen: _Seen) -> ScenarioResult:
+        result = ScenarioResult(
+            nodeid=f"emitted-frames::{role}::{rid}", feature=EMITTED_FEATURE,
+            name=f"No frame the {role} subject sent carries a raw provider error", requirement=rid, level=level,
+            verdict=Verdict.PASS, subject={"role": role, "target": self.targets.get(role, "")},
+            evidence=[f"{len(seen.raw_errors)} raw provider error(s) made up in this run; the {seen.raw_scanned} "
+                      f"frame(s) the {role} subject sent from then on carry none of them"],
+        )
+        if seen.raw_leaks:
+            scenario, raw, _ = seen.raw_leaks[0]
+            result.verdict = Verdict.WARN if level == "should" else Verdict.FAIL
+            result.reason = (f"{len(seen.raw_leaks)} frame(s) the {role} subject sent carry a provider's raw response "
+                             f"(turn.delivery 可靠性与兼容: provider 的原始响应正文不得上 wire): {raw[:120]!r}, in "
+                             f"{scenario}")
+            result.evidence = [f"{sc}: {text}" for sc, _raw, text in seen.raw_leaks[:_MAX_VIOLATIONS]]
+        return result
 
     def _token_result(self, role: str, rid: str, level: str | None, seen: _Seen) -> ScenarioResult:
         result = ScenarioResult(

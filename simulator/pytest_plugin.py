@@ -44,6 +44,7 @@ from . import __version__
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames
+from .raw_errors import raw_errors_given
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
 from .falsifiability import figure, load_falsifiers
@@ -528,9 +529,10 @@ def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness:
     wire = item.stash.get(_WIRE, None)
     if wire is None:
         return
-    texts = [e.text for e in wire.events() if e.direction is Direction.RECEIVED and e.channel == "hook"]
+    events = wire.events()
+    texts = [e.text for e in events if e.direction is Direction.RECEIVED and e.channel == "hook"]
     if texts:
-        harness.emitted.observe(subject["role"], subject["target"], item.nodeid, texts)
+        harness.emitted.observe(subject["role"], subject["target"], item.nodeid, texts, raw_errors_given(events))
 
 
 def scenario_template(item: pytest.Item) -> Any:

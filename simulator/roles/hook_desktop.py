@@ -2,7 +2,8 @@
 
 The desktop dials the server (``connect``, optionally with ``Authorization: Bearer <token>``), introduces itself
 (``hello`` → ``welcome``), then answers what the server sends: ``task.dispatch`` with ``task.ack``,
-``turn.progress``, ``turn.end``; ``turn.reopen``, ``interaction.request``, ``lifecycle.preference`` on request.
+``turn.progress``, ``turn.end``; ``turn.reopen``, ``interaction.request``, ``lifecycle.preference``,
+``query.response``, ``tool.request`` on request.
 It keeps the bookkeeping a real desktop keeps so steps stay short: the dispatches seen (``requestId`` →
 payload) and "same externalKey, same session" (§1 铁律), from which ``ack``/``end`` fill their defaults.
 
@@ -38,7 +39,9 @@ from ..hook import (
     make_interaction_request,
     make_lifecycle_preference,
     make_msg_op,
+    make_query_response,
     make_task_ack,
+    make_tool_request,
     make_turn_end,
     make_turn_progress,
     make_turn_reopen,
@@ -429,4 +432,35 @@ class DesktopRole(HookRoleBase):
         scope = {"externalKey": external_key, **(scope_extra or {})}
         return self.send_message(make_msg_op(op_id=op_id, scope=scope, action=dict(action), validate=validate),
                                  timeout)
+    def query_response(
+        self,
+        query_id: str,
+        kind: str,
+        ok: bool = True,
+        error: str | None = None,
+        *,
+        workspaces: Any = ABSENT,
+        agents: Any = ABSENT,
+        sessions: Any = ABSENT,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``query.response`` (阶段 6): the answer to a ``query.request``, paired by its ``queryId``; the list of
+        its kind (``workspaces`` aliases, ``agents`` as ``QueryAgentModels``, ``sessions`` as ``QuerySessionEntry``)."""
+        msg = make_query_response(query_id, kind, ok, error, workspaces=workspaces, agents=agents, sessions=sessions,
+                                  validate=validate)
+        return self.send_message(msg, timeout)
+
+    def tool_request(
+        self,
+        request_id: str,
+        tool: str,
+        args: Mapping[str, Any] | Any = ABSENT,
+        team_id: str | None | Any = ABSENT,
+        *,
+        validate: bool = True,
+        timeout: float | None = None,
+    ) -> HookMessage:
+        """Send ``tool.request`` (阶段 12): a gateway tool call; ``team_id`` picks the binding (阶段 13, multi-team)."""
+        return self.send_message(make_tool_request(request_id, tool, args, team_id, validate=validate), timeout)
 

@@ -1,6 +1,6 @@
 """Step vocabulary for ``features/hook/server``: the harness plays desktops dialling the hook server under test and
-judges the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定, 阶段 14 group relay) and of UPSTREAM-FACTS.md (msg.op).
+judges the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 6 / 10 / 12 / 13 / 14,
+turn.delivery 可靠性与兼容, 上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定) and of UPSTREAM-FACTS.md (msg.op).
 
 Theory of operation: ``simulator.drivers.hook_server``. One hook server serves the whole run (the embedded
 reference, or ``--target hook-server=ws://…`` with ``--control hook-server=URL`` and ``--hook-token``); each scenario
@@ -13,8 +13,8 @@ does not give) are the driver's.
 Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``task``, ``the message``,
 ``the channel``, ``the server``, ``the card``, ``the connection``, ``the welcome``, ``the hook server``, ``a desktop``,
 ``that desktop``, ``the delivery``, ``the turn.delivery``, ``the delayed``, ``no frame the server``, ``no channel message``,
-``group``, ``user``, ``devices``, ``the message op``, ``the post(s) of`` or ``no control answer``, so none clashes with
-``steps/hook_desktop/``):
+``group``, ``user``, ``devices``, ``the message op``, ``the post(s) of``, ``no control answer``, ``the queries`` or
+``the Slack API``, so none clashes with ``steps/hook_desktop/``):
 
 * ``connections``: ``device "<D>" is online [with hello <JSON>]`` (hello defaults: workspaces ["chat"], features
   ["turn-delivery-v1"]; the JSON overrides them); ``… is connected without saying hello``; ``… says hello``;
@@ -75,6 +75,28 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   ``the server dropped a "<type>" frame of device "<D>" as "<reason>"``, ``task "<n>" comes from team "<t>"``, the
   Slack preferences answering "<q>" (bound / not bound and empty), pushed, ``show workspace "<w>" [of team "<t>"]
   with <JSON>``. Users and teams get fresh ids per scenario.
+* ``queries`` (part 2b, spec 阶段 6): ``a user writes "/bind|/model|/effort|/session" in [the slack|telegram|x] chat
+  "<chat>" [to device "<D>"] [as query "<q>"]`` (with a name the server must have sent a query); ``device "<D>"
+  answers the query "<q>"`` (a list distinctive for the name) ``| with the error "<e>" | malformed: <case>``
+  (``ok false without an error``, ``ok true without its list``, ``21 sessions``, ``a session workspace that is an
+  absolute path``); ``… answers a query the server never asked``; ``the server's clock passes the timeout of the
+  query "<q>"``; Then: ``device "<D>" receives the query "<q>" for "workspaces|models|sessions"``, ``the queries "<a>"
+  and "<b>" have distinct queryIds``, ``device "<D>" receives no query for "<kind>"``, ``the server shows the query
+  "<q>" answered with what device "<D>" sent | failed with the error "<e>" | timed out | still pending``.
+* ``tools`` (part 2b, spec 阶段 12, 阶段 13): ``device "<D>" calls the gateway tool "<tool>" [with <JSON args>] [for
+  team "<t>"] as "<n>"``; ``… calls the first tool listed by "<list>" [for team "<t>"] as "<n>"``; ``… sends a
+  malformed tool.request: <case>``; ``the Slack API fails the next <n> call(s) of device "<D>" with a raw provider
+  error``; Then: ``device "<D>" receives exactly one|an answer to "<n>", ok|failed``, ``… an answer to "<n>" failed with
+  the code "<C>" | with a safe structured error``, ``… receives no tool answer``, ``the server ran "<n>" as user "<u>"
+  of team "<t>" | as nobody``, ``the server ran no tool call for device "<D>"``.
+* ``provider_errors`` (part 2b): ``the channel fails the next <n> publish(es) of "<name>" with a raw provider error``;
+  Then: ``no frame the server sent in this scenario carries a raw provider error``.
+* ``card_limits`` (part 2b, spec 阶段 10): ``device "<D>" asks about "<name>" with <n> buttons and the kind "<k>"``;
+  ``… with a malformed card: <case>``; ``a user presses the last button on that card``; Then: ``the message of
+  "<name>" shows that card as it was sent | shows no card from it``, ``device "<D>" receives the decision for the last
+  button of that card``.
+* ``workspaces`` (part 2b, 默认工作目录): ``device "<D>" says hello again with a defaultWorkspace outside its
+  workspaces``.
 """
 
 pytest_plugins = [
@@ -83,4 +105,7 @@ pytest_plugins = [
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
     "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
     "steps.hook_server.group_relay", "steps.hook_server.message_ops",
+    # part 2b
+    "steps.hook_server.queries", "steps.hook_server.tools", "steps.hook_server.provider_errors",
+    "steps.hook_server.card_limits", "steps.hook_server.workspaces",
 ]

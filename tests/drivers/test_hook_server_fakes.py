@@ -76,6 +76,7 @@ class FakeRole:
     def __init__(self, label: str) -> None:
         self.role = label
         self.device_id = f"sim-device-{label}"
+        self.device_name = "conformance-desktop"
         self.inbox: list[FakeInbound] = []
         self.sent: list[tuple[str, tuple[Any, ...]]] = []
         self.watched: list[tuple[Any, float]] = []
@@ -146,6 +147,16 @@ class FakeRole:
 
     def send_raw(self, text: str, **kwargs: Any) -> None:
         self._record("send_raw", text)
+
+    def send_message(self, message: HookMessage, timeout: float | None = None) -> HookMessage:
+        self._record("send_message", message)
+        return message
+
+    def query_response(self, *args: Any, **kwargs: Any) -> None:
+        self._record("query_response", args, kwargs)
+
+    def tool_request(self, *args: Any, **kwargs: Any) -> None:
+        self._record("tool_request", args, kwargs)
 
     def close(self) -> None:
         self.closed_by_harness = True

@@ -133,3 +133,37 @@ def test_no_token_handed_out_gives_no_token_result_and_the_counts_survive_a_work
     controller.absorb(json.loads(json.dumps(worker.to_json())))
     result = results_by_id(controller, index)["HOOK-SERVER-TOKEN-01"]
     assert result.verdict is Verdict.FAIL and TOKEN in result.reason
+
+
+RAW = 'HTTP/1.1 502 Bad Gateway\r\n\r\n{"ok":false,"error":"upstream_exploded","request_id":"prov-5d1e0c"}'
+SAFE = frame("tool.response", {"replyTo": "r", "ok": False,
+                               "error": {"code": "SLACK_API_ERROR", "message": "the Slack API call failed"}})
+
+
+def test_a_raw_provider_error_given_in_the_run_may_appear_in_no_later_frame(index):
+    clean = EmittedFrames()
+    clean.observe("hook-server", "ref", "s1", [SAFE], [RAW])
+    clean.observe("hook-server", "ref", "s2", [frame("pong", {})])  # a later scenario is scanned too
+    result = results_by_id(clean, index)["HOOK-SERVER-NO-RAW-ERROR-01"]
+    assert result.verdict is Verdict.PASS and "2 frame(s)" in result.evidence[0]
+    leaky = EmittedFrames()
+    leaky.observe("hook-server", "ref", "s1", [SAFE], [RAW])
+    leaky.observe("hook-server", "ref", "s2", [frame("turn.delivery", {"requestId": "r", "state": "retrying",
+                                                                       "error": {"message": RAW[-30:]}})])
+    result = results_by_id(leaky, index)["HOOK-SERVER-NO-RAW-ERROR-01"]
+    assert result.verdict is Verdict.FAIL and "s2" in result.reason and "turn.delivery" in result.evidence[0]
+
+
+def test_no_raw_error_given_gives_no_result_and_the_rule_survives_a_worker_handover(index):
+    quiet = EmittedFrames()
+    quiet.observe("hook-server", "ref", "s", [SAFE])
+    assert "HOOK-SERVER-NO-RAW-ERROR-01" not in results_by_id(quiet, index)
+    desktop = EmittedFrames()  # a desktop's frames are not this rule's
+    desktop.observe("desktop", "ref", "s", [frame("pong", {})], [RAW])
+    assert "HOOK-SERVER-NO-RAW-ERROR-01" not in results_by_id(desktop, index)
+    worker = EmittedFrames()
+    worker.observe("hook-server", "ref", "s", [frame("tool.response", {"replyTo": "r", "ok": False, "error": {
+        "code": "SLACK_API_ERROR", "message": RAW}})], [RAW])
+    controller = EmittedFrames()
+    controller.absorb(json.loads(json.dumps(worker.to_json())))
+    assert results_by_id(controller, index)["HOOK-SERVER-NO-RAW-ERROR-01"].verdict is Verdict.FAIL

@@ -90,7 +90,7 @@ def test_through_idle_relays_the_reference_still_passes(reference: Reference, ws
     """The control run: through both relays, doing nothing, every requirement used below passes (and the refusal
     the reference gives a press on a withdrawn card, 409 card-closed, is the one ``a user tries to press`` takes)."""
     reqs = ["HOOK-SERVER-DELIVERY-05", "HOOK-SERVER-INTERACTION-02", "HOOK-SERVER-PING-02",
-            "HOOK-SERVER-REOPEN-INTERACTION-01"]
+            "HOOK-SERVER-REOPEN-INTERACTION-01", "HOOK-SERVER-TOOL-04", "HOOK-SERVER-QUERY-05", "HOOK-SERVER-QUERY-06"]
     run = _run("relayed", tmp_path, ws_relay.url, control_relay.url, reference.token, reqs)
     assert run.verdicts() == dict.fromkeys(reqs, "pass"), run.explain()
     assert ws_relay.idle_closes == 0
@@ -171,3 +171,42 @@ def test_authentication_without_hook_token_is_not_testable(reference: Reference,
             assert scenario["reason"].startswith("Not testable:") and "--hook-token" in scenario["reason"], \
                 run.explain()
     assert run.returncode == 1 and run.report["exitCode"] == 1, run.explain()
+
+
+def _no_tool_log_and_queries_without_answer(method: str, path: str, status: int, body: Any) -> tuple[int, Any] | None:
+    if method == "GET" and path == "/v1" and isinstance(body, dict):
+        return status, {**body, "capabilities": [c for c in body["capabilities"] if c != "list-tool-calls"]}
+    if path == "/v1/list-queries" and status == 200 and isinstance(body, dict):
+        return status, {"queries": [{k: v for k, v in q.items() if k != "answer"} for q in body["queries"]]}
+    return None
+
+
+def test_part_2b_without_the_call_log_is_not_testable_and_a_query_row_without_its_answer_fails(
+        reference: Reference, control_relay: ControlProxy, tmp_path: Path) -> None:
+    """HOOK-SERVER-TOOL-04 (§1 "server 以绑定用户托管的 user token 执行") needs list-tool-calls to see that nothing ran
+    as anyone: without the capability it is not testable (never a pass on the tool.response alone).
+    HOOK-SERVER-QUERY-06 (阶段 6 "ok=false 时 error 非空"): a list-queries row that leaves out ``answer`` (required)
+    is the server's malformed answer, a failure, not a query without an answer."""
+    control_relay.rewrite = _no_tool_log_and_queries_without_answer
+    reqs = ["HOOK-SERVER-TOOL-04", "HOOK-SERVER-QUERY-06"]
+    run = _run("part-2b-control", tmp_path, reference.url, control_relay.url, reference.token, reqs)
+    assert run.verdicts() == {"HOOK-SERVER-TOOL-04": "not-testable", "HOOK-SERVER-QUERY-06": "fail"}, run.explain()
+    [tool] = _scenarios(run, "HOOK-SERVER-TOOL-04")
+    assert tool["reason"].startswith("Not testable:") and "list-tool-calls" in tool["reason"], run.explain()
+    [query] = _scenarios(run, "HOOK-SERVER-QUERY-06")
+    assert "list-queries" in query["reason"] and "answer" in query["reason"], run.explain()
+    assert run.returncode == 1, run.explain()
+
+
+def test_a_server_that_hangs_up_while_no_sessions_query_may_come_fails(reference: Reference, ws_relay: WsProxy,
+                                                                      tmp_path: Path) -> None:
+    """HOOK-SERVER-QUERY-05 (§2 "只有 hello 与 welcome 同时包含 … session-picker-v1 时才可使用对应新增帧"): "device A
+    receives no query for sessions" is silence on an open connection; a server that closes it during the window
+    proved nothing: that scenario fails."""
+    ws_relay.idle_close_s = IDLE_CLOSE_S
+    run = _run("hangs-up-query", tmp_path, ws_relay.url, reference.control, reference.token,
+               ["HOOK-SERVER-QUERY-05"])
+    assert run.verdicts() == {"HOOK-SERVER-QUERY-05": "fail"}, run.explain()
+    negative = [s for s in _scenarios(run, "HOOK-SERVER-QUERY-05") if "no sessions query" in s["name"]]
+    assert negative and negative[0]["verdict"] == "fail", run.explain()
+    assert "closed" in negative[0]["reason"] and "during the window" in negative[0]["reason"], run.explain()

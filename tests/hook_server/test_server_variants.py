@@ -43,7 +43,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     # an un-acked task is redelivered with a fresh requestId.
     "redelivery-new-id": ({"HOOK-SERVER-REDELIVER-01", "HOOK-SERVER-DURABLE-02"}, {"HOOK-SERVER-HELLO-FIRST-01"}),
     # the retrying error carries the provider's raw response.
-    "leaks-provider-error": ({"HOOK-SERVER-DELIVERY-02"}, {"HOOK-SERVER-DELIVERY-03"}),
+    "leaks-provider-error": ({"HOOK-SERVER-DELIVERY-02", "HOOK-SERVER-NO-RAW-ERROR-01"}, {"HOOK-SERVER-DELIVERY-03"}),
     # part 2a, Slack binding and preferences (hook-server-binding.toml):
     # prefs.set clears the keys it does not name.
     "prefs-set-replaces": ({"HOOK-SERVER-PREFS-PATCH-01"}, set()),
@@ -182,6 +182,39 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-msg-op": ({"HOOK-SERVER-MSGOP-05"}, set()),
     # a group.message sent by a desktop is relayed to the chat's members.
     "relays-desktop-group-message": ({"HOOK-SERVER-RELAY-UNHANDLED-01"}, set()),
+    # part 2b, queries, gateway tools, the rest of interactions, the default workspace (hook-server-gateway.toml):
+    # /bind asks for models.
+    "bind-asks-models": ({"HOOK-SERVER-QUERY-01"}, set()),
+    # /effort is taken as a task.
+    "effort-not-a-query": ({"HOOK-SERVER-QUERY-02"}, set()),
+    # an answer ends the device's oldest pending query, whatever its queryId.
+    "query-answer-by-order": ({"HOOK-SERVER-QUERY-03"}, set()),
+    # no timeout ends a query.
+    "query-never-times-out": ({"HOOK-SERVER-QUERY-04"}, set()),
+    # /session asks a device that did not declare session-picker-v1.
+    "sessions-without-feature": ({"HOOK-SERVER-QUERY-05"}, set()),
+    # an ok:false answer ends the query answered.
+    "failed-query-answered": ({"HOOK-SERVER-QUERY-06"}, set()),
+    # a query.response the core refuses is taken.
+    "lenient-query-response": ({"HOOK-SERVER-QUERY-07"}, set()),
+    # every tool.request is answered twice.
+    "tool-response-twice": ({"HOOK-SERVER-TOOL-01"}, set()),
+    # an unknown tool is dropped unanswered.
+    "unknown-tool-dropped": ({"HOOK-SERVER-TOOL-02"}, set()),
+    # a failed Slack API call is answered with the provider's raw response.
+    "tool-error-leaks-raw": ({"HOOK-SERVER-TOOL-03", "HOOK-SERVER-NO-RAW-ERROR-01"}, set()),
+    # a device without a Slack binding runs its tools as a guest identity.
+    "unbound-tools-run-as-guest": ({"HOOK-SERVER-TOOL-04"}, set()),
+    # a tool.request the core refuses is answered.
+    "lenient-tool-request": ({"HOOK-SERVER-TOOL-05"}, set()),
+    # tool calls run as the device's oldest binding whatever the teamId.
+    "tools-ignore-team": ({"HOOK-SERVER-TOOL-06"}, set()),
+    # a card keeps at most 20 buttons.
+    "card-buttons-capped": ({"HOOK-SERVER-INTERACTION-03"}, set()),
+    # an interaction.request the core refuses is rendered.
+    "lenient-interaction-request": ({"HOOK-SERVER-INTERACTION-04"}, set()),
+    # a hello whose defaultWorkspace is not one of its workspaces is taken.
+    "hello-default-unchecked": ({"HOOK-SERVER-DEFAULT-MEMBER-01"}, set()),
 }
 
 #: Variants caught by a @should requirement: their runs use ``--strict-conformance`` (a @should not met is then a

@@ -189,6 +189,28 @@ def test_other_helpers_send_valid_frames(pair):
     assert all(v == "ok" for _, v in frames(server.wire, Direction.RECEIVED) + frames(desktop.wire, Direction.RECEIVED))
 
 
+def test_the_desktop_answers_a_query_and_calls_a_gateway_tool_with_valid_frames(pair):
+    from simulator.hook import QuerySessionEntry
+
+    server, desktop = pair
+    qid = server.query("sessions")
+    assert desktop.expect_payload("query.request").query_id == qid
+    desktop.query_response(qid, "sessions", sessions=(QuerySessionEntry("s1", "Notes", "repo", 1_767_225_600_000),))
+    desktop.query_response(qid, "workspaces", False, "no workspaces here")
+    desktop.tool_request("t-1", "callTool", {"name": "users.info"}, team_id="T1")
+    desktop.tool_request("t-2", "status")
+    answer = server.expect_payload("query.response")
+    assert (answer.query_id, answer.sessions[0].workspace) == (qid, "repo")
+    assert server.expect_payload("query.response").error == "no workspaces here"
+    call = server.expect_payload("tool.request")
+    assert (call.request_id, call.tool, dict(call.args), call.team_id) == ("t-1", "callTool", {"name": "users.info"},
+                                                                           "T1")
+    assert server.expect_payload("tool.request").tool == "status"
+    desktop.query_response(qid, "sessions", True, None, validate=False)  # ok without its list: sent as asked
+    assert not server.expect("query.response").ok
+    assert frames(desktop.wire, Direction.SENT)[-5:-1] == [("query.response", "ok")] * 2 + [("tool.request", "ok")] * 2
+
+
 def test_dispatch_twice_and_duplicate_frame(pair):
     server, desktop = pair
     rid = server.dispatch()

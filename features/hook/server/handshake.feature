@@ -2,7 +2,8 @@ Feature: The hook server's handshake: hello first, welcome, re-sent hello, ping 
   hello is the desktop's first frame: before it the server sends nothing but pong. welcome carries the server's
   configured features. A re-sent hello takes effect at once (the latest one counts). Every ping is answered with an
   empty pong; the server may ping too, which the harness drives with the control capability ping-desktops (not
-  testable without it) (slack-hook-protocol.md §5 阶段 1).
+  testable without it) (slack-hook-protocol.md §5 阶段 1). The default workspace serves single-message channels
+  (X) too, and a hello whose defaultWorkspace is not one of its aliases is refused (默认工作目录).
 
   @req:HOOK-SERVER-HELLO-FIRST-01 @must
   Scenario: before hello the server answers ping with pong and sends nothing else
@@ -72,6 +73,23 @@ Feature: The hook server's handshake: hello first, welcome, re-sent hello, ping 
       | case                               | choice | expected |
       | the lane's choice wins             | docs   | docs     |
       | no choice: the hello's default     | -      | repo     |
+
+  @req:HOOK-SERVER-WORKSPACE-01 @must
+  Scenario: an X mention in a new lane goes to hello.defaultWorkspace; once the lane chose an alias, to that one
+    Given device "A" is online with hello {"workspaces": ["chat", "repo", "docs"], "defaultWorkspace": "repo"}
+    When a user writes "@conformance_bot summarise this thread" in the x chat "mention" as task "first"
+    Then device "A" receives task "first" for workspace "repo"
+    When chat "mention" chooses the workspace "docs"
+    And a user writes "@conformance_bot and the docs?" in the x chat "mention" as task "second"
+    Then device "A" receives task "second" for workspace "docs"
+
+  @req:HOOK-SERVER-DEFAULT-MEMBER-01 @must
+  Scenario: a re-sent hello whose defaultWorkspace is not one of its workspaces is refused; the earlier hello stays
+    Given device "A" is online with hello {"workspaces": ["chat", "repo"], "defaultWorkspace": "repo"}
+    When device "A" says hello again with a defaultWorkspace outside its workspaces
+    Then the connection of device "A" stays open
+    When a user writes "@conformance_bot what changed?" in the x chat "mention" as task "first"
+    Then device "A" receives task "first" for workspace "repo"
 
   @req:HOOK-SERVER-WORKSPACE-02 @should
   Scenario: without a lane choice and without defaultWorkspace the task goes to chat

@@ -1,6 +1,6 @@
 """A hook server under test, driven from the desktop side: the harness plays desktops dialling the server and judges
-the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 10, turn.delivery 可靠性与兼容,
-上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定, 阶段 14 group relay) and of UPSTREAM-FACTS.md (msg.op, msg-op-v1).
+the server's obligations of slack-hook-protocol.md (§1–§4, §5 阶段 1 / 2/4/7/9 / 6 / 10 / 12 / 13 / 14, turn.delivery
+可靠性与兼容, 上下线通知偏好, 默认工作目录, 阶段 18 server 侧约定) and of UPSTREAM-FACTS.md (msg.op, msg-op-v1).
 
 The far side of the server (the IM channel) is driven and observed through its control API (docs/hook-server-plan.md
 "Control API"), every answer checked against docs/control-api.schema.json before it is read.
@@ -25,6 +25,11 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
 | ``group_relay`` | group.message: memberships, the fan-out and its recipient, fire-and-forget, no content kept (part 2b) |
 | ``message_ops`` | msg.op / msg.op.result: lane tasks, ops and their results, the bot's posts (part 2b) |
+| ``queries`` | query.request / query.response: /bind, /model, /effort, /session, pairing, timeout (part 2b) |
+| ``tools`` | tool.request / tool.response: gateway tools, the identity a call runs as, failing calls (part 2b) |
+| ``card_limits`` | interaction cards at the limits: 24 buttons, an open kind, refused cards (part 2b) |
+| ``workspaces`` | the default workspace must be one of hello's workspaces (part 2b) |
+| ``provider_errors`` | a provider's raw error text in no frame the server sends (part 2b) |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 
@@ -47,6 +52,11 @@ from .control_answers import (
 from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
 from .group_relay import CONTENT_LISTINGS, GroupMessage, GroupRelayOps, RelayState
 from .message_ops import MALFORMED_OPS, MessageOps, OpsState
+from .card_limits import MALFORMED_CARDS, CardLimitOps
+from .provider_errors import ProviderErrorChecks
+from .queries import MALFORMED_ANSWERS, QUERY_COMMANDS, QueryNames, QueryOps, query_answer
+from .tools import MALFORMED_TOOL_REQUESTS, ToolNames, ToolOps
+from .workspaces import FOREIGN_DEFAULT_HELLO, WorkspaceOps
 from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
 from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
@@ -59,6 +69,10 @@ __all__ = [
     "RAW_RESPONSE_MARKERS", "REDELIVERY_SAME", "SETTLE_S", "UNCHANGED_FIELDS",
     "PROVIDER_FRAME_TYPES", "CONTENT_LISTINGS", "MALFORMED_OPS", "GroupMessage", "GroupRelayOps", "MessageOps",
     "OpsState", "RelayState",
+    "PROVIDER_FRAME_TYPES",
+    "FOREIGN_DEFAULT_HELLO", "MALFORMED_ANSWERS", "MALFORMED_CARDS", "MALFORMED_TOOL_REQUESTS", "QUERY_COMMANDS",
+    "CardLimitOps", "ProviderErrorChecks", "QueryNames", "QueryOps", "ToolNames", "ToolOps", "WorkspaceOps",
+    "query_answer",
     "BadToken", "BehaviorOps", "BindingOps", "Card", "CheckedControl", "ControlCalls", "ControlSchema", "Device",
     "Hangup", "HookServerDriver", "HookServerScenario", "Listing", "ProviderBindingOps", "ProviderState", "Refusal",
     "RefusalStage", "SlackNames",

@@ -93,6 +93,8 @@ HOOK_SERVER_LISTINGS: Mapping[str, Listing] = {
     "connections": Listing("connections", "connection"), "dropped-frames": Listing("dropped", "dropped"),
     "notices": Listing("notices", "notice"),
     "list-posts": Listing("posts", "post"),  # part 2b, message operations
+    # part 2b: queries and gateway tools
+    "list-queries": Listing("queries", "query"), "list-tool-calls": Listing("calls", "toolCall"),
 }
 
 

@@ -1,5 +1,6 @@
 """``HookServerDriver``: a hook server under test, driven from the desktop side — the operations of every area
-(connections, authentication, the channel, tasks, turns, bad input, deliveries, cards, the server's records) over
+(connections, authentication, the channel, tasks, turns, bad input, deliveries, cards, the server's records, and part
+2b's queries, gateway tools, cards at their limits, the default workspace's membership, provider raw errors) over
 one scenario state (``HookServerScenario``).
 
 Verdicts: no pass without evidence. *Not applicable* only when the server itself declares it lacks what the
@@ -20,6 +21,7 @@ from .auth import AuthOps
 from .behavior import BehaviorOps
 from .bad_input import BadInputOps
 from .bindings import BindingOps
+from .card_limits import CardLimitOps
 from .cards import CardOps
 from .channel_checks import ChannelChecks
 from .connections import ConnectionOps
@@ -27,9 +29,12 @@ from .deliveries import DeliveryChecks
 from .group_relay import GroupRelayOps
 from .message_ops import MessageOps
 from .privacy import PrivacyChecks
+from .queries import QueryOps
 from .records import RecordChecks
 from .tasks import TaskChecks
+from .tools import ToolOps
 from .turns import TurnOps
+from .workspaces import WorkspaceOps
 
 __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 
@@ -37,7 +42,8 @@ __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
-class HookServerDriver(GroupRelayOps, MessageOps, BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
+class HookServerDriver(QueryOps, ToolOps, CardLimitOps, WorkspaceOps, GroupRelayOps, MessageOps,  # part 2b
+                       BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
                        RecordChecks, DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,
     wire log, step limit and a ``note`` callback for the server's identity; call ``finish`` when the scenario ends."""

@@ -33,6 +33,9 @@ CAPABILITIES: Final = (
     "slack-authorize", "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
     # part 2b, group relay and message operations (docs/control-api.md "… (hook-server, part 2b)")
     "group-member", "inject-group-message", "list-posts",
+    # part 2b, queries and gateway tools (docs/control-api.md "Queries, gateway tools, group relay and message
+    # operations (hook-server, part 2b)")
+    "list-queries", "list-tool-calls", "fail-tool-calls",
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
@@ -98,6 +101,9 @@ class HookServerControlApi:
             "inject-group-message": lambda b: self.server.call(
                 lambda now: self.server.machine.inject_group_message(b, now)),
             "list-posts": lambda b: self._view(lambda m: m.list_posts(b)),
+            "list-queries": lambda b: self._view(lambda m: m.list_queries(b)),
+            "list-tool-calls": lambda b: self._view(lambda m: m.list_tool_calls(b)),
+            "fail-tool-calls": lambda b: self._ok(lambda now: (self.server.machine.fail_tool_calls(b), [])[1]),
         }
         assert tuple(self._routes) == CAPABILITIES
 
@@ -139,7 +145,8 @@ class HookServerControlApi:
         count = _int(body, "count", minimum=1)
         rid = _opt_filter(body, "requestId")
         retryable = _bool(body, "retryable", True)
-        return self._ok(lambda now: (self.server.machine.fail_publishes(count, rid, retryable), [])[1])
+        raw = _opt_filter(body, "rawError")
+        return self._ok(lambda now: (self.server.machine.fail_publishes(count, rid, retryable, raw), [])[1])
 
     def _hold(self, body: dict[str, Any]) -> dict[str, Any]:
         held = _bool(body, "held")

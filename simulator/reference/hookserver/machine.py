@@ -17,7 +17,9 @@ built with the protocol core's ``make_*`` builders. Nothing here does I/O.
 Spec references (slack-hook-protocol.md): hello/welcome/ping §5 阶段 1; bad frames §3 (丢帧不断连) and §2
 (parseHookMessage); dispatch/ack §5 阶段 2/4/7/9 and §4 (requestId 幂等, 断线重连重投); progress §4 latest-wins;
 turn.delivery "turn.delivery 可靠性与兼容"; turn.reopen 阶段 18 "server 侧约定"; /stop §5 task.cancel; /new §5 阶段 8;
-interactions §5 阶段 10; lifecycle notices "上下线通知偏好" and §3 rolling upgrade; workspaces "默认工作目录".
+interactions §5 阶段 10; lifecycle notices "上下线通知偏好" and §3 rolling upgrade; workspaces "默认工作目录". The
+families wired in as mixins: provider_families.py (provider.*), gateway_families.py (queries §5 阶段 6, gateway tools
+阶段 12 / 13).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
 from .slack_prefs import PREF_KEYS, SlackPrefs
 from .provider_families import ProviderFamilies
 from .relay_families import RelayFamilies
+from .gateway_families import QUERY_EXPIRY, GatewayFamilies
 from .variants import Variant
 
 __all__ = [
@@ -227,6 +230,8 @@ class _FailRule:
     count: int
     request_id: str | None
     retryable: bool
+    #: the channel's raw response to each failing publish (control ``fail-publishes`` ``rawError``): never on the wire
+    raw_error: str | None = None
 
 
 #: Marks of requestIds that must be ignored (durable): the value is the dropped-frames reason for later frames.
@@ -234,7 +239,7 @@ _IGNORED = "reopen-unknown"
 _ISOLATED = "isolated-request"
 
 
-class HookServerMachine(ProviderFamilies, RelayFamilies):
+class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
     def __init__(self, settings: ServerSettings | None = None, *, ids: Callable[[], str] | None = None) -> None:
         self.settings = settings or ServerSettings()
         self.variant = self.settings.variant
@@ -255,6 +260,9 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
         self.hold_publishes = False
         self._held: list[str] = []
         self._fail_rules: list[_FailRule] = []
+        #: requestId → the channel's raw response to its last failed publish (in memory; only ``leaks-provider-error``
+        #: puts it on the wire: "provider 的原始响应正文不得上 wire")
+        self._raw_responses: dict[str, str] = {}
         self._timers: list[tuple[int, int, str, str]] = []  # (at, n, kind, key)
         self._timer_n = 0
         self._seq = 0
@@ -268,6 +276,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
         self.slack_prefs = SlackPrefs(replace_on_set=self.variant is Variant.PREFS_SET_REPLACES)
         self._provider_init()
         self._relay_init()
+        self._gateway_init()  # queries and gateway tools (gateway_families.py)
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -629,7 +638,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
             message = SAFE_ERROR_MESSAGE
             if self.variant is Variant.LEAKS_PROVIDER_ERROR:
                 message = ('provider said: HTTP 500 {"ok":false,"error":"internal_error",'
-                           '"token":"xoxb-1234-SECRET","text":' + orjson.dumps(d.final_text[:40]).decode() + "}")
+                           '"token":"xoxb-1234-SECRET","text":' + orjson.dumps(d.final_text[:40]).decode() + "}"
+                           + self._raw_responses.get(d.request_id, ""))  # the channel's raw response, as it came
             error = DeliveryError(SAFE_ERROR_CODE, message, True)
         elif d.state is DeliveryState.FAILED:
             error = DeliveryError(SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, False)
@@ -665,6 +675,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
                 self._persist_message(out, m)
         else:
             rule.count -= 1
+            if rule.raw_error is not None:
+                self._raw_responses[d.request_id] = rule.raw_error
             event = self.policy.event_for_failure(d.attempt, rule.retryable)
             d.state = delivery_step(d.state, event)
             d.last_error_retryable = event is DeliveryEvent.FAILED_RETRYABLE
@@ -683,6 +695,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
         if d is None or d.receipt_expires_at is None or d.receipt_expires_at > now:
             return
         del self.deliveries[request_id]
+        self._raw_responses.pop(request_id, None)
         out.append(Persist("deliveries", request_id, None))
         task = self.tasks.pop(request_id, None)
         if task is not None:
@@ -958,6 +971,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
                 self._run_cleanup(int(key), now, out)
             elif kind == "attempt-expiry":
                 self._expire_attempt(key, now, out)
+            elif kind == QUERY_EXPIRY:
+                self._query_expire(key, now, out)
         if self._timers:
             out.append(Wake(self._timers[0][0]))
         return out
@@ -966,9 +981,9 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
 
     def inject_message(self, body: Mapping[str, Any], now: int, *,
                        trigger_message_id: str | None = None) -> tuple[dict[str, Any], list[Effect]]:
-        """A user's message in the channel (control ``inject-message``): a task, or the commands /stop, /new.
-        ``trigger_message_id``: the task's ``source.triggerMessageId`` (a group message addressing the bot,
-        relay_families.py), else a fresh one."""
+        """A user's message in the channel (control ``inject-message``): a task, or the commands /stop, /new, and the
+        queries /bind, /model, /effort, /session (gateway_families.py). ``trigger_message_id``: the task's
+        ``source.triggerMessageId`` (a group message addressing the bot, relay_families.py), else a fresh one."""
         out: list[Effect] = []
         provider_name = req_str(body, "provider")
         provider = provider_for(provider_name)
@@ -1006,6 +1021,9 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
             return self._stop(lane, provider, now, out), out
         if command == "/new":
             return self._new(lane, provider, now, out), out
+        if (query_kind := self._query_kind(command)) is not None:  # /bind, /model, /effort, /session (阶段 6)
+            external_key = provider.external_key(chat_id, thread_id, lane.generation)
+            return self._ask_query(lane, device_id, external_key, query_kind, now, out), out
         device = self.devices[device_id]
         workspace = choose_workspace(lane.workspace, device.workspaces, device.default_workspace)
         if self.variant is Variant.DISPATCHES_UNREGISTERED_WORKSPACE and lane.workspace is not None:
@@ -1131,8 +1149,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies):
                              for c in self.connections.values() if c.open and c.hello_count]
         return len(out), out
 
-    def fail_publishes(self, count: int, request_id: str | None, retryable: bool) -> None:
-        self._fail_rules.append(_FailRule(count, request_id, retryable))
+    def fail_publishes(self, count: int, request_id: str | None, retryable: bool, raw_error: str | None = None) -> None:
+        self._fail_rules.append(_FailRule(count, request_id, retryable, raw_error))
 
     def set_hold(self, held: bool, now: int) -> list[Effect]:
         self.hold_publishes = held
@@ -1276,6 +1294,8 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.PROVIDER_BEHAVIOR_GET: HookServerMachine._on_provider_behavior_get,
     MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
     MessageType.MSG_OP: HookServerMachine._on_msg_op,  # part 2b (relay_families.py)
+    MessageType.QUERY_RESPONSE: HookServerMachine._on_query_response,
+    MessageType.TOOL_REQUEST: HookServerMachine._on_tool_request,
 }
 
 

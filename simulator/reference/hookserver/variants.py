@@ -162,6 +162,40 @@ class Variant(BrokenVariant):
     LENIENT_MSG_OP = "lenient-msg-op"
     #: a group.message sent by a desktop is relayed to the chat's members (§3 "丢帧不断连"; 阶段 14 server → desktop).
     RELAYS_DESKTOP_GROUP_MESSAGE = "relays-desktop-group-message"
+    # part 2b, queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py: each
+    # wraps the machine; the correct machine's code paths know nothing of them)
+    #: /bind asks for models (§1 "/bind /model /effort 指令实时拉取工作区 / 模型清单").
+    BIND_ASKS_MODELS = "bind-asks-models"
+    #: /effort is a task, not a query (§1 "/bind /model /effort 指令实时拉取工作区 / 模型清单").
+    EFFORT_NOT_A_QUERY = "effort-not-a-query"
+    #: an answer lands on the device's oldest pending query, whatever its queryId (阶段 6 "响应回传配对").
+    QUERY_ANSWER_BY_ORDER = "query-answer-by-order"
+    #: an unanswered query stays pending for ever (阶段 6 "server 自行超时").
+    QUERY_NEVER_TIMES_OUT = "query-never-times-out"
+    #: kind sessions is asked of a device that did not declare session-picker-v1 (§2 "hello 与 welcome 同时包含").
+    SESSIONS_WITHOUT_FEATURE = "sessions-without-feature"
+    #: an ok:false answer ends the query answered with an empty list (阶段 6 "ok=false 时 error 非空").
+    FAILED_QUERY_ANSWERED = "failed-query-answered"
+    #: a query.response the core refuses (21 sessions, a path, ok:false without error) is taken (阶段 6 "校验器拒绝").
+    LENIENT_QUERY_RESPONSE = "lenient-query-response"
+    #: every tool.request is answered twice (阶段 12 "replyTo 回显 requestId").
+    TOOL_RESPONSE_TWICE = "tool-response-twice"
+    #: an unknown tool is dropped unanswered (阶段 12 "未知值 server 回 UNKNOWN_TOOL 而非丢帧").
+    UNKNOWN_TOOL_DROPPED = "unknown-tool-dropped"
+    #: a failed Slack API call is answered with the provider's raw response ("provider 的原始响应正文不得上 wire").
+    TOOL_ERROR_LEAKS_RAW = "tool-error-leaks-raw"
+    #: a device without a Slack binding runs its tools as a guest identity (§1 "server 以绑定用户托管的 user token 执行").
+    UNBOUND_TOOLS_RUN_AS_GUEST = "unbound-tools-run-as-guest"
+    #: tool calls run as the device's oldest binding whatever teamId says (阶段 13 "tool.request … 可选 teamId").
+    TOOLS_IGNORE_TEAM = "tools-ignore-team"
+    #: a tool.request the core refuses (no requestId, empty tool, args not an object) is answered (§2 坏帧).
+    LENIENT_TOOL_REQUEST = "lenient-tool-request"
+    #: a card shows at most 20 buttons (阶段 10 "buttons(≤ MAX_INTERACTION_BUTTONS=24 …)").
+    CARD_BUTTONS_CAPPED = "card-buttons-capped"
+    #: an interaction.request the core refuses (25 buttons, duplicate ids, "|", none) is rendered (阶段 10).
+    LENIENT_INTERACTION_REQUEST = "lenient-interaction-request"
+    #: a hello whose defaultWorkspace is not one of its workspaces is taken (默认工作目录 "校验器据此拒收").
+    HELLO_DEFAULT_UNCHECKED = "hello-default-unchecked"
 
     @classmethod
     def subject(cls) -> str:

@@ -24,7 +24,8 @@ from simulator.hook import (
     parse_hook_message,
     serialize_hook_message,
 )
-from simulator.reference.hookserver.machine import Close, HookServerMachine, Persist, Send, ServerSettings, Wake
+from simulator.reference.hookserver.variant_machines import machine_class
+from simulator.reference.hookserver.machine import Close, Persist, Send, ServerSettings, Wake
 from simulator.reference.hookserver.variants import Variant
 
 ALL = ("turn-delivery-v1", "turn-reopen-v1", "lifecycle-announcement-v1")
@@ -35,7 +36,7 @@ class Rig:
         counter = itertools.count(1)
         self.ids = lambda: f"id-{next(counter)}"
         self.settings = ServerSettings(features=features, variant=variant, **settings)
-        self.m = HookServerMachine(self.settings, ids=self.ids)
+        self.m = machine_class(variant)(self.settings, ids=self.ids)
         self.now = 1_000_000
         self.sent: list[tuple[str, str, dict]] = []  # (conn, type, payload)
         self.closed: list[tuple[str, int, str]] = []

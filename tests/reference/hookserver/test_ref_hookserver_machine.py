@@ -922,4 +922,9 @@ def test_public_names_are_pinned():
         "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached",
         "relay-queues-offline", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
         "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope",
-        "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message"])
+        "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message",
+        # part 2b, queries, gateway tools, interactions, the default workspace (gateway_variants.py)
+        "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
+        "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
+        "unknown-tool-dropped", "tool-error-leaks-raw", "unbound-tools-run-as-guest", "tools-ignore-team",
+        "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked"])

@@ -111,7 +111,7 @@ def test_every_answer_validates_against_the_schema():
             time.sleep(0.2)
             c("press-button", {"requestId": rid, "interactionId": "i1", "buttonId": "y"})
             recv(ws, "interaction.decision")
-            c("fail-publishes", {"count": 1, "requestId": rid, "retryable": True})
+            c("fail-publishes", {"count": 1, "requestId": rid, "retryable": True, "rawError": "HTTP/1.1 502 raw"})
             ws.send(serialize_hook_message(make_turn_end(
                 request_id=rid, external_key="k", session_id="s", status="error", final_text="", error_message="x",
                 usage=TurnUsage(duration_ms=1))))
@@ -150,6 +150,7 @@ def test_every_answer_validates_against_the_schema():
                                     "model": "opus", "effort": None})
         _provider_calls(c, handle.url)  # part 2a
         _relay_calls(c, handle.url)  # part 2b, group relay and message operations
+        _gateway_calls(c, handle.url)  # part 2b, queries and gateway tools
         c("restart")
         c("list-messages")
         c("notices")
@@ -172,6 +173,9 @@ def test_every_answer_validates_against_the_schema():
     ("group-member", {"provider": "telegram", "chatId": "42", "principalId": "1"}),
     ("inject-group-message", {"provider": "telegram", "chatId": "-42", "text": "no author"}),
     ("list-posts", {"chatId": 5}),
+    ("fail-tool-calls", {"count": 1}),
+    ("fail-tool-calls", {"count": 0, "rawError": "raw"}),
+    ("list-queries", {"queryId": 5}),
 ])
 def test_requests_the_schema_refuses_are_400_with_an_error_body(capability, body):
     with pytest.raises(jsonschema.ValidationError):
@@ -251,3 +255,32 @@ def _relay_calls(c: Checked, url: str) -> None:
         assert c("list-posts", {"provider": "telegram", "chatId": "-1001"})["posts"]
         c("list-posts")
         c("group-member", {"provider": "telegram", "chatId": "-1001", "principalId": "4242", "member": False})
+
+
+def _gateway_calls(c: Checked, url: str) -> None:
+    """The capabilities of part 2b's queries and gateway tools: a /bind query answered, a failing tool call, the
+    listings."""
+    from simulator.hook import make_query_response, make_tool_request
+
+    with connect(url, additional_headers={"Authorization": "Bearer t"}, open_timeout=5) as ws:
+        ws.send(serialize_hook_message(make_hello(
+            protocol_version=1, device_id="gd", device_name="gd", workspaces=("chat",), agents=("a",),
+            features=("session-picker-v1",))))
+        recv(ws, "welcome")
+        asked = c("inject-message", {"provider": "slack", "chatId": "G1", "userId": "U", "text": "/bind",
+                                     "deviceId": "gd"})
+        assert asked["kind"] == "query" and asked["queryId"]
+        query = recv(ws, "query.request")
+        ws.send(serialize_hook_message(make_query_response(query_id=query.query_id, kind="workspaces", ok=True,
+                                                           workspaces=("chat",))))
+        c("inject-message", {"provider": "telegram", "chatId": "G2", "userId": "U", "text": "/session",
+                             "deviceId": "gd"})
+        recv(ws, "query.request")
+        c("fail-tool-calls", {"count": 1, "rawError": "HTTP/1.1 500 {\"ok\":false}", "deviceId": "gd"})
+        ws.send(serialize_hook_message(make_tool_request(request_id="t1", tool="status")))
+        recv(ws, "tool.response")
+        time.sleep(0.2)
+        assert [q["state"] for q in c("list-queries")["queries"]][-2:] == ["answered", "pending"]
+        c("list-queries", {"queryId": query.query_id})
+        assert c("list-tool-calls", {"deviceId": "gd"})["calls"][0]["tool"] == "status"
+        c("list-tool-calls")
