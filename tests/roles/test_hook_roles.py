@@ -654,9 +654,9 @@ def _inbound(raw: str | bytes) -> Inbound:
 
 @pytest.mark.parametrize(("raw", "expected"), [
     # a valid frame: the typed payload's requestId
-    (serialize_hook_message(make_turn_progress("r-valid", "hi")), "r-valid"),
-    # a valid frame of a type that names no request
-    (serialize_hook_message(make_ping()), None),
+    (serialize_hook_message(make_turn_progress("r-valid", "hi", id="f-1", ts=1)), "r-valid"),
+    # a valid frame of a type that names no request (fixed envelope: the test ids are the same in every process)
+    (serialize_hook_message(make_ping(id="f-2", ts=1)), None),
     # an invalid frame (text missing): the requestId string it claims
     ('{"v":1,"type":"turn.progress","id":"x","ts":1,"payload":{"requestId":"r-claimed"}}', "r-claimed"),
     # an invalid frame whose requestId is not a string, or that has none, or no payload object, or is not JSON
