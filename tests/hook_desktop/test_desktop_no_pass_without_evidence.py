@@ -82,7 +82,7 @@ def _scenarios(run: Run, rid: str) -> list[dict[str, Any]]:
 def test_through_idle_relays_the_reference_still_passes(relays: Desktop, tmp_path: Path) -> None:
     """The control run: through both relays, doing nothing, every requirement used below passes."""
     reqs = ["HOOK-DESKTOP-REOPEN-GATE-01", "HOOK-DESKTOP-PING-01", "HOOK-DESKTOP-RELIABLE-ACCEPTED-01",
-            "HOOK-DESKTOP-GROUP-03", "HOOK-DESKTOP-MSGOP-02"]
+            "HOOK-DESKTOP-GROUP-03", "HOOK-DESKTOP-MSGOP-02",
             "HOOK-DESKTOP-TOOL-01", "HOOK-DESKTOP-TOOL-02", "HOOK-DESKTOP-QUERY-05"]
     run = _run("relayed", tmp_path, relays, reqs)
     assert run.verdicts() == dict.fromkeys(reqs, "pass"), run.explain()
