@@ -20,6 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from conformance_runs import child_env
 from simulator.control import ControlClient
 from simulator.hook import (
     HOOK_FEATURE_TURN_DELIVERY,
@@ -44,8 +45,7 @@ QUIET_S = 1.5  # how long "nothing more arrives" is watched
 class ServerProcess:
     def __init__(self, db: Path, token: str, log: Path) -> None:
         self.log = log
-        env = {k: v for k, v in os.environ.items() if k != "HOOK_SERVER_REFERENCE_VARIANT"}
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env = child_env(lambda k: k == "HOOK_SERVER_REFERENCE_VARIANT")
         with log.open("ab") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "simulator", "serve", "hook-server", "--listen", "127.0.0.1:0",
