@@ -17,11 +17,21 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
-__all__ = ["MAX_BODY_BYTES", "BadRequest", "JsonControlServer", "error_body", "route_control"]
+__all__ = ["MAX_BODY_BYTES", "BadRequest", "JsonControlServer", "encode_answer", "error_body", "route_control"]
 
 MAX_BODY_BYTES: Final = 1 << 20
 
 Handle = Callable[[str, str, bytes], tuple[int, dict[str, Any]]]
+
+
+def encode_answer(answer: Any) -> bytes:
+    """A control answer as UTF-8 JSON. A string a peer sent may hold a lone surrogate (a valid frame's JSON escape
+    ``\\ud800``): UTF-8 cannot encode it, so such an answer is written with ASCII escapes instead (``\\ud800`` again),
+    which gives the harness back exactly the string the peer sent rather than failing the answer."""
+    try:
+        return json.dumps(answer, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(answer, ensure_ascii=True).encode("ascii")
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:
@@ -104,7 +114,7 @@ class JsonControlServer:
                     self.close_connection = True
                 else:
                     status, answer = handle(method, self.path, self.rfile.read(length) if length else b"")
-                data = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+                data = encode_answer(answer)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
                 self.send_header("Content-Length", str(len(data)))

@@ -6,7 +6,8 @@ byte-identically; ``sessions(session_id PRIMARY KEY, external_key, workspace, ar
 session mapping; ``acks(request_id PRIMARY KEY, text)``, the exact task.ack replayed for a redelivered requestId;
 ``group_window(message_id PRIMARY KEY, seq, text)``, the group messages of the rolling window (阶段 14 "Telegram 无历史
 API,存储方为用户自己的设备": the window lives on the device and survives a restart).
-Used from the client's event-loop thread only.
+Used from the client's event-loop thread only. Every string written is made storable (``simulator/reference/storable.py``:
+a peer's lone surrogate becomes U+FFFD in the database, never a failed write).
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ..storable import storable_text
+
 __all__ = ["OutboxStore"]
+
+#: Every string a store writes is made storable first (a peer's lone surrogate: simulator/reference/storable.py).
+_t = storable_text
+
+
+def _opt(value: str | None) -> str | None:
+    return None if value is None else storable_text(value)
 
 
 class OutboxStore:
@@ -37,10 +47,10 @@ class OutboxStore:
 
     def put(self, request_id: str, text: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO outbox (request_id, text, created_ms) VALUES (?, ?, ?)",
-                         (request_id, text, int(time.time() * 1000)))
+                         (_t(request_id), _t(text), int(time.time() * 1000)))
 
     def delete(self, request_id: str) -> None:
-        self._db.execute("DELETE FROM outbox WHERE request_id = ?", (request_id,))
+        self._db.execute("DELETE FROM outbox WHERE request_id = ?", (_t(request_id),))
 
     def load_sessions(self) -> list[tuple[str, str | None, str | None, bool]]:
         """(sessionId, externalKey, workspace, archived) of every session, the last saved last (so a key taken over
@@ -55,13 +65,13 @@ class OutboxStore:
                          "ON CONFLICT(session_id) DO UPDATE SET external_key = excluded.external_key, "
                          "workspace = excluded.workspace, archived = excluded.archived, "
                          "saved_seq = excluded.saved_seq",
-                         (session_id, external_key, workspace, int(archived)))
+                         (_t(session_id), _opt(external_key), _opt(workspace), int(archived)))
 
     def load_acks(self) -> dict[str, str]:
         return {rid: text for rid, text in self._db.execute("SELECT request_id, text FROM acks").fetchall()}
 
     def put_ack(self, request_id: str, text: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO acks (request_id, text) VALUES (?, ?)", (request_id, text))
+        self._db.execute("INSERT OR REPLACE INTO acks (request_id, text) VALUES (?, ?)", (_t(request_id), _t(text)))
 
     def load_group_window(self) -> list[tuple[int, str]]:
         """(seq, entry JSON) of every group-window entry kept."""
@@ -69,10 +79,10 @@ class OutboxStore:
 
     def put_group_entry(self, message_id: str, seq: int, text: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO group_window (message_id, seq, text) VALUES (?, ?, ?)",
-                         (message_id, seq, text))
+                         (_t(message_id), seq, _t(text)))
 
     def delete_group_entries(self, message_ids: tuple[str, ...]) -> None:
-        self._db.executemany("DELETE FROM group_window WHERE message_id = ?", [(m,) for m in message_ids])
+        self._db.executemany("DELETE FROM group_window WHERE message_id = ?", [(_t(m),) for m in message_ids])
 
     def close(self) -> None:
         try:

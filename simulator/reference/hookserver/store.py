@@ -32,6 +32,8 @@ from typing import Any, Final
 
 import orjson
 
+from ..storable import storable_json, storable_text
+
 __all__ = ["HookServerStore", "TABLES"]
 
 #: table → the plain columns kept beside the JSON row (for people reading the database; the row is the truth).
@@ -100,18 +102,22 @@ class HookServerStore:
             upserts: dict[str, list[list[Any]]] = {}
             deletes: dict[str, list[tuple[str]]] = {}
             for table, key in redelete:
-                deletes.setdefault(table, []).append((key,))
+                deletes.setdefault(table, []).append((storable_text(key),))
             for p in final.values():
                 if p.row is None:
-                    deletes.setdefault(p.table, []).append((p.key,))
+                    deletes.setdefault(p.table, []).append((storable_text(p.key),))
                     continue
                 row = p.row
                 columns = TABLES[p.table]
                 seq += 1
-                values = [p.key, seq, orjson.dumps(row if type(row) is dict else dict(row)).decode()]
+                key = storable_text(p.key)
+                values = [key, seq, storable_json(row if type(row) is dict else dict(row))]
                 for c in columns:
                     v = row.get(c)
-                    values.append(v if v is None or type(v) is int or type(v) is str else _plain(v))
+                    if type(v) is str:
+                        values.append(storable_text(v))
+                    else:
+                        values.append(v if v is None or type(v) is int else _plain(v))
                 upserts.setdefault(p.table, []).append(values)
             db.execute("BEGIN")
             try:
@@ -158,6 +164,9 @@ _DELETE: Final[dict[str, str]] = {t: f"DELETE FROM {t} WHERE key = ?" for t in T
 def _plain(value: Any) -> Any:
     if isinstance(value, bool):
         return int(value)
-    if value is None or isinstance(value, (int, float, str)):
+    if value is None or isinstance(value, (int, float)):
         return value
-    return orjson.dumps(value).decode()
+    if isinstance(value, str):
+        return storable_text(value)
+    return storable_json(value)
+
