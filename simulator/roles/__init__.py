@@ -27,7 +27,20 @@ from .hook_conn import (
 from .hook_desktop import DesktopRole, to_attachments
 from .hook_server import ServerRole
 from .loop import LoopClosed, LoopThread
-from .mcp_client import ElicitAnswer, ElicitationRequest, McpClientRole, McpErrorResponse, ProgressEvent, tool_text
+
+#: The MCP client role's names, imported on first use: the ``mcp`` SDK costs about a second of start-up, which a
+#: process that plays only hook roles (every hook feature run, every broken variant's run) never needs to pay.
+_MCP_NAMES = frozenset({"ElicitAnswer", "ElicitationRequest", "McpClientRole", "McpErrorResponse", "ProgressEvent",
+                        "tool_text"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _MCP_NAMES:
+        from . import mcp_client
+
+        return getattr(mcp_client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_MAX_SIZE",
