@@ -4,8 +4,8 @@
   ``--req '<ID or glob>'``); ``@must`` / ``@should`` / ``@may`` become the markers of the same name
   (``pytest -m must``). Both are registered in pyproject.toml, so ``--strict-markers`` holds.
 * The harness itself (targets, verdicts, timeouts, baseline, reports) is the plugin ``simulator.pytest_plugin``.
-* Hypothesis profiles: ``default`` (fast, CI) and ``fuzz`` (at least one million inputs across the fuzz tests),
-  chosen with ``HYPOTHESIS_PROFILE=fuzz`` or ``--hypothesis-profile fuzz``.
+* Long fuzz runs (``@pytest.mark.fuzz``) are opt-in; the Hypothesis profiles live in ``tests/conftest.py`` (a
+  conformance run never imports Hypothesis).
 """
 
 from __future__ import annotations
@@ -18,18 +18,6 @@ pytest_plugins = [
     "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop",
     "steps.hook_server",
 ]
-
-try:  # Hypothesis is a test dependency; the conformance run does not need it.
-    from hypothesis import HealthCheck, settings
-
-    settings.register_profile("default", max_examples=200, deadline=None)
-    settings.register_profile(
-        "fuzz", max_examples=250_000, deadline=None, suppress_health_check=list(HealthCheck)
-    )
-    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-except ImportError:  # pragma: no cover
-    pass
-
 
 def pytest_configure(config: pytest.Config) -> None:
     # A fuzz-profile property test runs for minutes: the per-test time limit (pyproject) does not apply then.

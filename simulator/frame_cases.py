@@ -8,14 +8,22 @@ type, a JSON pointer, an error code). The harness uses that table twice:
   the requirement whose rejection cases share its message type and pointer (``FrameRuleIndex.requirement_for``).
 
 Nothing here judges anything; it only reads the feature files (with pytest-bdd's own parser) and indexes them.
+Parsing the fifteen files costs about half a second, which every run that judges emitted frames pays at its end, so
+the expanded cases are cached as JSON under the user's cache directory (``$HOOK_CONFORMANCE_CACHE``, else
+``$XDG_CACHE_HOME/hook-conformance``, else ``~/.cache/hook-conformance``), keyed by the digest of the feature files,
+of this module and of the pytest-bdd version: an edited feature is parsed again, and a cache that cannot be read or
+written is simply not used.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 __all__ = ["FrameCase", "FrameRuleIndex", "load_frame_cases", "frame_rule_index", "normalise_pointer"]
@@ -78,12 +86,43 @@ def _claimed_type(text: str) -> str:
 
 
 def load_frame_cases(features_dir: Path) -> list[FrameCase]:
-    """Every expanded case of ``features_dir/hook/frames/*.feature``, in file order."""
-    frames = features_dir / "hook" / "frames"
+    """Every expanded case of ``features_dir/hook/frames/*.feature``, in file order (from the cache when it holds
+    the cases of exactly these files)."""
+    paths = sorted((features_dir / "hook" / "frames").glob("*.feature"))
+    cache = _cache_file(features_dir, paths)
+    if cache is not None:
+        try:
+            return [FrameCase(**row) for row in json.loads(cache.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError):
+            pass
     out: list[FrameCase] = []
-    for path in sorted(frames.glob("*.feature")):
+    for path in paths:
         out.extend(_cases_of(path, features_dir))
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+            partial.write_text(json.dumps([asdict(c) for c in out], ensure_ascii=False), encoding="utf-8")
+            partial.replace(cache)
+        except OSError:
+            pass
     return out
+
+
+def _cache_file(features_dir: Path, paths: list[Path]) -> Path | None:
+    """Where the cases of ``paths`` are cached: a name made of the digest of their contents, of this module's
+    source and of the pytest-bdd version (None when a file cannot be read)."""
+    digest = hashlib.sha256()
+    try:
+        digest.update(Path(__file__).read_bytes())
+        digest.update(version("pytest-bdd").encode())
+        for path in paths:
+            digest.update(str(path.relative_to(features_dir)).encode() + b"\0" + path.read_bytes() + b"\0")
+    except (OSError, PackageNotFoundError):
+        return None
+    root = os.environ.get("HOOK_CONFORMANCE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "hook-conformance")
+    return Path(root) / f"frame-cases-{digest.hexdigest()[:32]}.json"
 
 
 class FrameRuleIndex:

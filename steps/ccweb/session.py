@@ -8,7 +8,6 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.drivers.ccweb import CcwebControl, CcwebDriver, initialize_session
-from simulator.roles.mcp_client import McpClientRole
 from simulator.targets import Role
 
 ROLE = Role.CCWEB.value
@@ -16,6 +15,8 @@ ROLE = Role.CCWEB.value
 
 @bdd.given("a ccweb MCP session initialized by the harness", target_fixture="ccweb")
 def given_session(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness) -> CcwebDriver:
+    from simulator.roles.mcp_client import McpClientRole  # loads the mcp SDK: only when a session opens
+
     client = McpClientRole(wirelog=wire_log, step_timeout=harness_config.step_timeout)
     request.addfinalizer(client.close)
     subjects.connect_mcp(ROLE, client)

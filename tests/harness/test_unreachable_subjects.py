@@ -11,11 +11,13 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conformance_runs import ROOT, child_env, free_port
 
 NO_EVIDENCE_VERDICTS = {"pass", "warn", "review", "not-applicable"}
 
 
+@pytest.mark.timeout(1500)  # the whole run, every scenario meeting an absent subject (the run's own bound)
 def test_a_run_against_absent_subjects_passes_nothing(tmp_path):
     out = tmp_path / "report"
     exits = f'stdio:{sys.executable} -c "pass"'

@@ -14,8 +14,9 @@ from conformance_runs import ROOT, child_env
 
 pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]' brings it)")
 
-#: Areas with embedded references of every kind, restarts of the hook server and emitted-frames results.
-SELECTION = ("features/ccweb", "features/hook/test_hook_server.py")
+#: Embedded references of two kinds: the whole ccweb area (an MCP reference) and, of the hook server's, the
+#: scenarios that restart it (``-k`` keeps the run-wide emitted-frames results, which ``--req`` would narrow).
+SELECTION = ("features/ccweb", "features/hook/test_hook_server.py", "-k", "ccweb or restart or durab")
 
 
 def _run(out: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], dict]:
@@ -34,6 +35,7 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert {r["id"]: r["verdict"] for r in parallel["requirements"]} == {r["id"]: r["verdict"]
                                                                         for r in serial["requirements"]}
     assert any(n.startswith("emitted-frames::hook-server::") for n in verdicts), "no emitted-frames result"
+    assert sum("restart" in n for n in verdicts) >= 5, sorted(verdicts)  # the hook server's restarts ran
     assert parallel_proc.stdout.count("conformance: CONFORMANT") == 1, parallel_proc.stdout[-3000:]
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
     assert sorted(p.name for p in (tmp_path / "parallel").iterdir()) == sorted(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import NotApplicable
-from ...roles.mcp_client import tool_text
+from ...roles.mcp_values import tool_text
 from .contract import Entry
 
 __all__ = ["CallOutcome"]

@@ -19,9 +19,8 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ...roles.mcp_client import McpClientRole
 from ...wirelog import Direction, WireLog
 from . import deliveries
 from .calls import CallOutcome
@@ -30,6 +29,9 @@ from .control_view import CcwebControl
 from .reader_judgement import Placeholders, hand_to_reader
 from .tool_lists import ToolLists, quote_block
 from .waiting import wait_for
+
+if TYPE_CHECKING:  # the role's module loads the mcp SDK: only a session needs it
+    from ...roles.mcp_client import McpClientRole
 
 __all__ = ["CcwebDriver", "Conversation", "PromptedRun", "PromptItem", "initialize_session", "json_literal"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulator.errors import NotTestable
-from simulator.roles.mcp_client import breaking_arguments, valid_arguments
+from simulator.roles.mcp_values import breaking_arguments, valid_arguments
 
 from .schemas import SchemaDialect, schema_problems
 

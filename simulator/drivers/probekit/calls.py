@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simulator.roles.mcp_client import tool_text
+from simulator.roles.mcp_values import tool_text
 
 from .expect import expect
 

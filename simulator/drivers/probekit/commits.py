@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from simulator.roles.mcp_client import tool_text
+from simulator.roles.mcp_values import tool_text
 
 from .calls import Call
 from .expect import expect

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simulator.drivers.timing import NotYet, eventually
 from simulator.errors import NotTestable
-from simulator.roles.mcp_client import ElicitationRequest, McpClientRole
+from simulator.roles.mcp_values import ElicitationRequest
 
 from .arguments import arguments_or_empty, breaking_arguments_for, checked_arguments, every_tool, valid_arguments_for
 from .calls import Call, has_text
@@ -23,6 +23,9 @@ from .expect import expect
 from .schemas import DesignSchemas
 from .session import ProbeKitSubject, ProbeSession
 from .tasks import TERMINAL, check_task_completed, created_task
+
+if TYPE_CHECKING:  # the role's module loads the mcp SDK: only a session needs it
+    from simulator.roles.mcp_client import McpClientRole
 
 __all__ = ["ProbeKitDriver"]
 

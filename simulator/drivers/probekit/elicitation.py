@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from simulator.roles.mcp_client import AnswerFn, ElicitAnswer, ElicitationRequest, tool_text
+from simulator.roles.mcp_values import AnswerFn, ElicitAnswer, ElicitationRequest, tool_text
 
 from .calls import Call
 from .expect import expect

@@ -13,13 +13,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from simulator.roles.mcp_client import McpClientRole
 from simulator.targets import Role
 
 from .calls import Call
 from .expect import expect
 
 if TYPE_CHECKING:
+    from simulator.roles.mcp_client import McpClientRole
     from simulator.subjects import Subjects
     from simulator.wirelog import WireLog
 
@@ -56,6 +56,8 @@ class HarnessSubject:
     add_finalizer: Callable[[Callable[[], None]], None]
 
     def open_client(self, env: Mapping[str, str], elicitation: str | None) -> McpClientRole:
+        from simulator.roles.mcp_client import McpClientRole  # loads the mcp SDK: only when a session opens
+
         client = McpClientRole(wirelog=self.wire_log, step_timeout=self.step_timeout)
         self.add_finalizer(client.close)
         self.subjects.connect_mcp(ROLE, client, env=dict(env) or None)
