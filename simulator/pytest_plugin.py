@@ -391,6 +391,18 @@ def _verdict_for(excinfo: pytest.ExceptionInfo[BaseException] | None, level: str
     return Verdict.ERROR, f"{type(exc).__name__}: {text}"
 
 
+def _unless_the_harness_failed(item: pytest.Item, verdict: Verdict, reason: str) -> tuple[Verdict, str]:
+    """A scenario that passed (or only warned) while the harness itself failed (``WireLog.harness_error``: a frame
+    a role could not handle, an answer script that raised) is an error: the subject may have been judged on the
+    harness's mistake, so its pass proves nothing."""
+    wire = item.stash.get(_WIRE, None)
+    failures = wire.harness_errors() if wire is not None else []
+    if not failures:
+        return verdict, reason
+    listed = "; ".join(f"{e.role}: {e.text}" for e in failures[:3])
+    return Verdict.ERROR, f"the harness failed while the scenario ran, so its {verdict.value} proves nothing: {listed}"
+
+
 def _trim(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
 
@@ -411,6 +423,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return  # a plain skip (a missing tool with its reason) is not a verdict
     level = _level_of(item)
     verdict, reason = _verdict_for(call.excinfo, level, harness.config.strict, call.when)
+    judged = verdict
+    if call.when == "call" and verdict in (Verdict.PASS, Verdict.WARN):
+        verdict, reason = _unless_the_harness_failed(item, verdict, reason)
     subject = _subject_of(item, rid, harness)
     if call.when == "call":
         _observe_emitted(item, subject, harness)
@@ -473,6 +488,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.outcome = "passed"
         report.longrepr = None
     elif verdict in (Verdict.FAIL,) and review_entry is not None:
+        report.outcome = "failed"
+        report.longrepr = f"{rid}: {reason}"
+    elif verdict is not judged:  # the harness failed beside a call that passed or only warned
         report.outcome = "failed"
         report.longrepr = f"{rid}: {reason}"
     elif verdict is Verdict.WARN:

@@ -57,6 +57,10 @@ class WireEvent:
         )
 
 
+#: The summary of a note that records a failure of the harness itself (``WireLog.harness_error``).
+HARNESS_ERROR = "harness error"
+
+
 class WireLog:
     """A thread-safe, append-only list of ``WireEvent``; ``clock`` is injectable for tests."""
 
@@ -84,6 +88,16 @@ class WireLog:
     def events(self) -> list[WireEvent]:
         with self._lock:
             return list(self._events)
+
+    def harness_error(self, role: str, channel: str, text: str) -> WireEvent:
+        """Record a failure of the harness itself while a scenario ran (a frame it could not handle, an answer
+        script that raised): the subject may then have been judged on the harness's mistake, so the plugin turns
+        the scenario's pass into an error (``simulator.pytest_plugin``)."""
+        return self.record(role, Direction.NOTE, channel, text, summary=HARNESS_ERROR)
+
+    def harness_errors(self) -> list[WireEvent]:
+        """The events ``harness_error`` recorded, oldest first."""
+        return [e for e in self.events() if e.direction is Direction.NOTE and e.summary == HARNESS_ERROR]
 
     def __iter__(self) -> Iterator[WireEvent]:
         return iter(self.events())

@@ -319,7 +319,8 @@ class HookConnection:
                 except Exception as exc:  # noqa: BLE001 - a frame must never kill the reader
                     # the frame may be missing from the inbox: a negative window this spans cannot hold (expect_none)
                     self.harness_errors += 1
-                    self._note(f"harness error while handling a frame: {type(exc).__name__}: {exc}", summary="error")
+                    self.wire.harness_error(self.role, "connection",
+                                            f"harness error while handling a frame: {type(exc).__name__}: {exc}")
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - record, never crash the role

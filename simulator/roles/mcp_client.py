@@ -371,8 +371,8 @@ class McpClientRole:
             else:
                 answer = ElicitAnswer.fail(METHOD_NOT_FOUND, f"Method not found: {request.method}")
         except Exception as exc:  # noqa: BLE001 - a broken answer script must not kill the reader
-            self._note("jsonrpc", f"answer script for {request.method} #{request.id} failed: {_describe(exc)}",
-                       "harness error")
+            self.wirelog.harness_error(
+                self.role, "jsonrpc", f"answer script for {request.method} #{request.id} failed: {_describe(exc)}")
             answer = ElicitAnswer.fail(INTERNAL_ERROR, f"harness answer script failed: {exc}")
         if answer.silent:
             self._note("jsonrpc", f"{request.method} #{request.id} left unanswered on purpose", "no answer")
