@@ -11,10 +11,12 @@ requirement it breaks and by nothing else.
 * ``run_features(name, workdir, features, args)`` runs ``pytest <features> <args> --report-dir=…``.
 * ``RunPool`` starts independent runs together (a few at a time) and hands each case its own.
 * ``assert_caught`` / ``assert_all_pass`` are the two judgements.
+* ``load_module(path, name)`` imports a file that is no package module (a test fixture, a standalone fake).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -27,11 +29,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 __all__ = [
     "ROOT", "PYTHON", "PYCACHE", "FAILING", "RUN_TIMEOUT_S", "READY_TIMEOUT_S", "Run", "RunPool", "free_port", "child_env",
-    "serving", "run_features", "assert_caught", "assert_all_pass",
+    "serving", "run_features", "assert_caught", "assert_all_pass", "load_module",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,3 +197,15 @@ def assert_all_pass(run: Run, not_applicable_ok: Iterable[str] = ()) -> None:
     bad = {rid: v for rid, v in verdicts.items() if v != "pass" and not (v == "not-applicable" and rid in allowed)}
     assert not bad, f"requirements not passing: {bad}\n{run.explain()}"
     assert run.returncode == 0 and run.report["exitCode"] == 0, run.explain()
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """The module in the file ``path``, imported once under ``name`` (kept in ``sys.modules``, where dataclasses
+    and pickle look a module up by name)."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None, path
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]

@@ -14,4 +14,3 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("default", max_examples=200, deadline=None)
 settings.register_profile("fuzz", max_examples=250_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-

@@ -4,10 +4,10 @@ variant those tests run is listed, and every requirement a case proves is in the
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from conformance_runs import load_module
 
 from simulator.falsifiability import figure, load_falsifiers, render_figure
 from simulator.requirements import load_registry
@@ -17,13 +17,7 @@ CASES = load_falsifiers(ROOT / "scenarios" / "falsifiers.toml")
 
 
 def _module(relative: str) -> ModuleType:
-    name = "falsifier_table_" + relative.replace("/", "_").removesuffix(".py")
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / relative)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is made
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_module(ROOT / relative, "falsifier_table_" + relative.replace("/", "_").removesuffix(".py"))
 
 
 def _expected() -> dict[str, frozenset[str]]:

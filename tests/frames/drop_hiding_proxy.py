@@ -53,35 +53,37 @@ def could_be(case: FrameCase, type_: str, path: str | None, code: str | None) ->
             and (case.code is None or case.code == code))
 
 
-def owners(cases: Iterable[FrameCase], entry: dict) -> set[str]:
-    """The requirements with a rejection case that ``entry`` (one ``dropped`` object) could be the drop of."""
-    type_ = entry.get("type") if isinstance(entry.get("type"), str) else ""
-    path, code = entry.get("path"), entry.get("code")
-    return {c.requirement for c in cases if could_be(c, type_, path if isinstance(path, str) else None,
-                                                       code if isinstance(code, str) else None)}
+def owners(cases: Iterable[FrameCase], type_: str, path: str | None, code: str | None) -> frozenset[str]:
+    """The requirements with a rejection case that a drop of ``type_`` at ``path`` with ``code`` could be the drop
+    of."""
+    return frozenset(c.requirement for c in cases if could_be(c, type_, path, code))
 
 
 class Owners:
-    """``owners`` over one list of cases, remembered per (type, path, code): a subject reports the same few kinds of
-    drop again and again, and every ``dropped-frames`` answer lists all the drops of its connection so far."""
+    """``owners`` of one ``dropped`` entry, remembered per (type, path, code): a subject reports the same few kinds
+    of drop again and again, and every ``dropped-frames`` answer lists all the drops of its connection so far."""
 
     def __init__(self, cases: list[FrameCase]) -> None:
         self.cases = cases
-        self._seen: dict[tuple[object, object, object], frozenset[str]] = {}
+        self._seen: dict[tuple[str, str | None, str | None], frozenset[str]] = {}
 
     def __call__(self, entry: dict) -> frozenset[str]:
-        key = (entry.get("type"), entry.get("path"), entry.get("code"))
-        if not all(k is None or isinstance(k, str) for k in key):
-            return frozenset(owners(self.cases, entry))
+        def text(key: str) -> str | None:
+            value = entry.get(key)
+            return value if isinstance(value, str) else None
+
+        key = (text("type") or "", text("path"), text("code"))
         if key not in self._seen:
-            self._seen[key] = frozenset(owners(self.cases, entry))
+            self._seen[key] = owners(self.cases, *key)
         return self._seen[key]
 
 
 def conflict_groups(cases: list[FrameCase]) -> list[frozenset[str]]:
     """The requirements of ``cases`` in groups, largest first: two requirements are in one group when a drop could
     be the drop of a case of each (``could_be``), directly or through others. Hiding whole groups, a run breaks
-    exactly the requirements it hides: every other requirement's drops stay (``rewrite``)."""
+    exactly the requirements it hides: every other requirement's drops stay (``rewrite``). A drop reported
+    without a type (which ``could_be`` matches to a case of any type) comes only from a frame whose type or whole
+    text is broken, and such cases are ``loose`` here too."""
     keys = sorted({(c.requirement, c.type, loose(c), c.pointer and normalise_pointer(c.pointer), c.code)
                    for c in cases}, key=repr)
     group = {key[0]: key[0] for key in keys}

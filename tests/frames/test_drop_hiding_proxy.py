@@ -3,16 +3,13 @@ what it passes on, without a network."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
+
+from conformance_runs import ROOT, load_module
 
 from simulator.frame_cases import FrameCase
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("drop_hiding_proxy", ROOT / "tests" / "frames" / "drop_hiding_proxy.py")
-proxy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(proxy)
+proxy = load_module(ROOT / "tests" / "frames" / "drop_hiding_proxy.py", "drop_hiding_proxy")
 
 CASES = [
     FrameCase("R-ACK-01", "task.ack", "/payload/result", None, "f"),

@@ -12,13 +12,13 @@ requirements only, where each fails.
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-from conformance_runs import PYTHON, ROOT, RUN_TIMEOUT_S, RunPool, assert_caught, child_env, run_features, serving
+from conformance_runs import (
+    PYTHON, ROOT, RUN_TIMEOUT_S, RunPool, assert_caught, child_env, load_module, run_features, serving,
+)
 
 PROXY = ROOT / "tests" / "frames" / "drop_hiding_proxy.py"
 FEATURES = "features/hook/test_hook_frames.py"
@@ -26,14 +26,7 @@ FEATURES = "features/hook/test_hook_frames.py"
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 
 
-def _proxy_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("drop_hiding_proxy", PROXY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_PROXY = _proxy_module()
+_PROXY = load_module(PROXY, "drop_hiding_proxy")
 _GROUPS = _PROXY.conflict_groups(_PROXY.rejection_cases(ROOT / "features"))
 #: run name → the requirements whose drops the proxy hides in that run (and which the run must see fail).
 HIDE: dict[str, frozenset[str]] = {"largest-group": _GROUPS[0],

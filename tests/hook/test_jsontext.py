@@ -6,13 +6,12 @@ The module is loaded straight from its file, so these tests do not depend on
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pickle
-import sys
 from pathlib import Path
 
 import pytest
+from conformance_runs import load_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,15 +19,7 @@ _PATH = Path(__file__).resolve().parents[2] / "simulator" / "hook" / "jsontext.p
 _NAME = "_jsontext_under_test"
 
 
-def _load():
-    spec = importlib.util.spec_from_file_location(_NAME, _PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_NAME] = module  # so that pickle finds JsonTextError
-    spec.loader.exec_module(module)
-    return module
-
-
-jsontext = _load()
+jsontext = load_module(_PATH, _NAME)  # in sys.modules: pickle finds JsonTextError
 JsonTextError = jsontext.JsonTextError
 loads = jsontext.loads
 iterative = jsontext._loads_iterative

@@ -3,7 +3,6 @@ fixture spawned with this interpreter) and Streamable HTTP (the fixture served b
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import socket
 import subprocess
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conformance_runs import load_module
 
 from simulator.errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
 from simulator.roles.mcp_client import (
@@ -31,14 +31,7 @@ FIXTURE = HERE / "mcp_fixture_server.py"
 LISTED = ["echo", "slow", "freeze", "ask", "steps"]
 
 
-def _load_fixture():
-    spec = importlib.util.spec_from_file_location("mcp_fixture_server", FIXTURE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fixture_server = _load_fixture()
+fixture_server = load_module(FIXTURE, "mcp_fixture_server")
 
 
 @pytest.fixture
@@ -228,6 +221,23 @@ def test_elicit_answer_function_and_default_cancel(mem):
     assert tool_text(mem.call_tool("ask", {"question": "q"})) == "action: cancel"  # nothing scripted
     mem.on_elicit(lambda request: ElicitAnswer.accept({"answer": request.message.upper()}))
     assert tool_text(mem.call_tool("ask", {"question": "shout"})) == "answer: SHOUT"
+
+
+def test_a_failing_answer_script_is_recorded_as_a_harness_error(mem):
+    """The subject gets a JSON-RPC error it was never meant to get: the wire log says the harness failed, which
+    turns the scenario's pass into an error (tests/harness/test_harness_errors.py)."""
+    mem.initialize(elicitation="form")
+    assert mem.wirelog.harness_errors() == []
+
+    def broken(request):
+        raise KeyError("no such answer")
+
+    mem.on_elicit(broken)
+    mem.call_tool("ask", {"question": "colour?"})
+    (failure,) = mem.wirelog.harness_errors()
+    assert "answer script for elicitation/create" in failure.text and "KeyError" in failure.text
+    errors = [json.loads(e.text) for e in sent(mem) if "error" in json.loads(e.text)]
+    assert errors and errors[0]["error"]["code"] == -32603
 
 
 # -- teardown ----------------------------------------------------------------------------------------------------
