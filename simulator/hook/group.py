@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonpointer import join
-from .checks import ABSENT, Obj, is_array, is_object, is_telegram_user_id, utf16_len
+from .checks import ABSENT, Obj, is_object, is_telegram_user_id, utf16_len
 from .constants import (
     GROUP_MESSAGE_FILE_NAME_CHARS_MAX,
     GROUP_MESSAGE_FILE_NAMES_MAX,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from simulator.hook import HOOK_MESSAGE_TYPES, HookMessage, build_hook_message, parse_hook_message, serialize_hook_message

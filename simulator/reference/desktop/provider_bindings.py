@@ -14,7 +14,6 @@ preferences (desktop, part 2a)".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
