@@ -426,6 +426,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     judged = verdict
     if call.when == "call" and verdict in (Verdict.PASS, Verdict.WARN):
         verdict, reason = _unless_the_harness_failed(item, verdict, reason)
+    harness_failed = verdict is not judged  # decided before a reviewed decision may change the verdict
     subject = _subject_of(item, rid, harness)
     if call.when == "call":
         _observe_emitted(item, subject, harness)
@@ -490,7 +491,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     elif verdict in (Verdict.FAIL,) and review_entry is not None:
         report.outcome = "failed"
         report.longrepr = f"{rid}: {reason}"
-    elif verdict is not judged:  # the harness failed beside a call that passed or only warned
+    elif harness_failed:  # the harness failed beside a call that passed or only warned
         report.outcome = "failed"
         report.longrepr = f"{rid}: {reason}"
     elif verdict is Verdict.WARN:
