@@ -8,7 +8,14 @@ with ``WIRE_TYPES_HARNESS=desktop`` the harness plays the desktop (a hook-server
 desktop's and the received ones the server's; ``server`` the other way round. A bad frame, or a valid one a
 scenario throws the wrong way on purpose, does not count. At the end of the run the counts go to the JSON file
 ``WIRE_TYPES_OUT`` (under pytest-xdist one file per worker, ``WIRE_TYPES_OUT.<worker>``; ``read_wire_types``
-merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nodeid…]}}}``.
+merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nodeid…]}}, "leaks": [...], "scanned": n}``.
+
+The same pass is the whole-run privacy check of the references (issue 14: "no absolute path and no one-time token
+appears in any frame either reference sends"): every frame the *subject* sent, valid or not, is scanned for a local
+path in any field and any free text (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于
+desktop,永不过网线") and for a one-time connect token handed out earlier in the run (by whichever peer plays the
+server) anywhere but in the link that hands it out (``token_leaks``, 阶段 14 "一次性凭证 … 不转发"). Each finding is a
+``leaks`` entry ``{"scenario", "type", "kind": "path" | "token", "detail"}``; ``read_leaks`` merges them.
 """
 
 from __future__ import annotations
@@ -20,13 +27,18 @@ from pathlib import Path
 
 import pytest
 
-from simulator.hook import parse_hook_message
+from simulator.hook import find_local_paths_in_frame, parse_hook_message
+from simulator.hook.connect_links import pending_connect_tokens, token_leaks
 from simulator.hook.directions import Sender, sent_by
 from simulator.pytest_plugin import scenario_wire_log
 from simulator.wirelog import Direction
 
 _frames: dict[str, int] = defaultdict(int)
 _scenarios: dict[str, set[str]] = defaultdict(set)
+#: one-time tokens the server side handed out so far in this process's share of the run
+_tokens: set[str] = set()
+_leaks: list[dict[str, str]] = []
+_scanned = [0]
 
 
 def _harness() -> Sender:
@@ -43,13 +55,38 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     for event in log.events():
         if event.channel != "hook" or event.direction is Direction.NOTE:
             continue
+        sender = harness if event.direction is Direction.SENT else subject
+        if sender is Sender.SERVER:
+            _tokens.update(pending_connect_tokens(event.text))
+        if sender is subject:
+            _scan(item.nodeid, event.text)
         result = parse_hook_message(event.text)
         if not result.ok:
             continue
-        sender = harness if event.direction is Direction.SENT else subject
         if sent_by(result.message.type) in (sender, Sender.EITHER):
             _frames[result.message.type.value] += 1
             _scenarios[result.message.type.value].add(item.nodeid)
+
+
+def _scan(scenario: str, text: str) -> None:
+    """Record every local path and every leaked one-time token in one frame the subject sent."""
+    _scanned[0] += 1
+    _leaks.extend({"scenario": scenario, **leak} for leak in frame_leaks(text, _tokens))
+
+
+def frame_leaks(text: str, tokens: set[str]) -> list[dict[str, str]]:
+    """The local paths (any field, any free text) and the leaked one-time ``tokens`` in one frame as sent."""
+    kind = _frame_type(text)
+    return ([{"type": kind, "kind": "path", "detail": str(found)} for found in find_local_paths_in_frame(text)]
+            + [{"type": kind, "kind": "token", "detail": token} for token in token_leaks(text, tokens)])
+
+
+def _frame_type(text: str) -> str:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return "<not JSON>"
+    return str(value.get("type")) if isinstance(value, dict) else "<not an object>"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -59,18 +96,30 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     worker = getattr(session.config, "workerinput", {}).get("workerid")
     if worker:  # an xdist worker saw only its share: it writes WIRE_TYPES_OUT.<worker> (read_wire_types merges)
         out = f"{out}.{worker}"
-    elif not _frames:
+    elif not _frames and not _scanned[0]:
         return  # the controller of an xdist run: the workers wrote the counts
     data = {"harness": _harness().value,
-            "types": {t: {"frames": n, "scenarios": sorted(_scenarios[t])} for t, n in sorted(_frames.items())}}
+            "types": {t: {"frames": n, "scenarios": sorted(_scenarios[t])} for t, n in sorted(_frames.items())},
+            "leaks": _leaks, "scanned": _scanned[0]}
     Path(out).write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def _written(out: Path) -> list[dict]:
+    return [json.loads(path.read_text(encoding="utf-8"))
+            for path in [out, *sorted(out.parent.glob(out.name + ".gw*"))] if path.is_file()]
 
 
 def read_wire_types(out: Path) -> dict[str, int]:
     """Frames per type in the file(s) a run wrote at ``out`` (merged over xdist workers)."""
     counts: dict[str, int] = defaultdict(int)
-    for path in [out, *sorted(out.parent.glob(out.name + ".gw*"))]:
-        if path.is_file():
-            for name, entry in json.loads(path.read_text(encoding="utf-8"))["types"].items():
-                counts[name] += entry["frames"]
+    for data in _written(out):
+        for name, entry in data["types"].items():
+            counts[name] += entry["frames"]
     return dict(counts)
+
+
+def read_leaks(out: Path) -> tuple[int, list[dict[str, str]]]:
+    """How many frames of the subject were scanned, and every local path or leaked token found in them (merged
+    over xdist workers)."""
+    written = _written(out)
+    return sum(d["scanned"] for d in written), [leak for d in written for leak in d["leaks"]]

@@ -54,6 +54,9 @@ def _run(name: str, hide: frozenset[str]):
             return run_features(name, workdir, FEATURES, [
                 f"--target=hook-server={ready['url']}", f"--control=hook-server={proxy['control']}",
                 f"--hook-token={token}", "-k", "hook-server",
+                # the 48 MiB frames take the server seconds to read while the rest of the test run shares the two
+                # cores: a wider step limit keeps a slow-but-answering server from reading as a timeout
+                "--step-timeout=30",
                 *([] if name == WHOLE_SPEC else [f"--req={rid}" for rid in sorted(hide)])])
     return job
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conformance_runs import PYTHON, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving
-from wire_types_plugin import read_wire_types
+from wire_types_plugin import read_leaks, read_wire_types
 
 from simulator.hook import HOOK_MESSAGE_TYPES
 
@@ -291,6 +291,18 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
     counts = read_wire_types(run.workdir / WIRE_TYPES)
     missing = sorted(set(HOOK_MESSAGE_TYPES) - set(counts))
     assert not missing, f"message types that never travelled in a hook-server run: {missing}\n{run.explain()}"
+
+
+def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs: RunPool) -> None:
+    """Issue 14's whole-run check: over every scenario of the external run, no frame the reference hook-server sent (valid
+    or not) holds a local absolute path in any field or free text (§2 "本地绝对路径只存在于 desktop,永不过网线") or a
+    one-time connect token anywhere but in the link that hands it out (阶段 14 "一次性凭证 … 不转发"); see
+    tests/wire_types_plugin.py. At least one frame must have been scanned."""
+    run = runs["external"]
+    assert run.workdir is not None
+    scanned, leaks = read_leaks(run.workdir / WIRE_TYPES)
+    assert scanned > 0, f"no frame of the reference hook-server was scanned\n{run.explain()}"
+    assert not leaks, f"the reference hook-server sent a local path or a one-time token: {leaks[:10]}"
 
 
 def test_the_reference_without_the_optional_features_passes_their_requirements(runs: RunPool) -> None:
