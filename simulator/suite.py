@@ -53,5 +53,6 @@ def suite_root() -> Path:
 
 
 def schema_path(name: str) -> Path:
-    """A JSON schema of the suite's documentation (``docs/<name>``: report-schema.json, control-api.schema.json)."""
+    """A JSON schema of the suite's documentation (``docs/<name>``: report-schema.json, control-api.schema.json,
+    desktop-control-api.schema.json)."""
     return suite_root() / "docs" / name

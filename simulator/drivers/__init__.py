@@ -9,6 +9,7 @@ drivers ← steps; a driver never imports ``steps/``, the pytest plugin or a ref
 | module | drives |
 |---|---|
 | ``timing`` | what every driver shares: how long a negative check watches, the polling of a positive one |
+| ``control_schema`` | what every driver shares: a control answer checked against its role's JSON Schema before it is read |
 | ``hook_frames`` | the frame features: a frame built, mutated and delivered to a hook subject, its drop judged |
 | ``hook_server`` | a hook server under test, from the desktop side (devices, channel, control API) |
 | ``hook_desktop`` | a desktop under test, from the hook-server side |

@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 import pytest
-from test_hook_desktop_fakes import FakeClock, FakeControl, FakeServer, make_driver
+from test_hook_desktop_fakes import FakeClock, FakeControl, FakeServer, documented_state, make_driver
 
 from simulator.drivers.hook_desktop import checked_slack_view
 from simulator.drivers.hook_desktop.bindings import is_https_url, patch_of
@@ -17,7 +17,17 @@ from simulator.hook import make_bind_revoke, make_bind_start, make_pong, make_pr
 
 
 def _view(bindings=(), auth=None, multi=False, prefs=None) -> dict[str, Any]:
-    return {"slack": {"bindings": list(bindings), "authorization": auth, "multiTeam": multi}, "prefs": prefs}
+    """A complete state answer whose ``slack`` and ``prefs`` are these."""
+    return documented_state(slack={"bindings": list(bindings), "authorization": auth, "multiTeam": multi},
+                            prefs=prefs)
+
+
+def _binding(team: str, user: str = "U") -> dict[str, Any]:
+    return {"teamId": team, "teamName": None, "slackUserId": user, "slackUserName": None}
+
+
+def _auth(state: str, link: str | None) -> dict[str, Any]:
+    return {"state": state, "authorizeUrl": None, "message": None, "reason": None, "link": link}
 
 
 def _answering_pings(server: FakeServer) -> FakeServer:
@@ -30,11 +40,15 @@ def test_a_documented_view_passes_and_a_missing_part_fails():
                  {"state": "pending", "authorizeUrl": "https://x", "message": None, "reason": None,
                   "link": "https://x"},
                  prefs={"bound": True, "prefs": [], "replyTo": None})
-    assert checked_slack_view({"runs": [], **copy.deepcopy(view)}) == view
-    for broken in ({"prefs": None}, {"slack": {"bindings": [], "multiTeam": False}, "prefs": None},
-                   {**_view(), "prefs": {"bound": "yes", "prefs": [], "replyTo": None}},
-                   _view([{"teamName": "x"}]), {"slack": _view()["slack"]}):
-        with pytest.raises(AssertionError):
+    part = {"slack": view["slack"], "prefs": view["prefs"]}
+    assert checked_slack_view({"runs": [], **copy.deepcopy(part)}) == part
+    for broken, pointer in (({"prefs": None}, "/"), ({"slack": {"bindings": [], "multiTeam": False}, "prefs": None},
+                                                     "/slack"),
+                            ({**part, "prefs": {"bound": "yes", "prefs": [], "replyTo": None}}, "/prefs/bound"),
+                            (_view([{"teamName": "x"}]), "/slack/bindings/0"), ({"slack": part["slack"]}, "/"),
+                            (_view(auth={"state": "pending", "link": None}), "/slack/authorization")):
+        with pytest.raises(AssertionError, match=rf"to state does not match docs/desktop-control-api\.schema\.json "
+                                                 rf"\(\$defs/state\.response\) at {pointer}:"):
             checked_slack_view(broken)
 
 
@@ -91,7 +105,10 @@ def test_prefs_get_and_set_carry_the_answered_request_ids_and_exactly_the_change
 
 def test_an_answer_without_request_id_is_malformed():
     desk = make_driver(control=FakeControl({"prefs-get": {"ok": True}}))
-    with pytest.raises(AssertionError, match="lacks requestId"):
+    with pytest.raises(AssertionError, match=r"\(\$defs/prefs-get\.response\) at /: 'requestId' is a required"):
+        desk.ask_slack_prefs()
+    desk.control.answers["prefs-get"] = {"ok": True, "requestId": ""}
+    with pytest.raises(AssertionError, match=r"\(\$defs/prefs-get\.response\) at /requestId:"):
         desk.ask_slack_prefs()
 
 
@@ -106,10 +123,10 @@ def test_shown_teams_are_polled_and_judged_on_this_scenario_teams_only():
     control = FakeControl()
     desk = make_driver(control=control, clock=clock)
     a, b = desk.team("A"), desk.team("B")
-    other = {"teamId": "T-OTHER", "slackUserId": "U"}
-    control.answers["state"] = [_view([other]), _view([other, {"teamId": a, "slackUserId": "U"}])]
+    other = _binding("T-OTHER")
+    control.answers["state"] = [_view([other]), _view([other, _binding(a)])]
     desk.check_shows_teams(["A"])
-    control.answers["state"] = _view([{"teamId": a, "slackUserId": "U"}, {"teamId": b, "slackUserId": "U"}])
+    control.answers["state"] = _view([_binding(a), _binding(b)])
     with pytest.raises(AssertionError, match="exactly the teams"):
         desk.check_shows_teams(["B"])
 
@@ -130,10 +147,10 @@ def test_links_are_judged_on_what_the_harness_sent():
     desk = make_driver(control=control)
     desk.send_pending()
     url = desk.slack.authorize_url
-    control.answers["state"] = _view(auth={"state": "pending", "link": url})
+    control.answers["state"] = _view(auth=_auth("pending", url))
     desk.check_shows_authorize_link()
     desk.send_not_installed(False)
-    control.answers["state"] = _view(auth={"state": "failed", "link": None})
+    control.answers["state"] = _view(auth=_auth("failed", None))
     with pytest.raises(AssertionError, match="https install link"):
         desk.check_shows_generic_install_link()
 

@@ -5,7 +5,9 @@ with the core's builders, or raw text for an invalid one), read with the roles' 
 entries; ``expect`` / ``expect_none`` / ``expect_payload`` follow the role's contract on that inbox (``MissingFrame``
 when nothing matches, ``AssertionError`` when a frame arrives in a "nothing arrives" window or a claimed frame is
 invalid), and every frame the driver sends is recorded in ``sent``. ``FakeControl`` answers control-API calls from a
-table (a value, a list of successive values, or a callable) and records them.
+table (a value, a list of successive values, or a callable) and records them; ``documented_state`` and
+``documented_run`` are a complete ``state`` answer and run row (docs/desktop-control-api.schema.json), so a test
+changes only the fields it is about.
 """
 
 from __future__ import annotations
@@ -23,7 +25,30 @@ from simulator.hook import HookMessage, MessageType, serialize_hook_message
 from simulator.roles.hook_conn import Inbound, describe_frame
 from simulator.wirelog import WireLog
 
-__all__ = ["FakeClock", "FakeConn", "FakeControl", "FakeServer", "make_driver"]
+__all__ = ["FakeClock", "FakeConn", "FakeControl", "FakeServer", "documented_run", "documented_state", "make_driver"]
+
+
+def documented_state(**changes: Any) -> dict[str, Any]:
+    """A complete ``state`` answer of an idle, connected desktop ($defs/state.response: every family present and
+    empty), with ``changes`` applied to its top-level fields."""
+    def channel() -> dict[str, Any]:
+        return {"visible": False, "attempts": [], "bindings": []}
+    state: dict[str, Any] = {
+        "sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True, "serverFeatures": [],
+        "slack": {"bindings": [], "authorization": None, "multiTeam": False},
+        "providers": {"telegram": channel(), "x": channel()}, "prefs": None, "providerPrefs": [], "behavior": [],
+        "toolCalls": [], "messageOps": [], "groupWindow": [],
+    }
+    state.update(changes)
+    return state
+
+
+def documented_run(request_id: str, **changes: Any) -> dict[str, Any]:
+    """A complete row of ``state.runs`` ($defs/run): a dispatched turn that finished ok, with ``changes``."""
+    run: dict[str, Any] = {"requestId": request_id, "runs": 1, "status": "ok", "sessionId": "s1", "kind": "dispatch",
+                           "reopenOf": None, "decision": None, "groupContext": None}
+    run.update(changes)
+    return run
 
 
 class FakeConn:
@@ -205,6 +230,15 @@ def test_fake_server_expect_and_expect_none():
         server.expect_none("ping", 1.0)
     assert server.expect("ping").type == "ping"
     server.expect_none("ping", 1.0)
+
+
+def test_the_documented_state_and_run_match_the_schema():
+    from simulator.drivers.hook_desktop import DESKTOP_CONTROL_SCHEMA
+
+    DESKTOP_CONTROL_SCHEMA.check(documented_state(runs=[documented_run("r1")]), "state.response", "state",
+                                 subject="desktop")
+    assert set(documented_state()) == DESKTOP_CONTROL_SCHEMA.required("state.response")
+    assert set(documented_run("r1")) == DESKTOP_CONTROL_SCHEMA.required("run")
 
 
 def test_fake_control_answers_in_turn():

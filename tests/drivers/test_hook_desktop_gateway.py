@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from test_hook_desktop_fakes import FakeClock, FakeControl, FakeServer, make_driver
+from test_hook_desktop_fakes import FakeClock, FakeControl, FakeServer, documented_run, documented_state, make_driver
 
 from simulator.drivers.hook_desktop import checked_call_answer, checked_tool_calls
 from simulator.errors import MissingFrame, NotApplicable
@@ -32,10 +32,7 @@ MODELS = (QueryModelEntry("default", "Default", ("low",), "low"),)
 
 
 def _state(**changes: Any) -> dict[str, Any]:
-    state: dict[str, Any] = {"sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True,
-                             "serverFeatures": [], "toolCalls": []}
-    state.update(changes)
-    return state
+    return documented_state(**changes)
 
 
 def _call(call_id: str = "c1", state: str = "pending", **changes: Any) -> dict[str, Any]:
@@ -225,19 +222,25 @@ def test_session_tasks_run_one_after_the_other():
 
 def test_call_answers_and_tool_call_entries_are_checked_before_use():
     assert checked_call_answer({"ok": True, "callId": "c1", "requestId": None})["callId"] == "c1"
-    for bad in ({"ok": True, "callId": "c1"}, {"ok": True, "requestId": "r"}, {"ok": True, "callId": "c1",
-                                                                               "requestId": 3}, ["ok"]):
-        with pytest.raises(AssertionError, match="call-tool"):
+    for bad, pointer in (({"ok": True, "callId": "c1"}, "/"), ({"ok": True, "requestId": "r"}, "/"),
+                         ({"ok": True, "callId": "c1", "requestId": 3}, "/requestId"),
+                         ({"ok": True, "callId": "", "requestId": None}, "/callId"),
+                         ({"ok": True, "callId": "c1", "requestId": ""}, "/requestId"), (["ok"], "/")):
+        with pytest.raises(AssertionError, match=rf"to call-tool does not match docs/desktop-control-api\.schema\.json "
+                                                 rf"\(\$defs/call-tool\.response\) at {pointer}:"):
             checked_call_answer(bad)
     assert checked_tool_calls(_state(toolCalls=[_call()])) == [_call()]
-    with pytest.raises(AssertionError, match="lacks the list toolCalls"):
+    in_state = r"to state does not match docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
+    with pytest.raises(AssertionError, match=rf"{in_state} at /toolCalls: None is not of type 'array'"):
         checked_tool_calls(_state(toolCalls=None))
     call = _call()
     del call["error"]
-    with pytest.raises(AssertionError, match="malformed"):
+    with pytest.raises(AssertionError, match=rf"{in_state} at /toolCalls/0: 'error' is a required property"):
         checked_tool_calls(_state(toolCalls=[call]))
-    with pytest.raises(AssertionError, match="malformed"):
+    with pytest.raises(AssertionError, match=rf"{in_state} at /toolCalls/0/state:"):
         checked_tool_calls(_state(toolCalls=[_call(state="done")]))
+    with pytest.raises(AssertionError, match=rf"{in_state} at /toolCalls/0/error:"):
+        checked_tool_calls(_state(toolCalls=[_call(state="error", error={"code": "E"})]))
 
 
 def _tool_driver(state_calls, answer=None, clock=None, requests=()):
@@ -358,8 +361,7 @@ def _card_desk(state_runs):
 
 
 def _run(rid: str, status: str = "running", decision: str | None = None) -> dict[str, Any]:
-    return {"requestId": rid, "runs": 1, "status": status, "sessionId": "s1", "kind": "dispatch", "reopenOf": None,
-            "decision": decision}
+    return documented_run(rid, status=status, decision=decision)
 
 
 def test_wrong_decisions_name_what_the_card_never_had():

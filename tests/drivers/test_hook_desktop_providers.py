@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_hook_desktop_fakes import FakeControl, FakeServer, make_driver
+from test_hook_desktop_fakes import FakeControl, FakeServer, documented_state, make_driver
 
 from simulator.drivers.hook_desktop.providers import checked_providers
 from simulator.errors import NotApplicable, SubjectRefused
@@ -20,13 +20,19 @@ from simulator.hook import (
 HELLO = ("provider-bind-v1", "provider-prefs-v1", "provider-behavior-v1")
 
 
+IN_STATE = r"to state does not match docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
+
+
 def _state(telegram: dict[str, Any] | None = None, **changes: Any) -> dict[str, Any]:
-    channel = {"visible": False, "attempts": [], "bindings": []} if telegram is None else telegram
-    state = {"sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True, "serverFeatures": [],
-             "providers": {"telegram": channel, "x": {"visible": False, "attempts": [], "bindings": []}},
-             "providerPrefs": [], "behavior": []}
-    state.update(changes)
+    state = documented_state(**changes)
+    if telegram is not None:
+        state["providers"]["telegram"] = telegram
     return state
+
+
+def _binding(binding_id: str) -> dict[str, Any]:
+    return {"bindingId": binding_id, "principalId": "p", "principalName": None, "scopeId": "s", "scopeName": None,
+            "state": "confirmed"}
 
 
 def _driver(answers: dict[str, Any] | None = None, hello: tuple[str, ...] = HELLO):
@@ -92,10 +98,15 @@ def test_behavior_set_must_keep_an_explicit_default():
 
 
 def test_a_state_without_the_provider_fields_is_malformed():
-    with pytest.raises(AssertionError, match="lacks"):
+    assert checked_providers(_state(), "telegram") == {"visible": False, "attempts": [], "bindings": []}
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /providers: 'telegram' is a required property"):
         checked_providers({"providers": {}, "providerPrefs": [], "behavior": []}, "telegram")
-    with pytest.raises(AssertionError, match="lacks"):
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /providerPrefs: None is not of type 'array'"):
         checked_providers(_state(providerPrefs=None), "telegram")
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /providers/telegram/bindings/0: 'principalId' is a"):
+        checked_providers(_state({"visible": True, "attempts": [], "bindings": [{"bindingId": "b1"}]}), "telegram")
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /: 'behavior' is a required property"):
+        checked_providers({k: v for k, v in _state().items() if k != "behavior"}, "telegram")
 
 
 def test_a_hidden_channel_must_say_so_and_show_nothing_of_the_scenario():
@@ -104,7 +115,7 @@ def test_a_hidden_channel_must_say_so_and_show_nothing_of_the_scenario():
         desk.check_channel_hidden("telegram")
     desk, _ = _driver()
     bid = desk.pid("binding", "b1")
-    desk.control.answers["state"] = _state({"visible": False, "attempts": [], "bindings": [{"bindingId": bid}]})
+    desk.control.answers["state"] = _state({"visible": False, "attempts": [], "bindings": [_binding(bid)]})
     with pytest.raises(AssertionError, match="hidden telegram channel's frames"):
         desk.check_channel_hidden("telegram")
     desk.control.answers["state"] = _state()

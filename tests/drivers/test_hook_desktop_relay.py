@@ -8,7 +8,7 @@ import copy
 from typing import Any
 
 import pytest
-from test_hook_desktop_fakes import FakeControl, FakeServer, make_driver
+from test_hook_desktop_fakes import FakeControl, FakeServer, documented_run, documented_state, make_driver
 
 from simulator.drivers.hook_desktop.group_relay import checked_run_context, checked_window
 from simulator.drivers.hook_desktop.message_ops import checked_op_answer, checked_ops
@@ -18,11 +18,11 @@ from simulator.hook import MessageOpScope, make_msg_op, make_pong
 HELLO = ("group-relay-v1", "group-relay-recipient-v1", "provider-bind-v1", "msg-op-v1")
 
 
+IN_STATE = r"to state does not match docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
+
+
 def _state(**changes: Any) -> dict[str, Any]:
-    state = {"sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True, "serverFeatures": [],
-             "providers": {}, "providerPrefs": [], "behavior": [], "groupWindow": [], "messageOps": []}
-    state.update(changes)
-    return state
+    return documented_state(**changes)
 
 
 def _driver(answers: dict[str, Any] | None = None, hello: tuple[str, ...] = HELLO):
@@ -101,21 +101,27 @@ def test_a_message_relayed_twice_must_be_one_entry():
         desk.check_shown_once("m1")
 
 
+_ENTRY = {"provider": "telegram", "chatId": "-1", "threadId": None, "messageId": "m", "chatName": None,
+          "author": {"name": "n"}, "text": "t", "fileNames": [], "sentAt": 1}
+
+
 @pytest.mark.parametrize("entry, why", [
-    ({"messageId": "m"}, "missing or mistyped"),
-    ({"provider": "telegram", "chatId": "-1", "threadId": None, "messageId": "m", "chatName": None,
-      "author": {"name": "n"}, "text": "t", "fileNames": [], "sentAt": True}, r"\['sentAt'\]"),
+    ({"messageId": "m"}, r"at /groupWindow/0: '\w+' is a required property"),
+    ({**_ENTRY, "sentAt": True}, r"at /groupWindow/0/sentAt: True is not of type 'integer'"),
+    ({**_ENTRY, "author": {"id": "1"}}, r"at /groupWindow/0/author: 'name' is a required property"),
+    ({**_ENTRY, "author": {"name": "n", "isBot": "no"}}, r"at /groupWindow/0/author/isBot:"),
+    ({k: v for k, v in _ENTRY.items() if k != "fileNames"}, r"at /groupWindow/0: 'fileNames' is a required"),
 ])
 def test_a_window_entry_without_its_documented_fields_is_malformed(entry, why):
-    with pytest.raises(AssertionError, match=why):
+    assert checked_window(_state(groupWindow=[_ENTRY])) == [_ENTRY]
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} {why}"):
         checked_window(_state(groupWindow=[entry]))
-    with pytest.raises(AssertionError, match="lacks"):
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /: 'groupWindow' is a required property"):
         checked_window({"runs": []})
 
 
 def _run(desk: Any, name: str, context: Any) -> dict[str, Any]:
-    return {"requestId": desk.rid(name), "runs": 1, "status": "running", "sessionId": "s", "kind": "dispatch",
-            "reopenOf": None, "decision": None, "groupContext": context}
+    return documented_run(desk.rid(name), status="running", groupContext=context)
 
 
 def test_the_group_context_must_hold_the_others_and_not_the_trigger():
@@ -134,10 +140,14 @@ def test_the_group_context_must_hold_the_others_and_not_the_trigger():
 
 
 def test_a_run_without_group_context_is_malformed():
-    with pytest.raises(AssertionError, match="lacks runs"):
+    in_run = r"to state does not match docs/desktop-control-api\.schema\.json \(\$defs/run\)"
+    assert checked_run_context({"groupContext": None}) is None and checked_run_context({"groupContext": ["m"]}) == ["m"]
+    with pytest.raises(AssertionError, match=rf"{in_run} at /: 'groupContext' is a required property"):
         checked_run_context({"requestId": "r"})
-    with pytest.raises(AssertionError, match="neither null nor a list"):
+    with pytest.raises(AssertionError, match=rf"{in_run} at /groupContext:"):
         checked_run_context({"groupContext": "m1"})
+    with pytest.raises(AssertionError, match=rf"{in_run} at /groupContext/0:"):
+        checked_run_context({"groupContext": [1]})
 
 
 # -- message operations ------------------------------------------------------------------------------------------------
@@ -151,8 +161,10 @@ def _asked(op_id: Any = "op-1", action: dict[str, Any] | None = None):
 
 def test_the_message_op_answer_is_checked_before_it_is_read():
     assert checked_op_answer({"ok": True, "opId": None}) is None
-    for bad in ({"ok": True}, {"opId": "x"}, {"ok": True, "opId": ""}, None):
-        with pytest.raises(AssertionError):
+    for bad, pointer in (({"ok": True}, "/"), ({"opId": "x"}, "/"), ({"ok": True, "opId": ""}, "/opId"),
+                         ({"ok": False, "opId": None}, "/ok"), (None, "/")):
+        with pytest.raises(AssertionError, match=rf"to message-op does not match docs/desktop-control-api\.schema\.json "
+                                                 rf"\(\$defs/message-op\.response\) at {pointer}:"):
             checked_op_answer(bad)
 
 
@@ -225,7 +237,10 @@ def test_an_unavailable_op_has_no_op_id_and_shows_unavailable():
 
 
 def test_an_op_entry_without_its_documented_fields_is_malformed():
-    with pytest.raises(AssertionError, match="missing or mistyped"):
+    assert checked_ops(_state(messageOps=[_op("ok")])) == [_op("ok")]
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /messageOps/0: '\w+' is a required property"):
         checked_ops(_state(messageOps=[{"opId": "x", "state": "ok"}]))
-    with pytest.raises(AssertionError, match="lacks"):
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /messageOps/0/kind:"):
+        checked_ops(_state(messageOps=[_op("ok", kind="shout")]))
+    with pytest.raises(AssertionError, match=rf"{IN_STATE} at /: 'messageOps' is a required property"):
         checked_ops({"runs": []})

@@ -7,55 +7,83 @@ import copy
 from typing import Any
 
 import pytest
-from test_hook_desktop_fakes import FakeClock, FakeControl, make_driver
+from test_hook_desktop_fakes import FakeClock, FakeControl, documented_run, documented_state, make_driver
 
-from simulator.drivers.hook_desktop import STATE_FIELDS, checked_retry_answer, checked_state
+from simulator.drivers.hook_desktop import DESKTOP_CONTROL_SCHEMA, checked_retry_answer, checked_state
 from simulator.errors import NotTestable, SubjectRefused
+
+SCHEMA_NAME = r"docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
 
 
 def _state(**changes: Any) -> dict[str, Any]:
-    state: dict[str, Any] = {"sessions": [], "runs": [], "outbox": [], "reopenable": [], "connected": True,
-                             "serverFeatures": []}
-    state.update(changes)
-    return state
+    return documented_state(**changes)
 
 
 def _run(rid: str, runs: Any = 1, status: str = "ok", session: str = "s1") -> dict[str, Any]:
-    return {"requestId": rid, "runs": runs, "status": status, "sessionId": session, "kind": "dispatch",
-            "reopenOf": None, "decision": None}
+    return documented_run(rid, runs=runs, status=status, sessionId=session)
 
 
 def test_a_documented_state_answer_passes():
     answer = _state(runs=[_run("r1")])
     assert checked_state(copy.deepcopy(answer)) == answer
-    assert set(STATE_FIELDS) == set(answer)
 
 
-@pytest.mark.parametrize("field", sorted(STATE_FIELDS))
-def test_a_state_answer_without_a_documented_field_fails(field: str):
+@pytest.mark.parametrize("field", sorted(DESKTOP_CONTROL_SCHEMA.required("state.response")))
+def test_a_state_answer_without_a_documented_field_fails_naming_the_schema(field: str):
     answer = _state()
     del answer[field]
-    with pytest.raises(AssertionError, match=rf"lacks \(or mistypes\) \['{field}'\]"):
+    with pytest.raises(AssertionError, match=rf"to state does not match {SCHEMA_NAME} at /: '{field}' is a required"):
         checked_state(answer)
 
 
-def test_a_mistyped_field_fails():
-    with pytest.raises(AssertionError, match=r"\['connected'\]"):
-        checked_state(_state(connected="yes"))
-    with pytest.raises(AssertionError, match=r"\['outbox'\]"):
-        checked_state(_state(outbox=None))
+@pytest.mark.parametrize(("changes", "pointer"), [
+    ({"connected": "yes"}, "/connected"),
+    ({"outbox": None}, "/outbox"),
+    ({"outbox": [7]}, "/outbox/0"),
+    ({"serverFeatures": "all"}, "/serverFeatures"),
+    ({"sessions": [{"sessionId": "s1", "externalKey": "k", "workspace": "chat", "archived": "no"}]},
+     "/sessions/0/archived"),
+    ({"slack": {"bindings": [], "authorization": None}}, "/slack"),
+    ({"providers": {"telegram": {"visible": True, "attempts": [], "bindings": []}}}, "/providers"),
+    ({"prefs": {"bound": True, "prefs": []}}, "/prefs"),
+    ({"toolCalls": [{"callId": "c1"}]}, "/toolCalls/0"),
+])
+def test_a_mistyped_or_incomplete_field_fails_at_its_json_pointer(changes: dict[str, Any], pointer: str):
+    with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at {pointer}:"):
+        checked_state(_state(**changes))
+
+
+@pytest.mark.parametrize(("changes", "pointer"), [
+    ({"decision": 3}, "/runs/0/decision"),
+    ({"status": "done"}, "/runs/0/status"),
+    ({"runs": True}, "/runs/0/runs"),
+    ({"groupContext": "m1"}, "/runs/0/groupContext"),
+])
+def test_a_mistyped_run_field_fails_at_its_json_pointer(changes: dict[str, Any], pointer: str):
+    with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at {pointer}:"):
+        checked_state(_state(runs=[_run("r1") | changes]))
 
 
 def test_a_run_without_a_documented_field_fails():
     run = _run("r1")
     del run["decision"]
-    with pytest.raises(AssertionError, match=r"malformed at /runs/0: missing \['decision'\]"):
+    with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at /runs/0: 'decision' is a required property"):
         checked_state(_state(runs=[run]))
 
 
 def test_an_answer_that_is_not_an_object_fails():
-    with pytest.raises(AssertionError, match="not an object"):
+    with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at /: \['runs'\] is not of type 'object'"):
         checked_state(["runs"])
+
+
+def test_every_control_answer_the_driver_reads_is_checked_first():
+    """``call`` checks each answer against $defs/<capability>.response, also one whose fields no operation reads."""
+    desk = make_driver(control=FakeControl({"script-next-turn": {"ok": "yes"}, "disconnect": {}}))
+    with pytest.raises(AssertionError, match=r"to script-next-turn does not match docs/desktop-control-api\.schema\.json "
+                                             r"\(\$defs/script-next-turn\.response\) at /ok:"):
+        desk.script_next_turn({"progress": []})
+    with pytest.raises(AssertionError, match=r"\(\$defs/disconnect\.response\) at /: 'ok' is a required property"):
+        desk.call("disconnect")
 
 
 def test_outbox_empty_counts_only_the_scenarios_requests():
@@ -68,8 +96,10 @@ def test_outbox_empty_counts_only_the_scenarios_requests():
 
 
 def test_outbox_of_a_malformed_answer_fails_instead_of_passing_empty():
-    desk = make_driver(control=FakeControl({"state": {"runs": []}}))
-    with pytest.raises(AssertionError, match="lacks"):
+    answer = _state()
+    del answer["outbox"]
+    desk = make_driver(control=FakeControl({"state": answer}))
+    with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at /: 'outbox' is a required property"):
         desk.check_outbox_empty()
 
 
@@ -86,8 +116,9 @@ def test_ran_once_reads_the_run_count_after_the_quiet_window():
     ([], "lists no run"),
     ([2], "reports 2 runs"),
     ([1, 1], "reports 2 runs"),
-    ([True], "not an integer"),
-    (["1"], "not an integer"),
+    ([True], r"at /runs/0/runs: True is not of type 'integer'"),
+    (["1"], r"at /runs/0/runs: '1' is not of type 'integer'"),
+    ([-1], r"at /runs/0/runs: -1 is less than the minimum of 0"),
 ])
 def test_ran_once_fails(runs: list[Any], message: str):
     desk = make_driver()
@@ -163,8 +194,10 @@ def test_run_in_session_of_a_takeover():
 def test_retry_answer():
     assert checked_retry_answer({"ok": True, "reopenRequestId": None}) is None
     assert checked_retry_answer({"ok": True, "reopenRequestId": "r"}) == "r"
-    with pytest.raises(AssertionError, match="lacks reopenRequestId"):
+    with pytest.raises(AssertionError, match=r"\(\$defs/retry-turn\.response\) at /: 'reopenRequestId' is a required"):
         checked_retry_answer({"ok": True})
+    with pytest.raises(AssertionError, match=r"\(\$defs/retry-turn\.response\) at /reopenRequestId:"):
+        checked_retry_answer({"ok": True, "reopenRequestId": 5})
     with pytest.raises(AssertionError, match="did not retry"):
         checked_retry_answer(None)
 

@@ -28,6 +28,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("hook_conformance_suite/features/") and n.endswith(".feature") for n in names)
     assert "hook_conformance_suite/docs/report-schema.json" in names
+    # the control APIs' JSON Schemas, read by the drivers through simulator.suite.schema_path
+    assert {"hook_conformance_suite/docs/control-api.schema.json",
+            "hook_conformance_suite/docs/desktop-control-api.schema.json"} <= set(names)
     assert "hook_conformance_suite/pytest.ini" in names and "hook_conformance_suite/setup.py" not in names
     assert not any(n.startswith(("steps/", "tests/", "features/")) for n in names), "suite files outside the suite"
     target = tmp_path_factory.mktemp("site")

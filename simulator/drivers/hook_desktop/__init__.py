@@ -9,8 +9,9 @@ offers the operations of the steps. The turns the desktop's agent runs are scrip
 (``script-next-turn``): expectations come from the feature.
 
 Verdicts: no pass without evidence. A judgement reads what the desktop sent or what its control API answered, never a
-counter an action kept. A "nothing was sent" check holds only on a connection that stays open and answers ping; a
-control answer that omits a documented field is the desktop's malformed answer (a failure), never an empty default;
+counter an action kept. A "nothing was sent" check holds only on a connection that stays open and answers ping; every
+control answer is checked against docs/desktop-control-api.schema.json before it is read, and one that omits or
+mistypes a documented field is the desktop's malformed answer (a failure), never an empty default;
 an "every X is Y" check fails when there is no X. What the run does not give the harness (``--hook-token`` for an
 external desktop, a control capability) makes the scenario *not testable*, never *not applicable*. Every rule the
 protocol core states (frame shapes, ``QUERY_KINDS``, ``find_local_paths_in_frame``, the supported image types) is
@@ -19,6 +20,7 @@ called from ``simulator.hook``.
 | module | holds |
 |---|---|
 | ``session`` | ``DesktopSession``: the scenario state, names, handshake, the frames remembered |
+| ``answers`` | the control answers, checked against docs/desktop-control-api.schema.json before they are read |
 | ``actions`` | the harness as hook server and as the desktop's user (When operations) |
 | ``interactions`` | interaction cards: expecting, answering (also wrongly, or malformed), the timeout's cancel |
 | ``hello`` / ``acks`` / ``turns`` / ``reopen`` | judgements of the desktop's frames of each family |
@@ -35,28 +37,28 @@ called from ``simulator.hook``.
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """
 
+from .answers import DESKTOP_CONTROL_SCHEMA, checked_answer
 from .bindings import checked_slack_view
 from .connect import ROLE, SubjectNotes, bearer_token, connect_desktop, parse_features
 from .driver import DesktopDriver
 from .reopen import UUID4
 from .session import RECONNECT_MIN_S, DesktopSession
-from .state import FINISHED_STATUSES, RUN_FIELDS, STATE_FIELDS, checked_retry_answer, checked_state
-from .tools import TOOL_CALL_FIELDS, checked_call_answer, checked_tool_calls
+from .state import FINISHED_STATUSES, checked_retry_answer, checked_state
+from .tools import checked_call_answer, checked_tool_calls
 from .turns import check_snapshot_order
 
 __all__ = [
+    "DESKTOP_CONTROL_SCHEMA",
     "FINISHED_STATUSES",
     "RECONNECT_MIN_S",
     "ROLE",
-    "RUN_FIELDS",
-    "STATE_FIELDS",
-    "TOOL_CALL_FIELDS",
     "UUID4",
     "DesktopDriver",
     "DesktopSession",
     "SubjectNotes",
     "bearer_token",
     "check_snapshot_order",
+    "checked_answer",
     "checked_retry_answer",
     "checked_slack_view",
     "checked_state",

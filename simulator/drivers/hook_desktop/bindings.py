@@ -33,41 +33,21 @@ from ...hook import (
     make_bind_state,
     make_bind_update,
 )
+from .answers import checked_fields
 from .session import DesktopSession
 
-__all__ = ["PREFS_KEYS", "SLACK_FIELDS", "BindingOps", "SlackScenario", "checked_slack_view", "is_https_url",
-           "patch_of"]
+__all__ = ["PREFS_KEYS", "BindingOps", "SlackScenario", "checked_slack_view", "is_https_url", "patch_of"]
 
-#: docs/control-api.md, desktop part 2a: the ``state.slack`` fields and their JSON types.
-SLACK_FIELDS: dict[str, type | tuple[type, ...]] = {"bindings": list, "authorization": (dict, type(None)),
-                                                    "multiTeam": bool}
 #: §5 阶段 11: the keys of a preference row (prefs.set patch keys, prefs.state entry fields).
 PREFS_KEYS = ("model", "effort", "agentKind", "permissionMode")
 
 
 def checked_slack_view(answer: Any) -> dict[str, Any]:
-    """``{"slack": …, "prefs": …}`` of a ``state`` answer when both have the documented shape; else
-    ``AssertionError`` naming what is missing or mistyped (the desktop's malformed answer, never an empty default)."""
-    if not isinstance(answer, dict):
-        raise AssertionError(f"the desktop's control answer to state is not an object: {answer!r}"[:600])
-    slack, prefs = answer.get("slack"), answer.get("prefs", ABSENT)
-    where = "(docs/control-api.md, Bindings and preferences (desktop, part 2a))"
-    if not isinstance(slack, dict):
-        raise AssertionError(f"the desktop's state has no object 'slack' {where}: {json.dumps(answer)[:600]}")
-    bad = [k for k, t in SLACK_FIELDS.items() if k not in slack or not isinstance(slack[k], t)]
-    if bad:
-        raise AssertionError(f"the desktop's state.slack lacks (or mistypes) {bad} {where}: {json.dumps(slack)[:600]}")
-    for i, b in enumerate(slack["bindings"]):
-        if not isinstance(b, dict) or "teamId" not in b or "slackUserId" not in b:
-            raise AssertionError(f"state.slack.bindings/{i} lacks teamId or slackUserId {where}: {b!r}"[:600])
-    auth = slack["authorization"]
-    if auth is not None and not ("state" in auth and "link" in auth):
-        raise AssertionError(f"state.slack.authorization lacks state or link {where}: {auth!r}"[:600])
-    if prefs is ABSENT or not (prefs is None or (isinstance(prefs, dict) and isinstance(prefs.get("bound"), bool)
-                                                 and isinstance(prefs.get("prefs"), list) and "replyTo" in prefs)):
-        raise AssertionError(f"the desktop's state.prefs is not null or {{bound, prefs, replyTo}} {where}: "
-                             f"{json.dumps(answer.get('prefs'))[:600]}")
-    return {"slack": slack, "prefs": prefs}
+    """``{"slack": …, "prefs": …}`` of a ``state`` answer when both match ``$defs/state.response`` of
+    docs/desktop-control-api.schema.json (part 2a: ``slack``, ``prefs``); else ``AssertionError`` naming the schema
+    entry and the JSON pointer (the desktop's malformed answer, never an empty default)."""
+    checked_fields(answer, "state", ("slack", "prefs"))
+    return {"slack": answer["slack"], "prefs": answer["prefs"]}
 
 
 def is_https_url(value: Any) -> bool:
@@ -144,11 +124,9 @@ class BindingOps(DesktopSession):
         self.user_action("slack-revoke", body)
 
     def _request_id(self, capability: str, body: dict[str, Any]) -> str:
-        answer = self.user_action(capability, body)
-        rid = answer.get("requestId") if isinstance(answer, dict) else None
-        assert isinstance(rid, str) and rid, (
-            f"the desktop's answer to {capability} lacks requestId (docs/control-api.md, desktop part 2a): {answer!r}")
-        return rid
+        """The ``requestId`` the desktop answered (``$defs/<capability>.response``: a non-empty string, checked by
+        ``call`` before it is read)."""
+        return self.user_action(capability, body)["requestId"]
 
     def ask_slack_prefs(self) -> None:
         """Control ``prefs-get``; the answer's requestId is what the prefs.get must carry."""

@@ -11,8 +11,9 @@ so an external desktop's window from earlier scenarios never matches. A recipien
 
 A scenario concerns a desktop that declares the family in its own hello (``require_hello_features``: else not
 applicable). "Not shown" checks read ``state`` after a ping answered with a pong (the desktop has read every frame
-sent before it, on a connection still open). Every answer is checked before it is read (``checked_window``,
-``checked_run_context``): a missing or mistyped field is the desktop's malformed answer, a failure.
+sent before it, on a connection still open). Every answer is checked before it is read against
+docs/desktop-control-api.schema.json (``checked_window``: ``$defs/groupWindowEntry``; ``checked_run_context``:
+``$defs/run``): a missing or mistyped field is the desktop's malformed answer, a failure.
 """
 
 from __future__ import annotations
@@ -23,16 +24,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType
+from .answers import checked_fields
 from .providers import ProviderChecks
 
-__all__ = ["GroupRelayChecks", "WINDOW_ENTRY_FIELDS", "checked_window", "checked_run_context"]
+__all__ = ["GroupRelayChecks", "checked_window", "checked_run_context"]
 
-_NONE = type(None)
-#: docs/control-api.md (desktop, part 2b): the fields of a ``groupWindow`` entry and their JSON types.
-WINDOW_ENTRY_FIELDS: dict[str, tuple[type, ...]] = {
-    "provider": (str,), "chatId": (str,), "threadId": (str, _NONE), "messageId": (str,), "chatName": (str, _NONE),
-    "author": (dict,), "text": (str,), "fileNames": (list,), "sentAt": (int,),
-}
 #: The author the harness relays (a Telegram member: a canonical user id and a handle, §5 阶段 19).
 _AUTHOR = {"name": "Conformance member", "isBot": False, "id": "4503599627370495", "username": "conformance_member"}
 #: The sentAt of the first message of a scenario (unix ms); each later one is a second later.
@@ -40,31 +36,15 @@ _SENT_AT = 1_767_225_600_000
 
 
 def checked_window(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """``state.groupWindow`` when it has the documented shape; else ``AssertionError`` naming what is wrong."""
-    window = state.get("groupWindow")
-    if not isinstance(window, list):
-        raise AssertionError(f"the desktop's control answer to state lacks (or mistypes) groupWindow "
-                             f"(docs/control-api.md, desktop part 2b): {json.dumps(state)[:600]}")
-    for i, entry in enumerate(window):
-        bad = [k for k, types in WINDOW_ENTRY_FIELDS.items()
-               if not isinstance(entry, dict) or k not in entry or not isinstance(entry[k], types)
-               or (k == "sentAt" and isinstance(entry[k], bool))]
-        if bad:
-            raise AssertionError(f"the desktop's control answer to state is malformed at /groupWindow/{i}: missing or "
-                                 f"mistyped {bad} (docs/control-api.md, desktop part 2b): {entry!r}"[:600])
-    return window
+    """``state.groupWindow`` when it matches ``$defs/state.response`` (each entry a ``$defs/groupWindowEntry``); else
+    ``AssertionError`` naming the schema entry and the JSON pointer."""
+    return checked_fields(state, "state", ("groupWindow",))["groupWindow"]
 
 
 def checked_run_context(run: dict[str, Any]) -> list[str] | None:
-    """``groupContext`` of a ``runs`` entry: a list of messageIds or null; absent or mistyped is malformed."""
-    if "groupContext" not in run:
-        raise AssertionError(f"the desktop's control answer to state lacks runs[].groupContext "
-                             f"(docs/control-api.md, desktop part 2b): {run!r}"[:600])
-    context = run["groupContext"]
-    if context is not None and (not isinstance(context, list) or not all(isinstance(m, str) for m in context)):
-        raise AssertionError(f"the desktop's runs[].groupContext is neither null nor a list of messageIds: "
-                             f"{context!r}"[:600])
-    return context
+    """``groupContext`` of a ``runs`` entry (``$defs/run``): a list of messageIds or null; absent or mistyped is
+    malformed."""
+    return checked_fields(run, "state", ("groupContext",), definition="run")["groupContext"]
 
 
 class GroupRelayChecks(ProviderChecks):

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...hook import MessageType
 from .session import DesktopSession
-from .state import FINISHED_STATUSES, checked_state
+from .state import FINISHED_STATUSES
 
 #: How a decision can name what the card never had (the feature's wording → what the harness changes).
 WRONG_DECISIONS = ("an unknown interactionId", "another requestId", "a button the card never had")
@@ -100,7 +100,7 @@ class InteractionOps(DesktopSession):
         self.server.expect_none(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
                                 and e.request_id == rid, self.quiet)
         self.barrier()
-        state = checked_state(self.call("state"))
+        state = self.call("state")  # checked against $defs/state.response (``DesktopSession.call``)
         runs = [r for r in state["runs"] if r["requestId"] == rid]
         assert runs, f"the desktop's state lists no run of {name!r}"
         run = runs[-1]

@@ -6,8 +6,9 @@ The harness plays the desktop's agent (control ``message-op``: the agent of a di
 thread) and the server (``msg.op.result``, valid or malformed, for an op the desktop sent or for none); it judges the
 ``msg.op`` frames the desktop sends and what its ``state`` shows of each op. Op names in the feature ("o1") map to the
 opId the desktop answered. A scenario concerns a desktop that declares msg-op-v1 in its own hello (else not
-applicable). The ``message-op`` answer is checked before it is read (``{"ok": true, "opId": str|null}``), and so is
-every ``messageOps`` entry (``checked_ops``): a missing field is the desktop's malformed answer, a failure.
+applicable). The ``message-op`` answer is checked before it is read (``$defs/message-op.response`` of
+docs/desktop-control-api.schema.json: ``{"ok": true, "opId": str|null}``), and so is every ``messageOps`` entry
+(``checked_ops``, ``$defs/messageOp``): a missing field is the desktop's malformed answer, a failure.
 """
 
 from __future__ import annotations
@@ -17,42 +18,24 @@ import uuid
 from typing import Any
 
 from ...hook import MessageType
+from .answers import checked_answer, checked_fields
 from .providers import ProviderChecks
 
-__all__ = ["MessageOpChecks", "OP_FIELDS", "checked_ops", "checked_op_answer"]
+__all__ = ["MessageOpChecks", "checked_ops", "checked_op_answer"]
 
 _FEATURE = "msg-op-v1"
-_NONE = type(None)
-#: docs/control-api.md (desktop, part 2b): the fields of a ``messageOps`` entry and their JSON types.
-OP_FIELDS: dict[str, tuple[type, ...]] = {
-    "opId": (str, _NONE), "requestId": (str,), "kind": (str,), "state": (str,), "messageId": (str, _NONE),
-    "messageIds": (list,), "error": (str, _NONE),
-}
 
 
 def checked_ops(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """``state.messageOps`` when it has the documented shape; else ``AssertionError``."""
-    ops = state.get("messageOps")
-    if not isinstance(ops, list):
-        raise AssertionError(f"the desktop's control answer to state lacks (or mistypes) messageOps "
-                             f"(docs/control-api.md, desktop part 2b): {json.dumps(state)[:600]}")
-    for i, op in enumerate(ops):
-        bad = [k for k, types in OP_FIELDS.items() if not isinstance(op, dict) or k not in op
-               or not isinstance(op[k], types)]
-        if bad:
-            raise AssertionError(f"the desktop's control answer to state is malformed at /messageOps/{i}: missing or "
-                                 f"mistyped {bad} (docs/control-api.md, desktop part 2b): {op!r}"[:600])
-    return ops
+    """``state.messageOps`` when it matches ``$defs/state.response`` (each entry a ``$defs/messageOp``); else
+    ``AssertionError`` naming the schema entry and the JSON pointer."""
+    return checked_fields(state, "state", ("messageOps",))["messageOps"]
 
 
 def checked_op_answer(answer: Any) -> str | None:
-    """The ``opId`` of a ``message-op`` answer (``{"ok": true, "opId": str|null}``); anything else is malformed."""
-    assert isinstance(answer, dict) and answer.get("ok") is True and "opId" in answer, (
-        f"the desktop's answer to message-op is not {{\"ok\": true, \"opId\": …}} (docs/control-api.md, desktop part "
-        f"2b): {answer!r}"[:600])
-    op_id = answer["opId"]
-    assert op_id is None or (isinstance(op_id, str) and op_id), f"message-op answered the opId {op_id!r}"
-    return op_id
+    """The ``opId`` of a ``message-op`` answer (``$defs/message-op.response``: ``{"ok": true, "opId": a non-empty
+    string or null}``); anything else is malformed."""
+    return checked_answer(answer, "message-op")["opId"]
 
 
 class MessageOpChecks(ProviderChecks):

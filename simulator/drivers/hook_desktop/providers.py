@@ -26,29 +26,28 @@ from ...hook import (
     make_provider_bind_state,
     make_provider_bind_update,
 )
+from .answers import checked_fields
 from .state import StateChecks
 
 __all__ = ["ProviderChecks", "PROVIDER_STATE_FIELDS", "checked_providers"]
 
-#: docs/control-api.md (desktop, part 2a): the fields ``state`` gains for these families and their JSON types.
-PROVIDER_STATE_FIELDS: dict[str, type] = {"providers": dict, "providerPrefs": list, "behavior": list}
-_CHANNEL_FIELDS: dict[str, type] = {"visible": bool, "attempts": list, "bindings": list}
+#: docs/control-api.md (desktop, part 2a): the fields ``state`` gains for these families
+#: (``$defs/state.response`` of docs/desktop-control-api.schema.json).
+PROVIDER_STATE_FIELDS = ("providers", "providerPrefs", "behavior")
 #: An hour ahead: the expiry of the attempts the harness announces (unix ms is required, its value is not judged).
 _EXPIRES_AT = 4_102_444_800_000
 _STATUS_BUILDERS = {"provider.bind.update": make_provider_bind_update, "provider.bind.state": make_provider_bind_state}
 
 
 def checked_providers(state: dict[str, Any], provider: str) -> dict[str, Any]:
-    """``state.providers[provider]`` when the answer has the documented shape; else ``AssertionError``."""
-    bad = [k for k, t in PROVIDER_STATE_FIELDS.items() if not isinstance(state.get(k), t)]
-    channel = state.get("providers", {}).get(provider) if not bad else None
-    if not bad and (not isinstance(channel, dict)
-                    or any(not isinstance(channel.get(k), t) for k, t in _CHANNEL_FIELDS.items())):
-        bad = [f"providers.{provider}"]
-    if bad:
-        raise AssertionError(f"the desktop's control answer to state lacks (or mistypes) {bad} (docs/control-api.md, "
-                             f"desktop part 2a): {json.dumps(state)[:600]}")
-    return channel  # type: ignore[return-value]
+    """``state.providers[provider]`` when the answer's ``providers``, ``providerPrefs`` and ``behavior`` match
+    ``$defs/state.response`` (``providers`` holds ``telegram`` and ``x``, each a ``$defs/providerChannel``); else
+    ``AssertionError`` naming the schema entry and the JSON pointer."""
+    checked_fields(state, "state", PROVIDER_STATE_FIELDS)
+    channel = state["providers"].get(provider)
+    assert isinstance(channel, dict), (
+        f"state.providers has no channel {provider!r}: the feature names a provider the contract does not have")
+    return channel
 
 
 class ProviderChecks(StateChecks):

@@ -27,6 +27,7 @@ from ...roles.hook_conn import Inbound
 from ...roles.hook_server import ServerRole
 from ...wirelog import Direction, WireLog
 from ..timing import POLL_S, NotYet, eventually, quiet_window
+from .answers import checked_control
 
 __all__ = ["RECONNECT_MIN_S", "DesktopSession"]
 
@@ -99,8 +100,10 @@ class DesktopSession:
     # -- control API and timing ----------------------------------------------------------------------------------
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
-        """One control-API call (docs/control-api.md, desktop): its answer, unjudged."""
-        return self.control.call(capability, body or {})
+        """One control-API call (docs/control-api.md, desktop): its answer, checked against
+        docs/desktop-control-api.schema.json (``$defs/<capability>.response``) before anyone reads it (``answers``);
+        an error status raises as the control client raises it."""
+        return checked_control(self.control).call(capability, body or {})
 
     def poll(self, read: Callable[[], dict[str, Any]], shows: Callable[[dict[str, Any]], bool],
              what: str) -> dict[str, Any]:

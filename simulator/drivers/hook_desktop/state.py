@@ -1,55 +1,40 @@
 """The desktop's control ``state`` (docs/control-api.md, desktop): read, checked, and judged.
 
-A ``state`` answer is the desktop's own word about its sessions, runs, outbox and reopen bookkeeping. It is checked
-against the documented shape before anything reads it: a field it omits or mistypes is the desktop's malformed
-answer (a failure), never an empty default that would let "lists no outbox entry" or "does not offer" pass. The
-``retry-turn`` answer is checked the same way (``{"ok": true, "reopenRequestId": str|null}``).
+A ``state`` answer is the desktop's own word about its sessions, runs, outbox and reopen bookkeeping (and, parts 2a
+and 2b, what it shows of the other families). It is checked against ``$defs/state.response`` of
+docs/desktop-control-api.schema.json before anything reads it (``answers``): a field it omits or mistypes is the
+desktop's malformed answer (a failure), never an empty default that would let "lists no outbox entry" or "does not
+offer" pass. The ``retry-turn`` answer is checked the same way (``$defs/retry-turn.response``:
+``{"ok": true, "reopenRequestId": str|null}``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from ...hook import TurnEndStatus
+from .answers import checked_answer
 from .session import DesktopSession
 
-__all__ = ["FINISHED_STATUSES", "RUN_FIELDS", "STATE_FIELDS", "StateChecks", "checked_retry_answer",
-           "checked_state"]
+__all__ = ["FINISHED_STATUSES", "StateChecks", "checked_retry_answer", "checked_state"]
 
-#: docs/control-api.md "desktop": the fields of the ``state`` answer and their JSON types.
-STATE_FIELDS: dict[str, type] = {"sessions": list, "runs": list, "outbox": list, "reopenable": list,
-                                 "connected": bool, "serverFeatures": list}
-#: docs/control-api.md "desktop": the fields of each entry of ``runs``.
-RUN_FIELDS = ("requestId", "runs", "status", "sessionId", "kind", "reopenOf", "decision")
-#: A run has finished once its status is one of the turn.end statuses (§5 turn.end ``status``).
+#: A run has finished once its status is one of the turn.end statuses (§5 turn.end ``status``; docs/control-api.md,
+#: desktop ``run``).
 FINISHED_STATUSES = frozenset(status.value for status in TurnEndStatus)
 
 
 def checked_state(answer: Any) -> dict[str, Any]:
-    """``answer`` when it has the documented shape of a ``state`` answer; else ``AssertionError`` naming the
-    missing or mistyped fields."""
-    if not isinstance(answer, dict):
-        raise AssertionError(f"the desktop's control answer to state is not an object: {answer!r}"[:600])
-    bad = [k for k, t in STATE_FIELDS.items() if not isinstance(answer.get(k), t)]
-    if bad:
-        raise AssertionError(f"the desktop's control answer to state lacks (or mistypes) {bad} "
-                             f"(docs/control-api.md, desktop): {json.dumps(answer)[:600]}")
-    for index, run in enumerate(answer["runs"]):
-        missing = [k for k in RUN_FIELDS if not isinstance(run, dict) or k not in run]
-        if missing:
-            raise AssertionError(f"the desktop's control answer to state is malformed at /runs/{index}: missing "
-                                 f"{missing} (docs/control-api.md, desktop): {run!r}"[:600])
-    return answer
+    """``answer`` when it matches ``$defs/state.response``; else ``AssertionError`` naming the schema entry and the
+    JSON pointer of what is missing or mistyped."""
+    return checked_answer(answer, "state")
 
 
 def checked_retry_answer(answer: Any) -> str | None:
-    """The ``reopenRequestId`` of a ``retry-turn`` answer; an answer without the field is malformed (a failure)."""
+    """The ``reopenRequestId`` of a ``retry-turn`` answer (``$defs/retry-turn.response``); an answer without the
+    field is malformed (a failure)."""
     assert answer is not None, "the desktop user did not retry a turn before this step"
-    assert isinstance(answer, dict) and "reopenRequestId" in answer, (
-        f"the desktop's answer to retry-turn lacks reopenRequestId (docs/control-api.md, desktop): {answer!r}")
-    return answer["reopenRequestId"]
+    return checked_answer(answer, "retry-turn")["reopenRequestId"]
 
 
 def _finished(rid: str) -> Callable[[dict[str, Any]], bool]:
@@ -60,8 +45,8 @@ class StateChecks(DesktopSession):
     """Operations on the control ``state``."""
 
     def state(self) -> dict[str, Any]:
-        """The desktop's control ``state``, checked (``checked_state``)."""
-        return checked_state(self.call("state"))
+        """The desktop's control ``state``, checked against ``$defs/state.response`` (``DesktopSession.call``)."""
+        return self.call("state")
 
     def runs_of(self, name: str) -> list[dict[str, Any]]:
         """The ``runs`` entries of request ``name``."""
@@ -77,10 +62,8 @@ class StateChecks(DesktopSession):
         reports once a second run would have started."""
         rid = self.rid(name)
         self.sleep(self.quiet)  # a second run, if any, has started by now
-        runs = self.runs_of(name)
+        runs = self.runs_of(name)  # each run count an integer ≥ 0 ($defs/run)
         assert runs, f"the desktop's state lists no run of {name!r} ({rid})"
-        bad = [r["runs"] for r in runs if not isinstance(r["runs"], int) or isinstance(r["runs"], bool)]
-        assert not bad, f"the desktop's state gives a run count that is not an integer: {bad!r}"
         count = sum(r["runs"] for r in runs)
         assert count == 1, f"the desktop's state reports {count} runs of {rid}: {runs!r}"
 

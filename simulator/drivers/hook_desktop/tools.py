@@ -4,9 +4,9 @@ operations (desktop, part 2b)": ``call-tool`` and ``state.toolCalls``).
 
 The harness plays the desktop's agent (control ``call-tool``: the agent calls a tool) and the hook server (it reads the
 ``tool.request`` and answers ``tool.response``), and judges what the desktop sent and what its control ``state`` shows
-the agent got. Every control answer is checked by hand before it is read: a ``call-tool`` answer without ``callId`` or
-``requestId``, a ``toolCalls`` entry without one of its documented fields, is the desktop's malformed answer (a
-failure). "Nothing sent" and "nothing changed" checks hold only on a live connection: they end on a ping barrier.
+the agent got. Every control answer is checked against docs/desktop-control-api.schema.json before it is read: a
+``call-tool`` answer without ``callId`` or ``requestId`` (``$defs/call-tool.response``), a ``toolCalls`` entry without
+one of its documented fields (``$defs/toolCall``), is the desktop's malformed answer (a failure). "Nothing sent" and "nothing changed" checks hold only on a live connection: they end on a ping barrier.
 """
 
 from __future__ import annotations
@@ -18,43 +18,22 @@ from typing import Any
 
 from ...hook import ABSENT, MessageType
 from ..timing import POLL_S, NotYet, eventually
+from .answers import checked_answer, checked_fields
 from .state import StateChecks
 
-__all__ = ["TOOL_CALL_FIELDS", "TOOL_CALL_STATES", "ToolChecks", "ToolScenario", "checked_call_answer",
-           "checked_tool_calls"]
-
-#: docs/control-api.md (desktop, part 2b): the fields of each ``state.toolCalls`` entry.
-TOOL_CALL_FIELDS = ("callId", "requestId", "tool", "teamId", "state", "result", "error")
-#: docs/control-api.md (desktop, part 2b): the states a call shows.
-TOOL_CALL_STATES = frozenset({"pending", "ok", "error", "timed-out", "unavailable"})
-_WHERE = "(docs/control-api.md, desktop part 2b)"
+__all__ = ["ToolChecks", "ToolScenario", "checked_call_answer", "checked_tool_calls"]
 
 
 def checked_call_answer(answer: Any) -> dict[str, Any]:
-    """A ``call-tool`` answer ``{"ok": true, "callId": str, "requestId": str|null}``; else ``AssertionError``."""
-    if not (isinstance(answer, dict) and answer.get("ok") is True and isinstance(answer.get("callId"), str)
-            and answer["callId"] and "requestId" in answer
-            and (answer["requestId"] is None or isinstance(answer["requestId"], str) and answer["requestId"])):
-        raise AssertionError(f"the desktop's answer to call-tool is not {{\"ok\": true, \"callId\", \"requestId\"}} "
-                             f"{_WHERE}: {json.dumps(answer)[:400]}")
-    return answer
+    """A ``call-tool`` answer (``$defs/call-tool.response``: ``{"ok": true, "callId", "requestId": a non-empty
+    string or null}``); else ``AssertionError`` naming the schema entry and the JSON pointer."""
+    return checked_answer(answer, "call-tool")
 
 
 def checked_tool_calls(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """``state.toolCalls`` when it has the documented shape; else ``AssertionError`` naming what is wrong."""
-    calls = state.get("toolCalls")
-    if not isinstance(calls, list):
-        raise AssertionError(f"the desktop's control answer to state lacks the list toolCalls {_WHERE}: "
-                             f"{json.dumps(state)[:400]}")
-    for i, call in enumerate(calls):
-        missing = [k for k in TOOL_CALL_FIELDS if not isinstance(call, dict) or k not in call]
-        if missing or call["state"] not in TOOL_CALL_STATES or not isinstance(call["callId"], str):
-            raise AssertionError(f"state.toolCalls/{i} is malformed (missing {missing}, or an unknown state) "
-                                 f"{_WHERE}: {json.dumps(call)[:400]}")
-        error = call["error"]
-        if error is not None and not (isinstance(error, dict) and "code" in error and "message" in error):
-            raise AssertionError(f"state.toolCalls/{i}.error is not null or {{code, message}} {_WHERE}: {error!r}")
-    return calls
+    """``state.toolCalls`` when it matches ``$defs/state.response`` (each entry a ``$defs/toolCall``); else
+    ``AssertionError`` naming the schema entry and the JSON pointer."""
+    return checked_fields(state, "state", ("toolCalls",))["toolCalls"]
 
 
 @dataclass

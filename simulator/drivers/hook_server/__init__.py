@@ -8,7 +8,7 @@ The far side of the server (the IM channel) is driven and observed through its c
 | module | holds |
 |---|---|
 | ``scenario`` | ``HookServerScenario``: the names the feature gives (devices, chats, tasks, rounds), waiting |
-| ``control_answers`` | control answers checked against a control-API schema (generic over the ``$defs`` name) |
+| ``control_answers`` | the hook server's schema and listings; the checking (``..control_schema``) re-exported |
 | ``connections`` | connect, hello, hang up, reconnect, ping / pong, lifecycle preference, the server's restart |
 | ``auth`` | a desktop without the bearer token, and its refusal |
 | ``channel`` | the channel and the server's records through the control API: inject, publishes, clock, reads |
