@@ -65,7 +65,8 @@ class ControlSchema:
 
     def _validator(self, definition: str, fields: tuple[str, ...] | None = None) -> Draft202012Validator:
         """The validator of ``$defs/<definition>``, or (``fields``) of only those of its properties: an object that
-        carries them as the definition defines them (those it requires must be there), the rest not looked at."""
+        carries every one of them (a reader reads them: one the definition leaves optional must be there too) as the
+        definition defines them, the rest not looked at."""
         key = (definition, fields)
         if key not in self._validators:
             if definition not in self.defs:
@@ -79,7 +80,7 @@ class ControlSchema:
                     raise KeyError(f"{self.label} $defs/{definition} defines no field {unknown}")
                 schema = {"type": "object",
                           "properties": {f: {"$ref": f"#/$defs/{definition}/properties/{f}"} for f in fields},
-                          "required": sorted(self.required(definition) & set(fields))}
+                          "required": sorted(set(fields))}
             self._validators[key] = Draft202012Validator({"$defs": self.defs, **schema})
         return self._validators[key]
 
@@ -102,8 +103,9 @@ class ControlSchema:
 
     def check_fields(self, value: Any, definition: str, fields: Iterable[str], what: str, *,
                      subject: str = "server") -> None:
-        """``value`` is an object whose ``fields`` match ``$defs/<definition>`` (a required one must be there); its
-        other fields are not looked at. Failures read as ``check``'s, with the pointer from the answer's root."""
+        """``value`` is an object that carries each of ``fields`` (an optional one too: the caller reads it) as
+        ``$defs/<definition>`` defines it; its other fields are not looked at. Failures read as ``check``'s, with the
+        pointer from the answer's root."""
         validator = self._validator(definition, tuple(sorted(set(fields))))
         self._fail(best_match(validator.iter_errors(value)), definition, what, subject)
 
