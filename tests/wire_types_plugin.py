@@ -12,8 +12,9 @@ merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nod
 
 The same pass is the whole-run privacy check of the references (issue 14: "no absolute path and no one-time token
 appears in any frame either reference sends"): every frame the *subject* sent, valid or not, is scanned for a local
-path in any field and any free text (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于
-desktop,永不过网线") and for a one-time connect token handed out earlier in the run (by whichever peer plays the
+path (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于 desktop,永不过网线": in an alias field
+always; in any other field or free text unless the path is part of words the subject was handed to pass on, i.e. a
+user's message it relays, ``_given_words``) and for a one-time connect token handed out earlier in the run (by whichever peer plays the
 server) anywhere but in the link that hands it out (``token_leaks``, 阶段 14 "一次性凭证 … 不转发"). Each finding is a
 ``leaks`` entry ``{"scenario", "type", "kind": "path" | "token", "detail"}``; ``read_leaks`` merges them.
 """
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.hook import find_local_paths_in_frame, parse_hook_message
+from simulator.hook import PathRule, find_local_paths_in_frame, parse_hook_message
 from simulator.hook.connect_links import pending_connect_tokens, token_leaks
 from simulator.hook.directions import Sender, sent_by
 from simulator.pytest_plugin import scenario_wire_log
@@ -52,14 +53,16 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
         return
     harness = _harness()
     subject = Sender.SERVER if harness is Sender.DESKTOP else Sender.DESKTOP
-    for event in log.events():
-        if event.channel != "hook" or event.direction is Direction.NOTE:
+    events = [e for e in log.events() if e.direction is not Direction.NOTE]
+    given = _given_words(events, harness)
+    for event in events:
+        if event.channel != "hook":
             continue
         sender = harness if event.direction is Direction.SENT else subject
         if sender is Sender.SERVER:
             _tokens.update(pending_connect_tokens(event.text))
         if sender is subject:
-            _scan(item.nodeid, event.text)
+            _scan(item.nodeid, event.text, given)
         result = parse_hook_message(event.text)
         if not result.ok:
             continue
@@ -68,16 +71,48 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
             _scenarios[result.message.type.value].add(item.nodeid)
 
 
-def _scan(scenario: str, text: str) -> None:
+def _given_words(events: list, harness: Sender) -> list[str]:
+    """The strings the subject was handed in a scenario to pass on: every string of every hook frame the harness
+    sent, and, when the subject is the hook server, of every control request (the channel's users' words, e.g. an
+    injected message). A desktop's control requests are its own configuration (its folders), never words to relay."""
+    words: list[str] = []
+    for event in events:
+        if event.direction is not Direction.SENT:
+            continue
+        if event.channel == "hook" or (event.channel == "control" and harness is Sender.DESKTOP):
+            try:
+                _strings(json.loads(event.text), words)
+            except ValueError:
+                words.append(event.text)
+    return words
+
+
+def _strings(value: object, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            out.append(key)
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+
+
+def _scan(scenario: str, text: str, given: list[str]) -> None:
     """Record every local path and every leaked one-time token in one frame the subject sent."""
     _scanned[0] += 1
-    _leaks.extend({"scenario": scenario, **leak} for leak in frame_leaks(text, _tokens))
+    _leaks.extend({"scenario": scenario, **leak} for leak in frame_leaks(text, _tokens, given))
 
 
-def frame_leaks(text: str, tokens: set[str]) -> list[dict[str, str]]:
-    """The local paths (any field, any free text) and the leaked one-time ``tokens`` in one frame as sent."""
+def frame_leaks(text: str, tokens: set[str], given: list[str] = ()) -> list[dict[str, str]]:
+    """The local paths and the leaked one-time ``tokens`` in one frame as sent. A path is any path in an alias field
+    (never a place for one), and any path in another field or free text unless it is part of a string in ``given``:
+    the words a user wrote, which the subject passes on as they are (a hook server relays them into prompts)."""
     kind = _frame_type(text)
-    return ([{"type": kind, "kind": "path", "detail": str(found)} for found in find_local_paths_in_frame(text)]
+    paths = [found for found in find_local_paths_in_frame(text)
+             if found.rule is PathRule.ALIAS_FIELD or not any(found.text in words for words in given)]
+    return ([{"type": kind, "kind": "path", "detail": str(found)} for found in paths]
             + [{"type": kind, "kind": "token", "detail": token} for token in token_leaks(text, tokens)])
 
 

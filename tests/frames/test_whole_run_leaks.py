@@ -31,3 +31,13 @@ def test_a_token_outside_its_link_is_found_and_the_link_is_not():
 
 def test_a_clean_frame_has_no_leak():
     assert frame_leaks(frame({"finalText": "ok /stop https://example.com/home/x"}), {TOKEN}) == []
+
+
+def test_a_users_own_words_relayed_are_no_leak_but_an_alias_field_path_always_is():
+    """A hook server passes on what a user wrote in the channel, path-shaped words included (the harness handed it
+    those words); a path in an alias field is a leak whoever wrote it."""
+    given = ["please read /Users/ann/repo/NOTES.md"]
+    assert frame_leaks(frame({"prompt": "please read /Users/ann/repo/NOTES.md"}), set(), given) == []
+    assert [leak["kind"] for leak in frame_leaks(frame({"prompt": "/Users/bob/secret"}), set(), given)] == ["path"]
+    leaks = frame_leaks(frame({"workspace": "/Users/ann/repo/NOTES.md"}), set(), given)
+    assert [leak["kind"] for leak in leaks] == ["path"]
