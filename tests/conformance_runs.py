@@ -9,7 +9,8 @@ requirement it breaks and by nothing else.
   (``{"ready": true, …}`` on stdout), stopping it afterwards; a subject that prints none in time is a failure
   with what it printed, never a hang.
 * ``run_features(name, workdir, features, args)`` runs ``pytest <features> <args> --report-dir=…``.
-* ``RunPool`` starts independent runs together (a few at a time) and hands each case its own.
+* ``RunPool`` starts independent runs together (a few at a time) and hands each case its own; the xdist workers
+  that both build a module's pool share its runs (each run once).
 * ``assert_caught`` / ``assert_all_pass`` are the two judgements.
 * ``load_module(path, name)`` imports a file that is no package module (a test fixture, a standalone fake).
 """
@@ -25,7 +26,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,21 +158,131 @@ def run_features(name: str, workdir: Path, features: str, args: Iterable[str],
 
 
 class RunPool:
-    """Independent runs started together when the first case needs them; each case waits for its own."""
+    """Independent runs started together when the first case needs them; each case waits for its own.
+
+    Under pytest-xdist the tests of one module may be split between workers, and each worker then builds the module's
+    pool. The workers share the work instead of repeating it: a run is claimed by whoever first takes its lock file in
+    a folder common to the workers (beside their base temporary folders), its result is stored there as JSON, and a
+    worker that finds a run claimed by another moves on to the next one, then reads the stored result when it needs
+    it. A run that raised stores nothing (the next worker to need it runs it again). Outside xdist the folder is the
+    pool's own and the locks are never contended."""
 
     def __init__(self, tmp_root: Path, jobs: Mapping[str, Callable[[Path], Run]], workers: int | None = None) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=workers or max(2, min(4, os.cpu_count() or 2)))
-        self._futures: dict[str, Future[Run]] = {}
-        for name, job in jobs.items():
-            workdir = tmp_root / name
-            workdir.mkdir(parents=True, exist_ok=True)
-            self._futures[name] = self._pool.submit(job, workdir)
+        self._root = tmp_root
+        self._jobs = dict(jobs)
+        self._shared = _shared_folder(tmp_root)
+        self._shared.mkdir(parents=True, exist_ok=True)
+        self._futures: dict[str, Future[Run]] = {name: Future() for name in self._jobs}
+        self._taken: set[str] = set()
+        self._mutex = threading.Lock()
+        self._closed = threading.Event()
+        count = workers or max(2, min(4, os.cpu_count() or 2))
+        self._threads = [threading.Thread(target=self._work, daemon=True, name=f"run-pool-{i}") for i in range(count)]
+        for thread in self._threads:
+            thread.start()
 
     def __getitem__(self, name: str) -> Run:
         return self._futures[name].result(timeout=RUN_TIMEOUT_S + 60)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """No new run starts; the runs under way finish (each bounded by ``RUN_TIMEOUT_S``)."""
+        self._closed.set()
+        for thread in self._threads:
+            thread.join()
+        for future in self._futures.values():
+            future.cancel()
+
+    def _claim(self) -> tuple[str, int] | None:
+        """The next run this thread takes, with its lock held: the first one nobody holds, else (every one left is
+        under way elsewhere) the first one left, waiting for its lock. None when none is left."""
+        with self._mutex:
+            left = [name for name in self._jobs if name not in self._taken]
+        for name in left:
+            with self._mutex:
+                if name in self._taken:
+                    continue
+                fd = _lock(self._shared / f"{_safe(name)}.lock", wait=False)
+                if fd is None:
+                    continue  # another worker runs it now
+                self._taken.add(name)
+                return name, fd
+        for name in left:
+            with self._mutex:
+                if name in self._taken:
+                    continue
+                self._taken.add(name)
+            fd = _lock(self._shared / f"{_safe(name)}.lock", wait=True)
+            assert fd is not None
+            return name, fd
+        return None
+
+    def _work(self) -> None:
+        while not self._closed.is_set():
+            claimed = self._claim()
+            if claimed is None:
+                return
+            name, fd = claimed
+            future = self._futures[name]
+            try:
+                stored = self._shared / f"{_safe(name)}.json"
+                if stored.is_file():
+                    run = _run_from_json(json.loads(stored.read_text(encoding="utf-8")))
+                elif self._closed.is_set():
+                    return  # closed while it waited for another worker's run, which stored nothing: not started
+                else:
+                    workdir = self._root / _safe(name)
+                    workdir.mkdir(parents=True, exist_ok=True)
+                    run = self._jobs[name](workdir)
+                    temporary = stored.with_suffix(".tmp")
+                    temporary.write_text(json.dumps(_run_to_json(run)), encoding="utf-8")
+                    temporary.replace(stored)
+                future.set_result(run)
+            except BaseException as exc:  # the case that needs this run shows it
+                future.set_exception(exc)
+            finally:
+                _unlock(fd)
+
+
+def _shared_folder(tmp_root: Path) -> Path:
+    """Where the workers of one xdist run share a pool's runs: beside the workers' base folders (``popen-gw<N>``,
+    whose parent is common to the run); outside xdist, the pool's own folder."""
+    base = tmp_root.parent
+    if os.environ.get("PYTEST_XDIST_WORKER") and base.name.startswith("popen-"):
+        return base.parent / "shared-run-pools" / tmp_root.name
+    return tmp_root / ".runs"
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def _lock(path: Path, *, wait: bool) -> int | None:
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _unlock(fd: int) -> None:
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def _run_to_json(run: Run) -> dict[str, Any]:
+    return {"name": run.name, "returncode": run.returncode, "report": run.report, "output": run.output,
+            "workdir": str(run.workdir) if run.workdir is not None else None}
+
+
+def _run_from_json(data: dict[str, Any]) -> Run:
+    return Run(data["name"], data["returncode"], data["report"], data["output"],
+               Path(data["workdir"]) if data["workdir"] is not None else None)
 
 
 def assert_caught(run: Run, caught_by: Iterable[str], may_also_fail: Iterable[str] = ()) -> None:
