@@ -40,6 +40,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/hook_desktop/test_desktop_rules_variants.py"
     out |= {f"{path}::test_each_variant_fails_exactly_its_rule[{v}]": frozenset({rid})
             for v, rid in _module(path).VARIANTS.items()}
+    path = "tests/frames/test_frame_requirements_judge_subjects.py"
+    out |= {f"{path}::test_a_fake_breaking_one_rule_of_accepting_frames_fails_exactly_that_requirement[{m}]":
+            frozenset({rid}) for m, rid in _module(path).PROVES.items()}
     path = "tests/frames/test_frame_requirements_falsified.py"
     out |= {f"{path}::test_the_hidden_drops_fail_exactly_their_requirements[{n}]": frozenset(h)
             for n, h in _module(path).PROVES.items()}

@@ -166,6 +166,11 @@ def test_an_accepted_ping_is_answered_and_other_accepted_frames_are_not_wire_cas
     unanswered.use_sample("ping/empty")
     with pytest.raises(AssertionError, match="did not answer a valid ping with a pong"):
         unanswered.expect_accepted()
+    # the real probe's outcome when a subject drops a valid ping: one pong for two pings, the barrier "not answered"
+    dropped = _driver(samples, FakeProbe(answered_barrier=False, pongs=1))
+    dropped.use_sample("ping/empty")
+    with pytest.raises(AssertionError, match="answered one pong for two pings, a valid ping and the barrier ping"):
+        dropped.expect_accepted()
     other = _driver(samples, FakeProbe(**ALIVE))
     other.use_text('{"type":"pong"}')
     with pytest.raises(AssertionError, match="judges accepted frames only for ping"):

@@ -8,6 +8,14 @@ Modes:
 * ``pongs-bad-pings``: answers every frame that claims to be a ping with a pong, valid or not.
 * ``bad-pong``: answers a valid ping with a pong whose payload is not empty (阶段 1: payload 恒空对象).
 * ``acks-bad-frames``: answers a frame it rejects with a pong-like reaction frame (``bind.state`` with no bindings).
+
+Modes that break one rule of accepting frames (issue 16: each fails exactly its requirement):
+* ``closes-on-binary``: closes the connection (1003) on a binary frame instead of dropping what it cannot decode (a
+  frame of bytes that are not UTF-8 travels as a binary frame; HOOK-FRAME-ENV-UTF8-01).
+* ``depth-limited``: its JSON reader refuses nesting deeper than 32 levels, so a valid frame with a deeply nested
+  ignored field is dropped (HOOK-FRAME-ENV-JSON-02).
+* ``strict-envelope``: drops a frame whose envelope has a key besides v, type, id, ts and payload (a closed schema;
+  HOOK-FRAME-ENV-UNKNOWN-KEYS-01).
 """
 
 from __future__ import annotations
@@ -30,8 +38,53 @@ def frame(type_: str, payload: dict) -> str:
     return json.dumps({"v": 1, "type": type_, "id": str(uuid.uuid4()), "ts": 1767225600000, "payload": payload})
 
 
+#: ``depth-limited``: the deepest nesting its JSON reader takes.
+MAX_DEPTH = 32
+ENVELOPE_KEYS = {"v", "type", "id", "ts", "payload"}
+
+
+def nesting(text: str) -> int:
+    """The deepest nesting of arrays and objects in the JSON ``text`` (brackets inside strings not counted)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def refused_by_the_fault(data) -> bool:
+    """Whether this mode's fault drops a frame the parser accepts."""
+    if MODE == "depth-limited" and isinstance(data, str):
+        return nesting(data) > MAX_DEPTH
+    if MODE == "strict-envelope":
+        try:
+            decoded = json.loads(data)
+        except ValueError:
+            return False
+        return isinstance(decoded, dict) and bool(set(decoded) - ENVELOPE_KEYS)
+    return False
+
+
 async def handler(ws) -> None:
     async for data in ws:
+        if MODE == "closes-on-binary" and isinstance(data, bytes):
+            await ws.close(1003, "binary frames are not supported")
+            return
+        if refused_by_the_fault(data):
+            continue
         result = parse_hook_message(data)
         claimed = None
         try:

@@ -37,7 +37,8 @@ WHOLE_SPEC = "largest-group"
 NOT_BY_DROPS = {
     "HOOK-FRAME-ENV-UTF8-01": "its frames are bytes that are not UTF-8, which a WebSocket text frame cannot carry: "
                               "they go as binary frames, whose drop is reported as binary, without the parser's "
-                              "pointer (simulator/drivers/hook_frames/judgement.py reported_drop)",
+                              "pointer (simulator/drivers/hook_frames/judgement.py reported_drop); a fake that closes on "
+                              "binary frames proves it (tests/frames/test_frame_requirements_judge_subjects.py)",
 }
 #: run name → the requirements the run must see fail.
 PROVES: dict[str, frozenset[str]] = {n: h - NOT_BY_DROPS.keys() for n, h in HIDE.items()}

@@ -14,15 +14,27 @@ FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
 SELECT = ["--req=HOOK-FRAME-PING-EMPTY-01", "--req=HOOK-FRAME-ENV-JSON-01", "-k", "hook-server"]
 
 
+#: Issue 16: fake mode → the one frame requirement it breaks, a rule of accepting frames the drop-hiding proxy cannot
+#: break (tests/frames/test_frame_requirements_falsified.py). Each run judges that requirement beside SELECT's, which
+#: must pass: the fault breaks nothing else there.
+PROVES: dict[str, str] = {
+    "closes-on-binary": "HOOK-FRAME-ENV-UTF8-01",           # closes on a binary frame instead of dropping it
+    "depth-limited": "HOOK-FRAME-ENV-JSON-02",              # drops a valid frame nested deeper than 32 levels
+    "strict-envelope": "HOOK-FRAME-ENV-UNKNOWN-KEYS-01",    # drops a valid frame with an unknown envelope key
+}
+
+
 def _run(mode: str):
+    extra = [f"--req={PROVES[mode]}"] if mode in PROVES else []
+
     def job(workdir):
         with serving([PYTHON, FAKE, mode]) as ready:
             return run_features(mode, workdir, "features/hook/test_hook_frames.py",
-                                [f"--target=hook-server={ready['url']}", "--step-timeout=2", *SELECT])
+                                [f"--target=hook-server={ready['url']}", "--step-timeout=2", *SELECT, *extra])
     return job
 
 
-MODES = ("conformant", "closes-on-bad", "pongs-bad-pings", "bad-pong", "acks-bad-frames")
+MODES = ("conformant", "closes-on-bad", "pongs-bad-pings", "bad-pong", "acks-bad-frames", *PROVES)
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +79,12 @@ def test_an_invalid_frame_the_subject_sends_is_charged_with_the_frame_as_evidenc
                    if s["nodeid"] == "emitted-frames::hook-server::HOOK-FRAME-PING-EMPTY-01")
     assert emitted["verdict"] == "fail"
     assert "/payload/late" in emitted["reason"] and any('"late"' in e for e in emitted["evidence"]), emitted
+
+
+@pytest.mark.parametrize("mode", sorted(PROVES))
+def test_a_fake_breaking_one_rule_of_accepting_frames_fails_exactly_that_requirement(runs, mode):
+    run = runs[mode]
+    assert run.returncode == 1, run.explain()
+    assert _subject_verdicts(run, PROVES[mode]) == {"hook-server": "fail"}, run.explain()
+    for rid in ("HOOK-FRAME-PING-EMPTY-01", "HOOK-FRAME-ENV-JSON-01"):
+        assert _subject_verdicts(run, rid) == {"hook-server": "pass"}, run.explain()

@@ -198,6 +198,73 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-decisions": ({"HOOK-DESKTOP-INTERACTION-GARBAGE-01"}, set()),
     # an X-lane task runs in the chat pseudo-folder whatever workspace it names.
     "x-dispatch-in-chat": ({"HOOK-DESKTOP-DEFAULT-WS-01"}, set()),
+    # issue 16: one variant per part-1 requirement no variant failed yet (simulator/reference/desktop/core_variants.py):
+    # hello lists the registered aliases first and appends chat.
+    "chat-alias-last": ({"HOOK-DESKTOP-HELLO-CHAT-01"}, set()),
+    # hello leaves lifecycleAnnouncement out while the preference is on (@should).
+    "lifecycle-default-left-out": ({"HOOK-DESKTOP-HELLO-LIFECYCLE-01"}, set()),
+    # the default alias is sent as defaultWorkspace only, left out of hello.workspaces.
+    "default-not-in-workspaces": ({"HOOK-DESKTOP-HELLO-DEFAULT-01"}, set()),
+    # once the default's folder is gone, hello still names it as defaultWorkspace.
+    "default-kept-after-removal": ({"HOOK-DESKTOP-HELLO-DEFAULT-02"}, set()),
+    # a change of the alias mapping waits for the next handshake (@should).
+    "hello-not-resent": ({"HOOK-DESKTOP-HELLO-RESEND-01"}, set()),
+    # a dispatch to the chat pseudo-folder is rejected unknown_workspace.
+    "chat-dispatch-rejected": ({"HOOK-DESKTOP-ACK-ACCEPTED-01"}, set()),
+    # a dispatch to a busy session waits in its queue but is acked accepted (@should).
+    "queued-acked-accepted": ({"HOOK-DESKTOP-ACK-QUEUED-01"}, set()),
+    # an alias never registered is rejected workspace_not_allowed.
+    "unknown-alias-not-allowed": ({"HOOK-DESKTOP-ACK-REJECT-01"}, set()),
+    # a takeover of an unknown session opens a new session instead.
+    "unknown-session-opened": ({"HOOK-DESKTOP-ACK-REJECT-02"}, set()),
+    # a desktop switched off still runs dispatches (@should).
+    "disabled-ignored": ({"HOOK-DESKTOP-ACK-REJECT-03"}, set()),
+    # an agentKind hello never offered is run (@should).
+    "agent-kind-unchecked": ({"HOOK-DESKTOP-ACK-REJECT-04"}, set()),
+    # an alias whose folder was removed is still accepted and run.
+    "removed-folder-accepted": ({"HOOK-DESKTOP-ACK-REJECT-05"}, set()),
+    # the externalKey mapping is not kept: every dispatch opens a new session.
+    "session-per-dispatch": ({"HOOK-DESKTOP-SESSION-KEY-01"}, set()),
+    # a takeover runs in a new session of its externalKey, not the named one.
+    "takeover-ignored": ({"HOOK-DESKTOP-TAKEOVER-01"}, set()),
+    # turn.progress streams increments instead of whole snapshots.
+    "progress-deltas": ({"HOOK-DESKTOP-PROGRESS-SNAPSHOT-01"}, set()),
+    # turn.end leaves its sessionId null.
+    "end-session-left-out": ({"HOOK-DESKTOP-END-LINKAGE-01"}, set()),
+    # turn.end reports usage.durationMs in seconds, a fraction.
+    "duration-in-seconds": ({"HOOK-DESKTOP-END-DURATION-01"}, set()),
+    # an image/jpg attachment keeps that type in turn.end.
+    "jpg-not-normalized": ({"HOOK-DESKTOP-ATTACH-MIME-01"}, set()),
+    # a turn stopped by task.cancel ends with status error.
+    "cancel-as-error": ({"HOOK-DESKTOP-CANCEL-01"}, set()),
+    # task.cancel of an unknown requestId is confirmed with a turn.end cancelled.
+    "unknown-cancel-answered": ({"HOOK-DESKTOP-CANCEL-02"}, set()),
+    # session.archive of an unknown key raises: the desktop's connection ends.
+    "archive-unknown-key-crashes": ({"HOOK-DESKTOP-ARCHIVE-01"}, set()),
+    # an undelivered turn.end is re-sent with a fresh envelope, not byte for byte.
+    "resend-rebuilt": ({"HOOK-DESKTOP-RELIABLE-RESEND-01"}, set()),
+    # turn.delivery accepted does not clear the outbox.
+    "accepted-kept": ({"HOOK-DESKTOP-RELIABLE-ACCEPTED-01"}, set()),
+    # without turn-delivery-v1 a written turn.end is sent again after every reconnect.
+    "written-end-resent": ({"HOOK-DESKTOP-RELIABLE-RESEND-02"}, set()),
+    # button ids are '<interactionId>|<id>'.
+    "button-ids-packed": ({"HOOK-DESKTOP-INTERACTION-BUTTONS-01"}, set()),
+    # a decision for a closed card re-sends the turn's turn.end.
+    "late-decision-resends-end": ({"HOOK-DESKTOP-INTERACTION-LATE-01"}, set()),
+    # a card that times out is not withdrawn (no interaction.cancel).
+    "timeout-without-cancel": ({"HOOK-DESKTOP-INTERACTION-TIMEOUT-01"}, set()),
+    # pings go unanswered while a turn runs.
+    "no-pong-while-busy": ({"HOOK-DESKTOP-PING-01"}, set()),
+    # a retry sends turn.reopen whatever welcome declares.
+    "reopen-without-feature": ({"HOOK-DESKTOP-REOPEN-GATE-01"}, set()),
+    # another question in a finished turn's session is sent as its reopen.
+    "ask-reopens": ({"HOOK-DESKTOP-REOPEN-TRIGGER-01"}, set()),
+    # the reopen bookkeeping has no TTL.
+    "reopen-never-expires": ({"HOOK-DESKTOP-REOPEN-TTL-01"}, set()),
+    # a reopened round's card is decided at the desktop and also posted as interaction.request.
+    "reopen-card-mirrored": ({"HOOK-DESKTOP-REOPEN-NOINTERACTION-01"}, set()),
+    # a preference change waits for the next hello (@may).
+    "lifecycle-change-not-sent": ({"HOOK-DESKTOP-LIFECYCLE-SEND-01"}, set()),
 }
 
 #: The part-2b requirements of queries, gateway tools, the rest of interactions and the default workspace

@@ -86,6 +86,12 @@ def check_error_code(subject: str, outcome: DeliveryOutcome, code: str) -> None:
 def check_accepted_ping(subject: str, outcome: DeliveryOutcome) -> None:
     """A valid ping: the subject stays alive and answers it with a pong (阶段 1)."""
     what = "a valid ping"
+    if outcome.closed is None and not outcome.answered_barrier and outcome.pongs == 1:
+        # two pings went out (the case, then the barrier) and one pong came back: pongs carry nothing to tell which
+        # ping one answers, so the subject is alive and left a ping unanswered, the valid case as far as one can tell
+        raise AssertionError(f"the {subject} answered one pong for two pings, a valid ping and the barrier ping after "
+                             f"it: it dropped or ignored a valid ping (阶段 1: 收到 ping 必须回 pong): "
+                             f"{outcome.describe()}")
     check_alive(subject, outcome, what)
     assert outcome.pongs >= 2, (f"the {subject} did not answer {what} with a pong "
                                 f"(阶段 1: 收到 ping 必须回 pong): {outcome.describe()}")

@@ -16,6 +16,7 @@ from .slack_variants import SLACK_WRAPPED
 from .provider_variants import PROVIDER_WRAPPED
 from .relay_variants import RELAY_WRAPPED
 from .gateway_variants import GATEWAY_WRAPPED
+from .core_variants import CORE_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -93,6 +94,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     **PROVIDER_WRAPPED,
     **RELAY_WRAPPED,
     **GATEWAY_WRAPPED,
+    **CORE_WRAPPED,
 }
 
 
