@@ -356,9 +356,10 @@ def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features
 def runs(tmp_path_factory: pytest.TempPathFactory):
     jobs = {"external": lambda d: _run("external", d, None, set(), wire_types=True),
             "without-features": lambda d: _run("without-features", d, None, WITHOUT_FEATURES, BARE_FEATURES)}
-    for variant, (must, may) in VARIANTS.items():
+    # in the order the cases below wait for them (sorted), so that no case waits for runs queued behind its own
+    for variant, (must, may) in sorted(VARIANTS.items()):
         jobs[variant] = lambda d, v=variant, r=must | may: _run(v, d, v, r, strict=v in STRICT_VARIANTS)
-    for variant, (must, may) in BARE_VARIANTS.items():
+    for variant, (must, may) in sorted(BARE_VARIANTS.items()):
         jobs[f"bare:{variant}"] = lambda d, v=variant, r=must | may: _run(f"bare:{v}", d, v, r, BARE_FEATURES,
                                                                           strict=v in STRICT_VARIANTS)
     pool = RunPool(tmp_path_factory.mktemp("hook-server-runs"), jobs, workers=3)

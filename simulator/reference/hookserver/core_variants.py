@@ -15,8 +15,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from ...hook import Feature, HookMessage, MessageType, make_interaction_decision, make_turn_delivery, parse_hook_message
-from .channel import ChannelMessage, MessageEvent, MessageState
+from ...hook import (Feature, HookMessage, MessageType, make_interaction_decision, make_turn_delivery, make_welcome,
+                     parse_hook_message)
+from .channel import Card, ChannelMessage, MessageEvent, MessageState
 from .delivery import DeliveryEvent, RetryPolicy
 from .effects import Close, Effect, Persist, req_str
 from .lanes import Lane
@@ -82,7 +83,6 @@ class WelcomeOmitsFeature(HookServerMachine):
         for i in range(start, len(out)):
             e = out[i]
             if getattr(e, "type", None) == MessageType.WELCOME.value:
-                from ...hook import make_welcome
                 out[i] = self._frame(conn.conn_id, make_welcome(
                     server_name=self.settings.server_name, features=tuple(self.settings.features)[:-1],
                     ids=self._ids, ts=now, validate=False))
@@ -265,13 +265,18 @@ class AckedTaskRedelivered(HookServerMachine):
 
 
 class ErrorMessageDropped(HookServerMachine):
-    """``error-message-dropped``: a failed turn.end is published without its errorMessage (the final text alone).
-    Breaks §5 turn.end "status:ok / error / cancelled(… error 时必须非空)" (the failed message shows the error)."""
+    """``error-message-dropped``: a failed result is published as its final text alone (or "Failed"), without the
+    errorMessage. Breaks §5 turn.end "status:ok / error / cancelled(… error 时必须非空)" (the failed message shows the
+    error)."""
 
-    def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        if message.payload.status == "error":
-            message = _with_payload(message, error_message=None)
-        super()._on_end(conn, message, now, out)
+    def _publish(self, d: Any, now: int, out: list[Effect]) -> None:
+        super()._publish(d, now, out)
+        m = self.messages.get(d.message_id)
+        if d.status == "error" and m is not None and m.state is MessageState.FAILED:
+            text = d.final_text or "Failed"
+            if m.text != text:
+                m.text = text
+                self._persist_message(out, m)
 
 
 class LateFramesApplied(HookServerMachine):
@@ -478,7 +483,6 @@ class ReopenInteractionRendered(HookServerMachine):
         if route is None or p.request_id in self.tasks:
             super()._on_interaction_request(conn, message, now, out)
             return
-        from .channel import Card
         m = self.messages[route.message_id]
         if m.card(p.interaction_id) is None:
             m.cards.append(Card(p.interaction_id, p.kind, p.title, p.body,
@@ -610,8 +614,6 @@ class DecisionSendsLabel(HookServerMachine):
         m = self.message_of(rid)
         card = m.card(iid) if m is not None else None
         label = next((b["label"] for b in card.buttons if b["id"] == bid), bid) if card is not None else bid
-        if label == bid:
-            label = f"{bid} ✓"
         task = self.tasks[rid]
         conn = self._open_conn_of(task.device_id)
         out = [e for e in out if getattr(e, "type", None) != MessageType.INTERACTION_DECISION.value]
