@@ -34,6 +34,7 @@ from .machine import (
     Wake,
 )
 from .server import HookServer
+from .server_variants import server_class
 from .store import HookServerStore
 from .variants import VARIANT_ENV, Variant
 
@@ -83,7 +84,7 @@ def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = 
         temp_dir = Path(tempfile.mkdtemp(prefix="hook-server-reference-"))
         db = temp_dir / "hook-server.sqlite3"
     store = HookServerStore(db, synchronous=synchronous)
-    server = HookServer(settings, store, host=host, port=port, token=token, ids=ids)
+    server = server_class(chosen)(settings, store, host=host, port=port, token=token, ids=ids)
     try:
         server.start()
         api = HookServerControlApi(server, *control).start() if control is not None else None

@@ -278,6 +278,14 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
         self._relay_init()
         self._gateway_init()  # queries and gateway tools (gateway_families.py)
 
+    #: message type → handler: ``_HANDLERS`` for this class, rebuilt for a subclass so that a broken variant that
+    #: overrides a handler (core_variants.py) is the one called
+    _handlers: dict[MessageType, Callable[..., None]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._handlers = {t: getattr(cls, f.__name__) for t, f in _HANDLERS.items()}
+
     # -- helpers ---------------------------------------------------------------------------------------------
 
     def _next_seq(self) -> int:
@@ -410,7 +418,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
         if conn.hello_count == 0:
             self._log(conn_id, now, "before-hello", type_=t.value, request_id=_request_id_of(message))
             return out
-        handler = _HANDLERS.get(t)
+        handler = self._handlers.get(t)
         if handler is None:
             self._log(conn_id, now, "unhandled-type", type_=t.value, request_id=_request_id_of(message))
             return out
@@ -1025,7 +1033,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
             external_key = provider.external_key(chat_id, thread_id, lane.generation)
             return self._ask_query(lane, device_id, external_key, query_kind, now, out), out
         device = self.devices[device_id]
-        workspace = choose_workspace(lane.workspace, device.workspaces, device.default_workspace)
+        workspace = self._workspace_for(lane, device)
         if self.variant is Variant.DISPATCHES_UNREGISTERED_WORKSPACE and lane.workspace is not None:
             workspace = lane.workspace  # the lane's choice, registered or not
         external_key = provider.external_key(chat_id, thread_id, lane.generation)
@@ -1068,6 +1076,11 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
         task.built = None  # kept for this input only: a later dispatch builds its own frame
         return {"ok": True, "kind": "task", "requestId": task.request_id, "messageId": message_id,
                 "externalKey": external_key}, out
+
+    def _workspace_for(self, lane: Lane, device: Device) -> str:
+        """The workspace of a new task: "本 lane 已定的目录 > hello.defaultWorkspace > chat", registered aliases only
+        (lanes.choose_workspace)."""
+        return choose_workspace(lane.workspace, device.workspaces, device.default_workspace)
 
     def _latest_device(self) -> str | None:
         online = [d for d in self.devices.values() if self._open_conn_of(d.device_id) is not None]
@@ -1297,6 +1310,7 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.QUERY_RESPONSE: HookServerMachine._on_query_response,
     MessageType.TOOL_REQUEST: HookServerMachine._on_tool_request,
 }
+HookServerMachine._handlers = _HANDLERS
 
 
 #: the broken variants that handle some bad frames instead of dropping them (``HookServerMachine._lenient``)

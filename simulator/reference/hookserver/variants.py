@@ -197,6 +197,139 @@ class Variant(BrokenVariant):
     #: a hello whose defaultWorkspace is not one of its workspaces is taken (默认工作目录 "校验器据此拒收").
     HELLO_DEFAULT_UNCHECKED = "hello-default-unchecked"
 
+    # issue 16, the protocol core (core_variants.py: each wraps the machine; the correct machine's code paths know
+    # nothing of them)
+    #: every frame before hello is dropped, ping too. Breaks 阶段 1 "hello 建连后第一帧 … 收到 ping 必须回 pong" (before hello
+    #: the server answers ping with pong).
+    PING_BEFORE_HELLO_DROPPED = "ping-before-hello-dropped"
+    #: at most one pong per heartbeat interval on a connection; a ping sooner is dropped. Breaks 阶段 1 "心跳,收到 ping
+    #: 必须回 pong".
+    PONG_THROTTLED = "pong-throttled"
+    #: welcome lists the configured features but the last one (it is still negotiated). Breaks 阶段 1 welcome
+    #: "features(server 侧能力标识 …)" (what the server is configured with).
+    WELCOME_OMITS_FEATURE = "welcome-omits-feature"
+    #: a hello after the first on a connection changes nothing. Breaks 阶段 1 "别名映射变更后 重发 hello 即时生效(server
+    #: 以最新一帧为准)".
+    RESENT_HELLO_IGNORED = "resent-hello-ignored"
+    #: the lane's chosen alias is dispatched as it is, registered or not (a local path is still refused). Breaks §2
+    #: "server 只能派发 hello 注册过的别名".
+    LANE_ALIAS_UNCHECKED = "lane-alias-unchecked"
+    #: hello.defaultWorkspace wins over the lane's own choice. Breaks 默认工作目录 "按 「本 lane 已定的目录 >
+    #: hello.defaultWorkspace > chat」取值".
+    DEFAULT_OVER_LANE_CHOICE = "default-over-lane-choice"
+    #: without a lane choice nor a default the task goes to the hello's last alias. Breaks 阶段 1 hello
+    #: defaultWorkspace "缺省 / null = 无默认 … 通常落 chat" (a @should).
+    NO_CHAT_FALLBACK = "no-chat-fallback"
+    #: a takeover's sessionId is not carried: every dispatch has sessionId null. Breaks §2 "sessionId … 非 null
+    #: 表示接管已有桌面会话".
+    TAKEOVER_SESSION_DROPPED = "takeover-session-dropped"
+    #: a frame of an unknown type closes the connection (1003). Breaks §3 "老端收到未知 type 丢帧不断连".
+    CLOSES_ON_UNKNOWN_TYPE = "closes-on-unknown-type"
+    #: an invalid frame (parse ok:false) closes the connection (1007). Breaks §2 "坏帧返回 ok:false + 字段路径,绝不抛异常" (the
+    #: frame is dropped, the connection kept).
+    CLOSES_ON_INVALID_FRAME = "closes-on-invalid-frame"
+    #: a frame over the limit closes the connection (1009). Breaks §3 "帧上限 HOOK_MAX_FRAME_CHARS … 纯防 OOM 的粗防御" (the
+    #: frame is dropped, the connection kept).
+    CLOSES_ON_OVERSIZED_FRAME = "closes-on-oversized-frame"
+    #: task.dispatch.externalKey loses its "<providerId>:" prefix. Breaks §2 "externalKey … 由 hook server 的
+    #: provider 生成(格式约定 <providerId>:...)".
+    EXTERNAL_KEY_UNPREFIXED = "external-key-unprefixed"
+    #: task.dispatch.source does not carry the user's original text. Breaks §5 task.dispatch "source(IM
+    #: 来源元数据:平台、频道名、thread 上下文、用户原文)" (a @should).
+    SOURCE_WITHOUT_USER_TEXT = "source-without-user-text"
+    #: a queued ack is not recorded (the task stays un-acked). Breaks §5 task.ack "三态 accepted / queued /
+    #: rejected".
+    QUEUED_ACK_IGNORED = "queued-ack-ignored"
+    #: the message of a queued task says "Queued" without its position. Breaks §5 task.ack "queuePosition 仅 queued
+    #: 非 null" shown to the user (a @should).
+    QUEUED_ACK_WITHOUT_POSITION = "queued-ack-without-position"
+    #: a second task.ack for a requestId replaces the first. Breaks §4 "requestId 幂等:… desktop 只回放上次 ack" (a
+    #: replayed ack changes nothing; a @should).
+    SECOND_ACK_WINS = "second-ack-wins"
+    #: at a reconnect every task of the device without a turn.end is dispatched again, acked or not. Breaks §4
+    #: "断线重连:server 重投未 ack 的任务".
+    ACKED_TASK_REDELIVERED = "acked-task-redelivered"
+    #: a failed turn.end is published without its errorMessage (the final text alone). Breaks §5 turn.end
+    #: "status:ok / error / cancelled(… error 时必须非空)" (the failed message shows the error).
+    ERROR_MESSAGE_DROPPED = "error-message-dropped"
+    #: the message shows the text of the latest turn.progress / turn.end of its task, also after the task ended.
+    #: Breaks 阶段 18 "原 requestId 的 turn.end 仍是一次性的".
+    LATE_FRAMES_APPLIED = "late-frames-applied"
+    #: after accepted no further turn.delivery is sent (the result is published all the same). Breaks §5
+    #: turn.delivery "delivered=渠道终态动作已完成".
+    DELIVERED_NOT_REPORTED = "delivered-not-reported"
+    #: a failed publish is retried without end: the delivery never ends failed. Breaks "failed 带安全 结构化 error 且
+    #: retryAt=null … delivered / failed 是渠道侧终态".
+    RETRIES_FOREVER = "retries-forever"
+    #: a turn.end replayed for an ended task is dropped without an answer. Breaks "desktop 在 accepted 前可按同一
+    #: requestId 重放完全相同的普通 turn.end,server 必须幂等并回放最新状态".
+    REPLAY_UNANSWERED = "replay-unanswered"
+    #: turn.delivery is on when the desktop declares it, whatever the welcome said. Breaks "双方必须在 hello.features /
+    #: welcome.features 同时声明 … 后才启用"; caught by a run without welcome features.
+    DELIVERY_WITHOUT_SERVER_FEATURE = "delivery-without-server-feature"
+    #: a delivery receipt is never released. Breaks "需保留有界 TTL 的 delivery receipt" (a @should).
+    RECEIPT_KEPT_FOREVER = "receipt-kept-forever"
+    #: the accepted results are written but not read back at a restart (they live in memory only). Breaks "accepted
+    #: … 是最终结果已进入 server 的持久交接/恢复边界;从这一刻起重试归 server".
+    DELIVERIES_NOT_RESTORED = "deliveries-not-restored"
+    #: a reopen round's turn.end is dropped (only tasks are finalized): the message stays in progress. Breaks 阶段 18
+    #: "后续 progress 原地刷新、turn.end 定稿".
+    REOPEN_END_IGNORED = "reopen-end-ignored"
+    #: a reopen whose reopenOf is unknown posts a new message in the device's latest lane and routes the round
+    #: there. Breaks 阶段 18 "认不出 reopenOf … 时静默忽略整条帧".
+    UNKNOWN_REOPEN_POSTS_MESSAGE = "unknown-reopen-posts-message"
+    #: turn.progress / turn.end of a requestId never registered post a new message in the device's latest lane.
+    #: Breaks 阶段 18 "对从未登记过的 requestId 的 turn.progress / turn.end 一律静默忽略,不报错也不 新建消息".
+    UNREGISTERED_POSTS_MESSAGE = "unregistered-posts-message"
+    #: the same turn.reopen again registers the round anew (a new owner generation, the message rewritten). Breaks
+    #: 阶段 18 "本帧必须幂等:同一 (requestId, reopenOf) 重复登记同一个位置,无副作用".
+    REOPEN_AGAIN_REREGISTERS = "reopen-again-reregisters"
+    #: /stop looks at the lane's tasks only, never at a reopened round. Breaks 阶段 18 "task.cancel 能精确命中续跑轮(它带的是新
+    #: requestId)".
+    STOP_IGNORES_REOPEN = "stop-ignores-reopen"
+    #: an interaction.request of a reopen round is rendered on the reopened message. Breaks 阶段 18 "续跑 requestId 只承载
+    #: turn.progress / turn.end / task.cancel,刻意不含 interaction.*".
+    REOPEN_INTERACTION_RENDERED = "reopen-interaction-rendered"
+    #: a reopen round's turn.end is answered with turn.delivery accepted and delivered, like a task's. Breaks §5
+    #: turn.delivery "续跑轮不使用本帧".
+    REOPEN_END_DELIVERED = "reopen-end-delivered"
+    #: a dropped connection's reopened messages are left as they are. Breaks 阶段 18 "连接 断开时必须收口该连接上所有'已 reopen 但还没收到
+    #: turn.end'的消息".
+    NO_DISCONNECT_CLEANUP = "no-disconnect-cleanup"
+    #: /stop cancels a task only while it waits for its ack; a running (accepted) task is not cancelled. Breaks §1
+    #: "task.cancel —— /stop 中断在跑任务".
+    STOP_SKIPS_ACCEPTED = "stop-skips-accepted"
+    #: /new archives the session but the lane keeps its externalKey. Breaks 阶段 8 "私聊 /new 换代后 归档旧代会话" (the next
+    #: message starts a new generation).
+    NEW_KEEPS_KEY = "new-keeps-key"
+    #: a hello without lifecycleAnnouncement counts as false. Breaks §3 "缺省 hello.lifecycleAnnouncement 按 true 处理".
+    LIFECYCLE_DEFAULT_OFF = "lifecycle-default-off"
+    #: hello.lifecycleAnnouncement is ignored: notices are always on. Breaks §3 "server 先采用 hello 中的握手值".
+    LIFECYCLE_HELLO_IGNORED = "lifecycle-hello-ignored"
+    #: lifecycle.preference is dropped although both sides declared the feature. Breaks "声明 lifecycle-
+    #: announcement-v1 后,desktop 才可用 lifecycle.preference 即时覆盖当前设备偏好".
+    LIFECYCLE_PREFERENCE_IGNORED = "lifecycle-preference-ignored"
+    #: lifecycle.preference is honoured whatever the welcome declared. Breaks "能力缺席时不发送,以握手兼容语义降级"; caught by a run
+    #: without welcome features.
+    LIFECYCLE_PREFERENCE_WITHOUT_FEATURE = "lifecycle-preference-without-feature"
+    #: a turn.reopen is honoured whatever the welcome declared. Breaks §1 "能力协商靠 welcome.features 的
+    #: HOOK_FEATURE_TURN_REOPEN" (a @should); caught by a run without welcome features.
+    REOPEN_WITHOUT_FEATURE = "reopen-without-feature"
+    #: the desktop's pong to the server's ping is not taken note of. Breaks 阶段 1 "ping / pong 双向" (a @may: the
+    #: server that pings takes note of the pong).
+    PONG_NOT_RECORDED = "pong-not-recorded"
+    #: a press sends the button's label, not its id, as the buttonId. Breaks §2 "server 是'哑渲染 器'——渲染卡片、回传
+    #: buttonId".
+    DECISION_SENDS_LABEL = "decision-sends-label"
+    #: interaction.cancel writes the reason but leaves the buttons pressable. Breaks 阶段 10 interaction.cancel "通知
+    #: server 改写卡片(摘按钮 + reason 文案),防止用户按死卡片".
+    CANCEL_KEEPS_BUTTONS = "cancel-keeps-buttons"
+    # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
+    #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
+    ACCEPTS_ANY_TOKEN = "accepts-any-token"
+    #: a refused connection gets a bare 401 without a body naming the token problem (§7; a @should).
+    AUTH_REFUSAL_SILENT = "auth-refusal-silent"
+
     @classmethod
     def subject(cls) -> str:
         return "hook-server"

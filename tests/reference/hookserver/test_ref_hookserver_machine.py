@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from hookserver_rig import Rig
 
-from simulator.hook import Attachment, DeliveryState, make_ping, make_pong, make_welcome, serialize_hook_message
+from simulator.hook import (Attachment, DeliveryState, MessageType, make_ping, make_pong, make_welcome,
+                            serialize_hook_message)
 from simulator.reference.hookserver.channel import (
     FINAL_STATES,
     MESSAGE_TRANSITIONS,
@@ -17,7 +18,7 @@ from simulator.reference.hookserver.channel import (
 )
 from simulator.reference.hookserver.delivery import DELIVERY_TRANSITIONS, DeliveryEvent, delivery_step
 from simulator.reference.hookserver.lanes import choose_workspace
-from simulator.reference.hookserver.machine import Close, MachineError, Persist, Send
+from simulator.reference.hookserver.machine import Close, HookServerMachine, MachineError, Persist, Send
 from simulator.reference.hookserver.variants import Variant
 
 # -- handshake -------------------------------------------------------------------------------------------------
@@ -927,4 +928,35 @@ def test_public_names_are_pinned():
         "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
         "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
         "unknown-tool-dropped", "tool-error-leaks-raw", "unbound-tools-run-as-guest", "tools-ignore-team",
-        "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked"])
+        "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked",
+        # issue 16, the protocol core (core_variants.py) and the WebSocket shell (server_variants.py)
+        "ping-before-hello-dropped", "pong-throttled", "welcome-omits-feature", "resent-hello-ignored",
+        "lane-alias-unchecked", "default-over-lane-choice", "no-chat-fallback", "takeover-session-dropped",
+        "closes-on-unknown-type", "closes-on-invalid-frame", "closes-on-oversized-frame", "external-key-unprefixed",
+        "source-without-user-text", "queued-ack-ignored", "queued-ack-without-position", "second-ack-wins",
+        "acked-task-redelivered", "error-message-dropped", "late-frames-applied", "delivered-not-reported",
+        "retries-forever", "replay-unanswered", "delivery-without-server-feature", "receipt-kept-forever",
+        "deliveries-not-restored", "reopen-end-ignored", "unknown-reopen-posts-message",
+        "unregistered-posts-message", "reopen-again-reregisters", "stop-ignores-reopen",
+        "reopen-interaction-rendered", "reopen-end-delivered", "no-disconnect-cleanup", "stop-skips-accepted",
+        "new-keeps-key", "lifecycle-default-off", "lifecycle-hello-ignored", "lifecycle-preference-ignored",
+        "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
+        "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent"])
+
+
+def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():
+    """Issue 16: every variant of core_variants.py is a subclass of the machine picked by ``machine_class``, every
+    variant of server_variants.py a subclass of the shell picked by ``server_class``; each variant is one of them or a
+    switch of the correct machine, never both, and a subclass that overrides a frame handler has it called."""
+    from simulator.reference.hookserver.core_variants import CORE_WRAPPED, PongNotRecorded
+    from simulator.reference.hookserver.server import HookServer
+    from simulator.reference.hookserver.server_variants import SERVER_WRAPPED, server_class
+    from simulator.reference.hookserver.variant_machines import WRAPPED, machine_class
+
+    assert CORE_WRAPPED.items() <= WRAPPED.items()
+    assert not set(SERVER_WRAPPED) & set(WRAPPED)
+    assert all(machine_class(v) is cls for v, cls in CORE_WRAPPED.items())
+    assert all(server_class(v) is cls and issubclass(cls, HookServer) for v, cls in SERVER_WRAPPED.items())
+    assert server_class(None) is HookServer and server_class(Variant.PROGRESS_APPENDS) is HookServer
+    assert PongNotRecorded._handlers[MessageType.PONG] is PongNotRecorded._on_pong
+    assert HookServerMachine._handlers[MessageType.PONG] is HookServerMachine._on_pong
