@@ -76,7 +76,8 @@ REF_VARIANTS: dict[str, tuple[set[str], set[str], tuple[str, ...], str]] = {
 
 #: Issue 16 ("Every requirement proven able to fail"): variants that wrap the machine (variant_machines.py), run in
 #: memory and restricted to the requirement they prove (``--req``): variant → (the ids that must fail, the ids that
-#: may fail with them, a text the reason of each failing scenario of the first set must contain).
+#: may fail with them, a text the reason of each failing scenario of the first set must contain). A whole run of each
+#: (measured) fails its requirement, at most the ids of the second set, and nothing else but where noted.
 FALSIFIERS: dict[str, tuple[set[str], set[str], str]] = {
     # tools/list lists ccweb_send_message twice (a leftover second registration).
     "send-listed-twice": ({"CCWEB-TOOL-SEND-SINGLE-01"}, set(), "names 'ccweb_send_message' 2 times"),
