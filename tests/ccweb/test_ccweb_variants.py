@@ -11,8 +11,9 @@ Each case runs ``pytest features/ccweb`` in a subprocess, the way an implementer
 * HTTP (the correct reference, under ``--strict-conformance``, and the first broken variants): one ``serve
   ccweb-mcp [--variant V] --http 127.0.0.1:P --control 127.0.0.1:Q`` started here, ``--target
   ccweb=http://127.0.0.1:P/mcp``;
-* ref (the variants of issue 11, "Verdicts a user can trust"): the embedded reference (the default target) with
-  ``CCWEB_REFERENCE_VARIANT=V`` in the run's environment, in memory: a run takes seconds.
+* ref (the variants of issue 11, "Verdicts a user can trust", and of issue 16, "Every requirement proven able to
+  fail"): the embedded reference (the default target) with ``CCWEB_REFERENCE_VARIANT=V`` in the run's environment,
+  in memory: a run takes seconds. An issue 16 run selects only the requirement its variant proves (``--req``).
 
 The runs are independent processes, so they are started together (a few at a time) when the first case needs
 them, and each case waits for its own.
@@ -73,6 +74,45 @@ REF_VARIANTS: dict[str, tuple[set[str], set[str], tuple[str, ...], str]] = {
                               ("--step-timeout", "1"), "no source continuation run"),
 }
 
+#: Issue 16 ("Every requirement proven able to fail"): variants that wrap the machine (variant_machines.py), run in
+#: memory and restricted to the requirement they prove (``--req``): variant → (the ids that must fail, the ids that
+#: may fail with them, a text the reason of each failing scenario of the first set must contain). A whole run of each
+#: (measured) fails its requirement, at most the ids of the second set, and nothing else but where noted.
+FALSIFIERS: dict[str, tuple[set[str], set[str], str]] = {
+    # tools/list lists ccweb_send_message twice (a leftover second registration).
+    "send-listed-twice": ({"CCWEB-TOOL-SEND-SINGLE-01"}, set(), "names 'ccweb_send_message' 2 times"),
+    # targetConversationId is declared a string or an integer.
+    "target-id-number-or-string": ({"CCWEB-SCHEMA-FIELDS-01"}, set(), "has type ['string', 'integer']"),
+    # replyMode is a plain string, its values named only in the description.
+    "replymode-no-enum": ({"CCWEB-SCHEMA-REPLYMODE-ENUM-01"}, set(), "does not list its values"),
+    # the schema's required list is the legacy one, without replyMode.
+    "replymode-optional": ({"CCWEB-SCHEMA-REQUIRED-01"}, set(), "without 'replyMode'"),
+    # the fallback list still carries ccweb_request_reply (so it also holds a tool tools/list does not).
+    "alias-in-fallback": ({"CCWEB-ALIAS-UNLISTED-02"}, {"CCWEB-FALLBACK-SAME-DEF-01"}, "holds 'ccweb_request_reply'"),
+    # the fallback list lost ccweb_send_message (the dynamic call's dispatcher still takes it).
+    "fallback-without-send": ({"CCWEB-FALLBACK-SEND-01"}, set(), "names 'ccweb_send_message' 0 times"),
+    # every formal tool is in the fallback list: task board, image and form tools too.
+    "fallback-all-tools": ({"CCWEB-FALLBACK-FILTER-01"}, set(), "the fallback list holds ['ccweb_"),
+    # the legacy dynamic call refuses ccweb_request_reply before the dispatcher (also fails the alias mapping and
+    # the immediate return through that entry).
+    "dynamic-alias-rejected": ({"CCWEB-ALIAS-DYNAMIC-CALL-01"}, {"CCWEB-ALIAS-MAPPING-01", "CCWEB-CALL-ASYNC-01"},
+                               "the call failed"),
+    # a send runs the target's turn to its end before it answers (a whole run also fails every scenario that
+    # finishes the target run later: the alias, delivery, continuation and legacy ones).
+    "send-waits-for-target": ({"CCWEB-CALL-ASYNC-01"}, set(), "the target run is 'completed'"),
+    # a return_and_continue ccweb_send_message result lacks replyDelivery and sourceAutoRun.
+    "result-without-delivery-fields": ({"CCWEB-RESULT-FIELDS-01"}, set(), "the result lacks"),
+    # the target prompt names the source by its title only.
+    "target-prompt-without-source-id": ({"CCWEB-TARGET-PROMPT-CONTEXT-01"}, set(), "does not contain the source id"),
+    # the one_way target prompt does not carry the message: its reader-judged scenario fails before any reader is
+    # asked (and so do the one_way example of the context requirement and, in a whole run, the one_way delivery).
+    "oneway-prompt-without-content": ({"CCWEB-TARGET-PROMPT-ONEWAY-01"}, {"CCWEB-TARGET-PROMPT-CONTEXT-01"},
+                                      "does not contain the original content"),
+    # the same for the return_and_continue target prompt.
+    "return-prompt-without-content": ({"CCWEB-TARGET-PROMPT-RETURN-01"}, {"CCWEB-TARGET-PROMPT-CONTEXT-01"},
+                                      "does not contain the original content"),
+}
+
 #: The requirements whose wording only a reader can judge (PRD 必须: @must): against a correct server their verdict
 #: is *review*, with the subject's text as the material.
 READER_JUDGED = {
@@ -113,6 +153,10 @@ def _run_http(name: str, workdir: Path, variant: str | None = None, *args: str) 
         return _run_features(name, workdir, mcp_url, control_url, *args)
 
 
+def _selecting(ids: set[str]) -> tuple[str, ...]:
+    return tuple(arg for rid in sorted(ids) for arg in ("--req", rid))
+
+
 # -- the runs, started together ------------------------------------------------------------------------------------
 
 
@@ -135,6 +179,8 @@ def runs(reference_servable: None, tmp_path_factory: pytest.TempPathFactory):
         jobs[variant] = lambda d, v=variant: _run_http(v, d, v)
     for variant, (_, _, args, _) in REF_VARIANTS.items():
         jobs[variant] = lambda d, v=variant, a=args: _run_ref(v, d, v, a)
+    for variant, (caught_by, _, _) in FALSIFIERS.items():  # only the requirements the variant proves
+        jobs[variant] = lambda d, v=variant, a=_selecting(caught_by): _run_ref(v, d, v, a)
     pool = RunPool(tmp_path_factory.mktemp("ccweb-runs"), jobs)
     yield pool
     pool.close()
@@ -198,6 +244,21 @@ def test_issue_11_variant_is_caught_with_a_fail_verdict(runs, variant: str):
     caught_by, may_also_fail, _, reason = REF_VARIANTS[variant]
     run = runs[variant]
     assert_caught(run, caught_by, may_also_fail)
+    for scenario in run.report["scenarios"]:
+        if scenario["requirement"] in caught_by and scenario["verdict"] != "pass":
+            assert scenario["verdict"] == "fail" and reason in scenario["reason"], \
+                (scenario["name"], scenario["verdict"], scenario["reason"][:800])
+
+
+@pytest.mark.timeout(RUN_TIMEOUT_S * 3)
+@pytest.mark.parametrize("variant", sorted(FALSIFIERS))
+def test_issue_16_variant_fails_the_requirement_it_breaks(runs, variant: str):
+    """A run of only the requirement the variant breaks sees it fail, for the reason the variant gives (a reader-judged
+    requirement fails its mechanical check: fail, never review)."""
+    caught_by, may_also_fail, reason = FALSIFIERS[variant]
+    run = runs[variant]
+    assert_caught(run, caught_by, may_also_fail)
+    assert set(run.verdicts()) == caught_by, (sorted(run.verdicts()), run.explain())
     for scenario in run.report["scenarios"]:
         if scenario["requirement"] in caught_by and scenario["verdict"] != "pass":
             assert scenario["verdict"] == "fail" and reason in scenario["reason"], \

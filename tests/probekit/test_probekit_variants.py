@@ -12,7 +12,8 @@ Each case runs ``pytest features/probekit`` in a subprocess, the way an implemen
   lacks: docs/targets.md "Verdicts"), so the variant runs over HTTP leave them out (``-m``) or select what applies;
 * ref: the embedded reference (the default target) with ``PROBEKIT_REFERENCE_VARIANT=V`` in the run's environment:
   in memory, so every scenario applies and a run takes seconds. Most variants of issue 11 ("Verdicts a user can
-  trust") run this way, some restricted to the requirement they break (``--req``).
+  trust") run this way, some restricted to the requirement they break (``--req``); so do all those of issue 16
+  ("Every requirement proven able to fail"), each on only the requirement it breaks.
 
 The runs are independent processes, started together (a few at a time) when the first case needs them.
 """
@@ -55,6 +56,13 @@ class Case:
     args: tuple[str, ...] = ()
     #: A text the reason of each ``caught_by`` scenario must contain (what the check says it saw).
     reason: str | None = None
+
+
+def _falsifier(variant: str, requirement: str, reason: str, *, strict: bool = False) -> Case:
+    """An issue 16 case: the in-memory reference of ``variant``, run on ``requirement`` only (a @should under
+    ``--strict-conformance``, where its failure is a fail verdict), which must fail for ``reason``."""
+    return Case(variant, "ref", caught_by=frozenset({requirement}),
+                args=("--req", requirement, *(("--strict-conformance",) if strict else ())), reason=reason)
 
 
 CASES: dict[str, Case] = {
@@ -106,6 +114,70 @@ CASES: dict[str, Case] = {
     # issue 11: tools outside the toolset are callable, and start_* refuse {} for a missing argument: the old
     # `start_ui({})` under core passed on that missing-argument error; the call that succeeds under full must not.
     "toolset-leak": Case("toolset-leak", "ref", caught_by=frozenset({"PROBE-TOOLSET-OUTSIDE-01"})),
+    # -- issue 16 ("Every requirement proven able to fail"): variants that subclass ProbeKit (variant_kits.py), each run
+    # in memory on only the requirement it breaks. A whole run of each (measured) fails that requirement and nothing
+    # else but where noted (a @should: warn without --strict-conformance).
+    # the full toolset lists 48 tools (a whole run also fails DEFAULT-01, unset meaning full, and OUTPUT-TEXT-01,
+    # whose sweep over every tool of full counts the unlisted one as missing).
+    "full-missing-tool": _falsifier("full-missing-tool", "PROBE-TOOLSET-FULL-01", "missing ['genchangelog']"),
+    # MCP_TOOLSET unset runs core (a whole run fails DEFAULT-01 only: every other scenario sets MCP_TOOLSET).
+    "default-core": _falsifier("default-core", "PROBE-TOOLSET-DEFAULT-01", "under MCP_TOOLSET=None lists 15 tools"),
+    # the ui toolset lists 5 tools, sync_ui_data missing.
+    "ui-missing-tool": _falsifier("ui-missing-tool", "PROBE-TOOLSET-UI-01", "missing ['sync_ui_data']"),
+    # the workflow toolset lists 29 tools, gen_mock missing.
+    "workflow-missing-tool": _falsifier("workflow-missing-tool", "PROBE-TOOLSET-WORKFLOW-01", "missing ['gen_mock']"),
+    # the ui toolset lists start_ui's internal steps too (a whole run also fails UI-01, the exact list of 6).
+    "ui-lists-internal-steps": _falsifier("ui-lists-internal-steps", "PROBE-TOOLSET-UI-HIDDEN-01",
+                                          "lists 'init_component_catalog'"),
+    # start_ui refuses to run when its internal steps are outside the toolset: under ui, always.
+    "ui-steps-outside-toolset": _falsifier("ui-steps-outside-toolset", "PROBE-TOOLSET-UI-START-01",
+                                           "the call failed: start_ui"),
+    # MCP_SHOW_ALL=1 is ignored (only "true" counts).
+    "show-all-only-true": _falsifier("show-all-only-true", "PROBE-TOOLSET-SHOWALL-01",
+                                     "under MCP_TOOLSET=core lists 15 tools"),
+    # an invalid-arguments error has no _meta.error (a @should: a failure under --strict-conformance).
+    "error-without-details": _falsifier("error-without-details", "PROBE-OUTPUT-ERROR-META-01",
+                                        "has no details in _meta.error", strict=True),
+    # gencommit's finalMessage starts with a gitmoji, not the type.
+    "commit-gitmoji": _falsifier("commit-gitmoji", "PROBE-COMMIT-CONVENTIONAL-01",
+                                 "is not a Conventional Commits header"),
+    # gencommit's text is a summary without finalMessage (a @should).
+    "commit-text-summary": _falsifier("commit-text-summary", "PROBE-COMMIT-TEXT-01", "does not carry finalMessage",
+                                      strict=True),
+    # a start_* report's workflowName lacks the start_ prefix (a @should).
+    "workflow-name-without-prefix": _falsifier("workflow-name-without-prefix", "PROBE-WORKFLOW-NAME-01",
+                                               "workflowName is 'bugfix'", strict=True),
+    # the text question lists its options as bullets.
+    "options-as-bullets": _falsifier("options-as-bullets", "PROBE-ELICIT-FALLBACK-01",
+                                     "does not offer numbered options"),
+    # an accepted form's answer is not in the result text.
+    "form-answer-dropped": _falsifier("form-answer-dropped", "PROBE-ELICIT-FORM-01",
+                                      "does not contain 'harness-answer-7f3a'"),
+    # a url-only client gets form elicitations.
+    "form-for-any-elicitation": _falsifier("form-for-any-elicitation", "PROBE-ELICIT-URL-ONLY-01",
+                                           "sent to a client that did not declare form mode"),
+    # a created task has the status "submitted" (a whole run also fails TTL-01, which checks the created task
+    # whole before its timing).
+    "task-created-submitted": _falsifier("task-created-submitted", "PROBE-TASK-CREATE-01", "status 'submitted'"),
+    # a created task has no pollInterval.
+    "task-without-poll-interval": _falsifier("task-without-poll-interval", "PROBE-TASK-TTL-01",
+                                             "has no positive pollInterval"),
+    # tasks/get answers no lastUpdatedAt.
+    "task-get-without-update-time": _falsifier("task-get-without-update-time", "PROBE-TASK-GET-01",
+                                               "tasks/get: no lastUpdatedAt"),
+    # tasks/result answers the task object, not the tool's result.
+    "task-result-is-task": _falsifier("task-result-is-task", "PROBE-TASK-RESULT-01", "has no content[0] text"),
+    # tasks/result lacks the related-task _meta.
+    "task-result-without-related": _falsifier("task-result-without-related", "PROBE-TASK-RESULT-META-01",
+                                              "tasks/result lacks _meta['io.modelcontextprotocol/related-task']"),
+    # tasks/list holds only finished tasks.
+    "task-list-only-finished": _falsifier("task-list-only-finished", "PROBE-TASK-LIST-01", "tasks/list does not hold"),
+    # tasks/cancel answers the task cancelled, but it runs on.
+    "task-cancel-not-recorded": _falsifier("task-cancel-not-recorded", "PROBE-TASK-CANCEL-01",
+                                           "expected 'cancelled'"),
+    # a task's ttl is never enforced.
+    "task-never-expires": _falsifier("task-never-expires", "PROBE-TASK-EXPIRY-01",
+                                     "tasks/get still answers the task after its ttl passed"),
 }
 
 #: Conformant variants: other choices where the design is silent; every requirement must pass (ref runs).

@@ -33,6 +33,7 @@ from .machine import (
 )
 from .records import RunStatus
 from .store import Store
+from .variant_machines import machine_class
 from .variants import Variant
 
 __all__ = ["CcwebCore", "random_id"]
@@ -75,7 +76,8 @@ class CcwebCore:
     # -- the shell ---------------------------------------------------------------------------------------------
 
     def _loaded(self) -> CcwebMachine:
-        return CcwebMachine(self.store.load(), variant=self.variant, default_source=self.default_source)
+        machine = machine_class(self.variant)  # a broken variant's subclass (variant_machines.py), else CcwebMachine
+        return machine(self.store.load(), variant=self.variant, default_source=self.default_source)
 
     def _persist(self, effects: Iterable[Effect]) -> None:
         durable = [e for e in effects if isinstance(e, DurableEffect)]
@@ -116,6 +118,10 @@ class CcwebCore:
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The formal tool definitions both lists derive from: ``contract.CCWEB_MCP_TOOLS`` (PRD §3)."""
         return self._machine.tool_definitions()
+
+    def listed_tools(self) -> list[dict[str, Any]]:
+        """What ``tools/list`` serves (``CcwebMachine.listed_tools``)."""
+        return self._machine.listed_tools()
 
     def fallback_tools(self, namespace: str = DEFAULT_FALLBACK_NAMESPACE) -> list[dict[str, Any]]:
         """The Codex App fallback (dynamic) tools, filtered from ``tool_definitions()`` (PRD §3)."""

@@ -25,8 +25,10 @@ alias), and the internal dispatcher itself (``dispatch``: anything it knows). Al
 ``ccweb_request_reply`` (→ return_and_continue) and a ``ccweb_send_message`` without ``replyMode`` (→ one_way);
 any other ``replyMode`` is an error result and nothing is sent.
 
-Broken variants (``variants.Variant``) are test fixtures for the harness; each is one switch, in the code path it
-breaks.
+Broken variants (``variants.Variant``) are test fixtures for the harness. The older ones are one switch each, in the
+code path they break; the newer ones (issue 16) are subclasses of ``CcwebMachine`` in ``variant_machines.py`` that
+override one method (``listed_tools``, ``tool_definitions``, ``fallback_tools``, ``_dynamic_names``,
+``dynamic_call``, ``_send``, ``_target_prompt``), so this module knows nothing of them.
 """
 
 from __future__ import annotations
@@ -288,6 +290,10 @@ class CcwebMachine:
                                    "deliver it.")
         return tools
 
+    def listed_tools(self) -> list[dict[str, Any]]:
+        """What ``tools/list`` serves: ``tool_definitions()``, nothing added."""
+        return self.tool_definitions()
+
     def fallback_tools(self, namespace: str = contract.DEFAULT_FALLBACK_NAMESPACE) -> list[dict[str, Any]]:
         """The Codex App fallback (dynamic) tools, filtered from ``tool_definitions()`` (PRD §3)."""
         tools = contract.codex_fallback_tools(namespace, self.tool_definitions())
@@ -394,11 +400,15 @@ class CcwebMachine:
     def dynamic_call(self, name: Any, arguments: Any, *, new_id: NewId,
                      source_conversation_id: str | None = None) -> Step[ToolOutcome]:
         """The Codex App legacy dynamic call: the fallback tools and the hidden alias reach the dispatcher."""
-        names = [t["name"] for t in self.fallback_tools()]
+        names = self._dynamic_names()
         if not isinstance(name, str) or (name not in names and name not in contract.HIDDEN_TOOL_SCHEMAS):
             return Step(_unknown_tool(name, names, what="dynamic tool"))
         return self.dispatch(name, arguments, new_id=new_id, source_conversation_id=source_conversation_id,
                              via=CallPath.DYNAMIC)
+
+    def _dynamic_names(self) -> list[str]:
+        """The tools the legacy dynamic call takes (besides the hidden alias): the fallback list's."""
+        return [t["name"] for t in self.fallback_tools()]
 
     def dispatch(self, name: str, arguments: Any, *, new_id: NewId, source_conversation_id: str | None = None,
                  via: CallPath = CallPath.INTERNAL) -> Step[ToolOutcome]:
@@ -434,8 +444,7 @@ class CcwebMachine:
         mode = request.reply_mode
         request_id = new_id("req") if mode is ReplyMode.RETURN_AND_CONTINUE else None
         message_id = new_id("msg")
-        prompt = prompts.target_run_prompt(reply_mode=mode, source_title=source.title, source_id=source.id,
-                                           content=request.content, request_id=request_id)
+        prompt = self._target_prompt(mode, source, request.content, request_id)
         run = Run(new_id("run"), target_id, RunKind.TARGET, prompt, request_id=request_id, reply_mode=mode)
         effects: list[Effect] = [
             AddMessage(target_id, Message("user", request.content, message_id, request_id=request_id,
@@ -459,6 +468,11 @@ class CcwebMachine:
             result["note"] = (f"replyMode was missing: treated as one_way (legacy {SEND_TOOL} call). New calls "
                               f"must set replyMode.")
         return Step(ToolOutcome.ok(result), tuple(effects))
+
+    def _target_prompt(self, mode: ReplyMode, source: Conversation, content: str, request_id: str | None) -> str:
+        """PRD §4: the prompt of the target run a send starts."""
+        return prompts.target_run_prompt(reply_mode=mode, source_title=source.title, source_id=source.id,
+                                         content=content, request_id=request_id)
 
     # -- the other public tools --------------------------------------------------------------------------------
 

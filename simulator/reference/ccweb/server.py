@@ -46,8 +46,8 @@ INSTRUCTIONS = (
 
 def listed_tools(core: CcwebCore) -> list[dict[str, Any]]:
     """What ``tools/list`` serves: the core's tool definitions (``CCWEB_MCP_TOOLS``), nothing added (but for the
-    ``alias-listed`` variant)."""
-    tools = core.tool_definitions()
+    ``alias-listed`` variant, and the variants of ``variant_machines`` that override ``listed_tools``)."""
+    tools = core.listed_tools()
     if core.variant is Variant.ALIAS_LISTED:  # broken on purpose: the hidden alias is listed (PRD §1 forbids it)
         tools.append({
             "name": LEGACY_REQUEST_REPLY_TOOL,

@@ -47,6 +47,37 @@ class Variant(BrokenVariant):
     #: The control API lists the continuation run without its request id (machine.py, ``runs``).
     CONTINUATION_UNLINKED = "continuation-unlinked"
 
+    # Issue 16: each of these is a subclass of the machine (variant_machines.py), one method overridden.
+    #: ``tools/list`` lists ccweb_send_message twice (a leftover second registration of the shared definition).
+    SEND_LISTED_TWICE = "send-listed-twice"
+    #: The send tool's schema declares ``targetConversationId`` as a string or an integer (numeric ids too).
+    TARGET_ID_NUMBER_OR_STRING = "target-id-number-or-string"
+    #: The send tool's schema types ``replyMode`` as a plain string: its values only in the description, no enum.
+    REPLYMODE_NO_ENUM = "replymode-no-enum"
+    #: The send tool's schema keeps the legacy ``required`` list, without ``replyMode``.
+    REPLYMODE_OPTIONAL = "replymode-optional"
+    #: The fallback list still carries ``ccweb_request_reply`` (its allowlist names the old tool).
+    ALIAS_IN_FALLBACK = "alias-in-fallback"
+    #: The fallback list lost ``ccweb_send_message`` (its allowlist lacks the send tool); the dispatcher still
+    #: takes it.
+    FALLBACK_WITHOUT_SEND = "fallback-without-send"
+    #: The fallback list is every formal tool with a namespace: no communication-tool allowlist.
+    FALLBACK_ALL_TOOLS = "fallback-all-tools"
+    #: The legacy dynamic call refuses ``ccweb_request_reply``: an allowlist of the fallback names before the
+    #: dispatcher.
+    DYNAMIC_ALIAS_REJECTED = "dynamic-alias-rejected"
+    #: A send waits for the target run: the run has ended when the call returns.
+    SEND_WAITS_FOR_TARGET = "send-waits-for-target"
+    #: A ``ccweb_send_message`` return_and_continue result lacks ``replyDelivery`` and ``sourceAutoRun`` (the alias
+    #: keeps the old result).
+    RESULT_WITHOUT_DELIVERY_FIELDS = "result-without-delivery-fields"
+    #: The target run prompt names the source by its title only, not its id.
+    TARGET_PROMPT_WITHOUT_SOURCE_ID = "target-prompt-without-source-id"
+    #: The one_way target run prompt carries only its header and notice, not the message.
+    ONEWAY_PROMPT_WITHOUT_CONTENT = "oneway-prompt-without-content"
+    #: The return_and_continue target run prompt carries only its header and notices, not the message.
+    RETURN_PROMPT_WITHOUT_CONTENT = "return-prompt-without-content"
+
     @classmethod
     def subject(cls) -> str:
         return "ccweb reference"

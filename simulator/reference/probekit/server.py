@@ -22,7 +22,7 @@ import logging
 import os
 import sys
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -61,8 +61,13 @@ def listed_tools(config: ToolsetConfig, variant: Variant | None = None) -> list[
     if key not in _LIST_CACHE:
         names = [n for n in config.listed()
                  if not (variant is Variant.CORE_MISSING_TOOL and n == "gencommit" and config.toolset.value == "core")]
-        _LIST_CACHE[key] = [types.Tool.model_validate(_definition(n, variant)) for n in names]
+        _LIST_CACHE[key] = tools_named(names, variant)
     return _LIST_CACHE[key]
+
+
+def tools_named(names: Iterable[str], variant: Variant | None = None) -> list[types.Tool]:
+    """The definitions of the tools ``names``, in that order."""
+    return [types.Tool.model_validate(_definition(n, variant)) for n in names]
 
 
 def _definition(name: str, variant: Variant | None) -> dict[str, Any]:
@@ -78,7 +83,11 @@ def _input_validator(name: str) -> Draft202012Validator:
 
 
 class ProbeKit:
-    """One configured server's behaviour (toolset, variant, clock, task store), independent of transports."""
+    """One configured server's behaviour (toolset, variant, clock, task store), independent of transports. The broken
+    variants of issue 16 are subclasses (variant_kits.py) that override one of its methods, or swap its task runner
+    (``task_runner_class``)."""
+
+    task_runner_class: type[TaskRunner] = TaskRunner
 
     def __init__(self, env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
                  now: Callable[[], datetime] | None = None, warn: Callable[[str], None] | None = None) -> None:
@@ -92,9 +101,13 @@ class ProbeKit:
             step_seconds = max(0.0, float(env.get(TASK_STEP_ENV, "100")) / 1000)
         except ValueError:
             step_seconds = 0.1
-        self.tasks = TaskRunner(self.call, now=self.now, step_seconds=step_seconds,
+        self.tasks = self.task_runner_class(self.call, now=self.now, step_seconds=step_seconds,
                                 cancel_terminal_allowed=self.variant is Variant.CANCEL_AFTER_COMPLETE)
         self.env = Env(now=self.now, run_step=self._run_internal_step)
+
+    def listed(self) -> list[types.Tool]:
+        """What ``tools/list`` serves (``listed_tools``)."""
+        return listed_tools(self.config, self.variant)
 
     # -- calls -----------------------------------------------------------------------------------------------
 
@@ -223,7 +236,7 @@ class ProbeKit:
                         ) -> elicitation.Answer | types.InputRequiredResult:
         """Ask ``question`` the way the connection allows (``elicitation.plan``): the answer (``TEXT_ANSWER`` when it
         must be asked in text), or the ``InputRequiredResult`` to return (2026-07-28 connections, first call)."""
-        modes = elicitation.supported_modes(getattr(ctx.session, "client_capabilities", None))
+        modes = self._client_modes(ctx)
         plan = elicitation.plan(question, modes, new_id=lambda: str(uuid.uuid4()), form_for_secrets=form_for_secrets)
         if plan.mode is elicitation.Mode.TEXT:
             return elicitation.TEXT_ANSWER
@@ -233,6 +246,10 @@ class ProbeKit:
         if response is None:
             return elicitation.input_required(name, plan)
         return elicitation.resumed(plan, response, ctx.params)
+
+    def _client_modes(self, ctx: Any) -> set[elicitation.Mode]:
+        """The elicitation modes the client of ``ctx`` declared."""
+        return elicitation.supported_modes(getattr(ctx.session, "client_capabilities", None))
 
     async def _elicit(self, ctx: Any, plan: elicitation.Plan) -> elicitation.Answer:
         """Carry out ``plan`` on a handshake-era connection: its ``elicitation/create`` request through the session,
@@ -301,13 +318,16 @@ class _ProbeKitServer(Server[Any]):
 def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
                  now: Callable[[], datetime] | None = None, name: str = SERVER_NAME) -> Server[Any]:
     """A fresh server configured by ``env`` (MCP_TOOLSET, MCP_SHOW_ALL, MCP_DEBUG, PROBEKIT_REFERENCE_VARIANT)."""
-    kit = ProbeKit(env, variant=variant, now=now)
+    from .variant_kits import kit_class  # (imports this module: the variants subclass ProbeKit)
+
+    chosen = variant if variant is not None else Variant.from_env(dict(os.environ if env is None else env))
+    kit = kit_class(chosen)(env, variant=chosen, now=now)  # a broken variant's subclass (variant_kits.py)
     if kit.config.debug:
         logging.getLogger("simulator.reference.probekit").setLevel(logging.DEBUG)
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed_tools(kit.config, kit.variant))
+        return types.ListToolsResult(tools=kit.listed())
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                         ) -> types.CallToolResult | types.InputRequiredResult:

@@ -29,6 +29,30 @@ class Variant(BrokenVariant):
     #                                                  start_* require their main argument (as strict-inputs)
     STRICT_INPUTS = "strict-inputs"                  # conformant: start_* require their main argument; ask_user
     #                                                  answers guidance to {} (as the 1.x tool did)
+    # Issue 16: each of these is a subclass of ProbeKit (variant_kits.py), one method overridden.
+    FULL_MISSING_TOOL = "full-missing-tool"          # the full toolset lists 48 tools (genchangelog missing)
+    DEFAULT_CORE = "default-core"                    # MCP_TOOLSET unset runs core, not full
+    UI_MISSING_TOOL = "ui-missing-tool"              # the ui toolset lists 5 tools (sync_ui_data missing)
+    WORKFLOW_MISSING_TOOL = "workflow-missing-tool"  # the workflow toolset lists 29 tools (gen_mock missing)
+    UI_LISTS_INTERNAL_STEPS = "ui-lists-internal-steps"    # the ui toolset also lists start_ui's internal steps
+    UI_STEPS_OUTSIDE_TOOLSET = "ui-steps-outside-toolset"  # start_ui's internal steps pass the toolset check: fails
+    #                                                        under ui
+    SHOW_ALL_ONLY_TRUE = "show-all-only-true"        # MCP_SHOW_ALL is honoured only as "true", not as "1"
+    ERROR_WITHOUT_DETAILS = "error-without-details"  # an invalid-arguments error has no _meta.error
+    COMMIT_GITMOJI = "commit-gitmoji"                # gencommit's finalMessage starts with a gitmoji, not the type
+    COMMIT_TEXT_SUMMARY = "commit-text-summary"      # gencommit's text is a summary without the finalMessage
+    WORKFLOW_NAME_WITHOUT_PREFIX = "workflow-name-without-prefix"  # a start_* report's workflowName lacks "start_"
+    OPTIONS_AS_BULLETS = "options-as-bullets"        # the text question lists its options as bullets, not numbered
+    FORM_ANSWER_DROPPED = "form-answer-dropped"      # an accepted form's answer is not in the result text
+    FORM_FOR_ANY_ELICITATION = "form-for-any-elicitation"  # a url-only client gets form elicitations
+    TASK_CREATED_SUBMITTED = "task-created-submitted"      # a created task has the status "submitted"
+    TASK_WITHOUT_POLL_INTERVAL = "task-without-poll-interval"  # a created task has no pollInterval
+    TASK_GET_WITHOUT_UPDATE_TIME = "task-get-without-update-time"  # tasks/get answers no lastUpdatedAt
+    TASK_RESULT_IS_TASK = "task-result-is-task"      # tasks/result answers the task object, not the tool's result
+    TASK_RESULT_WITHOUT_RELATED = "task-result-without-related"  # tasks/result lacks the related-task _meta
+    TASK_LIST_ONLY_FINISHED = "task-list-only-finished"    # tasks/list holds only finished tasks
+    TASK_CANCEL_NOT_RECORDED = "task-cancel-not-recorded"  # tasks/cancel answers cancelled, the task runs on
+    TASK_NEVER_EXPIRES = "task-never-expires"        # a task's ttl is never enforced
 
     @property
     def requires_main_argument(self) -> bool:

@@ -63,3 +63,47 @@ def test_toolset_leak_still_filters_the_listing():
     names = {t.name for t in listed_tools(ToolsetConfig.from_env({"MCP_TOOLSET": "core"}), Variant.TOOLSET_LEAK)}
     assert "start_ui" not in names and len(names) == 15
     assert not _call(Variant.TOOLSET_LEAK, "start_ui", {"description": "x"}, toolset="core").get("isError")
+
+
+# -- issue 16: the variants that subclass ProbeKit (variant_kits.py) ---------------------------------------------------
+
+
+def test_every_wrapping_variant_runs_its_own_class_and_the_others_run_probekit():
+    from simulator.reference.probekit import build_server
+    from simulator.reference.probekit.variant_kits import WRAPPED, kit_class
+
+    assert kit_class(None) is ProbeKit and kit_class(Variant.LAX_INPUT) is ProbeKit
+    for variant, cls in WRAPPED.items():
+        assert issubclass(cls, ProbeKit) and cls is not ProbeKit
+        assert type(build_server({}, variant=variant).probekit) is cls  # type: ignore[attr-defined]
+    assert type(build_server({"PROBEKIT_REFERENCE_VARIANT": "commit-gitmoji"}).probekit).__name__ == "CommitGitmoji"
+
+
+def _kit(variant: Variant, toolset: str = "full") -> ProbeKit:
+    from simulator.reference.probekit.variant_kits import kit_class
+
+    return kit_class(variant)({"MCP_TOOLSET": toolset}, variant=variant)
+
+
+def test_the_toolset_variants_change_their_listing_only():
+    full = {t.name for t in _kit(Variant.FULL_MISSING_TOOL).listed()}
+    assert len(full) == 48 and "genchangelog" not in full
+    assert len(_kit(Variant.FULL_MISSING_TOOL, "core").listed()) == 15
+    assert {t.name for t in _kit(Variant.UI_LISTS_INTERNAL_STEPS, "ui").listed()} >= {"render_ui", "start_ui"}
+    assert _kit(Variant.UI_LISTS_INTERNAL_STEPS, "ui").check_call("render_ui", {})[2] is not None  # still refused
+    assert _kit(Variant.UI_STEPS_OUTSIDE_TOOLSET, "ui").check_call("start_ui", {})[2] is not None
+    assert _kit(Variant.UI_STEPS_OUTSIDE_TOOLSET, "full").check_call("start_ui", {})[2] is None
+
+
+def test_the_output_variants_break_their_one_field():
+    commit = anyio.run(_kit(Variant.COMMIT_GITMOJI).call, None, "gencommit", {"changes": DIFF})
+    final = commit["structuredContent"]["finalMessage"]
+    assert final.startswith("✨ feat") and final in commit["content"][0]["text"]
+    summary = anyio.run(_kit(Variant.COMMIT_TEXT_SUMMARY).call, None, "gencommit", {"changes": DIFF})
+    assert summary["structuredContent"]["finalMessage"] not in summary["content"][0]["text"]
+    report = anyio.run(_kit(Variant.WORKFLOW_NAME_WITHOUT_PREFIX).call, None, "start_bugfix", {"error_message": "x"})
+    assert report["structuredContent"]["workflowName"] == "bugfix"
+    invalid = anyio.run(_kit(Variant.ERROR_WITHOUT_DETAILS).call, None, "ask_user", {"question": 1})
+    assert invalid.get("isError") is True and "_meta" not in invalid
+    other = anyio.run(_kit(Variant.ERROR_WITHOUT_DETAILS, "core").call, None, "start_ui", {})
+    assert other["_meta"]["error"]["code"] == "tool_not_in_toolset"  # only invalid arguments lose their details
