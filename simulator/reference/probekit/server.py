@@ -5,7 +5,8 @@ validate arguments, so ``call_tool`` here is the allowlist (the active toolset, 
 (Draft 2020-12 against each tool's inputSchema). Every failure is an ``isError`` result (design §2
 ``errorResponse``), never a JSON-RPC error.
 
-This module is the shell around the pure decisions: which call is acceptable (``check_call``), which request is a
+This module is the MCP shell around the probe-kit (kit.py; a broken variant's subclass from variant_kits.py, picked by
+name) and its pure decisions: which call is acceptable (``check_call``), which request is a
 task (``task_call``, tasks.py), what to ask and how an answer maps to a result (elicitation.py). The awaited I/O is
 here: the ``elicitation/create`` requests through the session (``_elicit``), or, on 2026-07-28 connections, the
 ``InputRequiredResult`` returned and the retry's answer read.
@@ -20,289 +21,22 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
-import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import datetime
 from typing import Any
 
 import anyio
 import mcp.types as types
-from jsonschema import Draft202012Validator
-from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
-from . import elicitation
-from .catalog import CATALOG, Env, ToolSpec, tool_definition
-from .output import error_response, ok_text, to_call_tool_result
-from .task_runner import TaskRunner
-from .tasks import TaskCall, requested_ttl
-from .toolsets import UI_INTERNAL_STEPS, ToolsetConfig
+from .kit import SERVER_NAME, TASK_STEP_ENV, ProbeKit, listed_tools, tools_named
+from .output import to_call_tool_result
+from .variant_kits import kit_class
 from .variants import Variant
-from .workflows import WORKFLOWS
 
-__all__ = ["SERVER_NAME", "build_server", "listed_tools", "ProbeKit", "TASK_STEP_ENV"]
-
-log = logging.getLogger(__name__)
-
-SERVER_NAME = "mcp-probe-kit-reference"
-#: Simulated duration of each workflow step when run as a task (ms; default 100), so clients can watch it work.
-TASK_STEP_ENV = "PROBEKIT_TASK_STEP_MS"
-
-_LIST_CACHE: dict[tuple[Any, ...], list[types.Tool]] = {}
-
-
-def listed_tools(config: ToolsetConfig, variant: Variant | None = None) -> list[types.Tool]:
-    """What ``tools/list`` serves for ``config`` (cached per toolset, design "工具列表缓存")."""
-    key = (config.toolset, config.show_all, variant)
-    if key not in _LIST_CACHE:
-        names = [n for n in config.listed()
-                 if not (variant is Variant.CORE_MISSING_TOOL and n == "gencommit" and config.toolset.value == "core")]
-        _LIST_CACHE[key] = tools_named(names, variant)
-    return _LIST_CACHE[key]
-
-
-def tools_named(names: Iterable[str], variant: Variant | None = None) -> list[types.Tool]:
-    """The definitions of the tools ``names``, in that order."""
-    return [types.Tool.model_validate(_definition(n, variant)) for n in names]
-
-
-def _definition(name: str, variant: Variant | None) -> dict[str, Any]:
-    tool = tool_definition(CATALOG[name])
-    if variant is not None and variant.requires_main_argument and name in WORKFLOWS:
-        tool = {**tool, "inputSchema": {**tool["inputSchema"], "required": [WORKFLOWS[name][0]]}}
-    return tool
-
-
-@lru_cache(maxsize=None)
-def _input_validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(CATALOG[name].input_schema)
-
-
-class ProbeKit:
-    """One configured server's behaviour (toolset, variant, clock, task store), independent of transports. The broken
-    variants of issue 16 are subclasses (variant_kits.py) that override one of its methods, or swap its task runner
-    (``task_runner_class``)."""
-
-    task_runner_class: type[TaskRunner] = TaskRunner
-
-    def __init__(self, env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
-                 now: Callable[[], datetime] | None = None, warn: Callable[[str], None] | None = None) -> None:
-        env = dict(os.environ if env is None else env)
-        self.config = ToolsetConfig.from_env(env)
-        if self.config.warning:
-            (warn or (lambda m: print(m, file=sys.stderr, flush=True)))(self.config.warning)
-        self.variant = variant if variant is not None else Variant.from_env(env)
-        self.now = now or (lambda: datetime.now(timezone.utc))
-        try:
-            step_seconds = max(0.0, float(env.get(TASK_STEP_ENV, "100")) / 1000)
-        except ValueError:
-            step_seconds = 0.1
-        self.tasks = self.task_runner_class(self.call, now=self.now, step_seconds=step_seconds,
-                                cancel_terminal_allowed=self.variant is Variant.CANCEL_AFTER_COMPLETE)
-        self.env = Env(now=self.now, run_step=self._run_internal_step)
-
-    def listed(self) -> list[types.Tool]:
-        """What ``tools/list`` serves (``listed_tools``)."""
-        return listed_tools(self.config, self.variant)
-
-    # -- calls -----------------------------------------------------------------------------------------------
-
-    def _run_internal_step(self, name: str, args: dict[str, Any]) -> str:
-        """start_ui's internal steps run whatever the toolset (design "UI 工具特殊说明")."""
-        assert name in UI_INTERNAL_STEPS
-        return CATALOG[name].handler(args, self.env)["content"][0]["text"]
-
-    def callable(self, name: str) -> bool:
-        if self.variant is Variant.CORE_MISSING_TOOL and name == "gencommit" and self.config.toolset.value == "core":
-            return False
-        if self.variant is Variant.TOOLSET_LEAK:  # broken on purpose: only the listing is filtered
-            return name in CATALOG
-        return self.config.callable(name)
-
-    def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict | None]:
-        """(spec, arguments, None) for an acceptable call, else (None, None, error result)."""
-        spec = CATALOG.get(name)
-        if spec is None or (self.variant is Variant.UNKNOWN_TOOL_ERROR and name == "detect_shell"):
-            return None, None, error_response(f"未知工具 {name!r}（unknown tool）",  # the variant: broken on purpose
-                                              {"code": "unknown_tool", "tool": name})
-        if not self.callable(name):
-            ts = self.config.toolset.value
-            return None, None, error_response(
-                f"工具 {name} 不在当前工具集 '{ts}' 中（tool {name} is not in the active toolset '{ts}'; "
-                f"set MCP_TOOLSET=full to use it）",
-                {"code": "tool_not_in_toolset", "tool": name, "toolset": ts})
-        args = dict(arguments or {}) if isinstance(arguments, Mapping) or arguments is None else None
-        if args is None:
-            return None, None, error_response(f"{name}: arguments must be an object",
-                                              {"code": "invalid_arguments", "tool": name})
-        problems = [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
-                    for e in _input_validator(name).iter_errors(args)]
-        if self.variant is Variant.LAX_INPUT:  # broken on purpose: nothing is validated
-            problems = []
-        if self.variant is not None and self.variant.requires_main_argument and name in WORKFLOWS:
-            key = WORKFLOWS[name][0]
-            if not str(args.get(key) or "").strip():
-                problems.append(f"/{key}: required ({WORKFLOWS[name][1]})")
-        if problems:
-            return None, None, error_response(f"{name}: invalid arguments: {'; '.join(problems)}",
-                                              {"code": "invalid_arguments", "tool": name, "problems": problems})
-        return spec, args, None
-
-    async def call(self, ctx: Any, name: str, arguments: Any, input_responses: Mapping[str, Any] | None = None
-                   ) -> dict[str, Any] | types.InputRequiredResult:
-        """The result dict (output.py form) of one ``tools/call`` (or, on a 2026-07-28 connection, the
-        ``InputRequiredResult`` asking for an elicitation); never raises."""
-        try:
-            spec, args, error = self.check_call(name, arguments)
-            if error is not None:
-                return self._finish(name, error)
-            assert spec is not None and args is not None
-            if self.variant is Variant.STRICT_INPUTS and not _has_main_input(name, args):
-                return self._finish(name, ok_text(f"# {name}\n\nUsage: {_USAGE[name]}", {"tool": name}))
-            if name in WORKFLOWS and ctx is not None:
-                filled = await self._workflow_input(ctx, name, args, input_responses)
-                if isinstance(filled, types.InputRequiredResult):
-                    return filled
-                result = spec.handler(filled, self.env)
-            elif name in ("interview", "ask_user") and ctx is not None:
-                result = await self._ask(ctx, name, args, input_responses)
-                if isinstance(result, types.InputRequiredResult):
-                    return result
-            else:
-                result = spec.handler(args, self.env)
-            return self._finish(name, result)
-        except Exception as exc:  # noqa: BLE001 - a tool failure is a result, never a JSON-RPC error
-            log.exception("tools/call %s failed", name)
-            return self._finish(name, error_response(f"{name}: internal error: {type(exc).__name__}: {exc}",
-                                                     {"code": "internal_error", "tool": name}))
-
-    def _finish(self, name: str, result: dict[str, Any]) -> dict[str, Any]:
-        if self.variant is Variant.ALL_CALLS_FAIL:  # broken on purpose: nothing ever succeeds
-            return error_response(f"{name}: refused (all-calls-fail)", {"code": "internal_error", "tool": name})
-        if self.variant is Variant.NO_META_SCHEMA and isinstance(result.get("_meta"), dict):
-            result = {**result, "_meta": {k: v for k, v in result["_meta"].items() if k != "schema"}}  # broken
-        if self.variant is Variant.ERROR_WITHOUT_ISERROR and result.get("isError"):
-            result = {k: v for k, v in result.items() if k != "isError"}  # broken on purpose
-        if self.variant is Variant.INVALID_STRUCTURED and name == "gencommit" and "structuredContent" in result:
-            bad = dict(result["structuredContent"])
-            bad.pop("finalMessage", None)
-            bad["type"] = "feature"  # broken on purpose: not in the enum, and a required field missing
-            result = {**result, "structuredContent": bad}
-        return result
-
-    async def _ask(self, ctx: Any, name: str, args: dict[str, Any], input_responses: Mapping[str, Any] | None
-                   ) -> dict[str, Any] | types.InputRequiredResult:
-        """interview / ask_user through elicitation when the client declared it, else the text question
-        (``elicitation.tool_question``, ``elicitation.tool_result``)."""
-        spec = CATALOG[name]
-        question = elicitation.tool_question(name, args)
-        if question is None:
-            return spec.handler(args, self.env)
-        if self.variant is Variant.NO_SECRET_ELICITATION and elicitation.is_sensitive(question.message):
-            return spec.handler(args, self.env)  # broken on purpose: a secret is asked in text, never via a url
-        try:
-            answer = await self._question(ctx, name, question, input_responses,
-                                          form_for_secrets=self.variant is Variant.SECRET_IN_FORM)
-        except MCPError as exc:  # the client refused the request: ask in text instead
-            log.info("elicitation failed (%s); falling back to text", exc)
-            return spec.handler(args, self.env)
-        if isinstance(answer, types.InputRequiredResult):
-            return answer
-        result = elicitation.tool_result(answer)
-        return spec.handler(args, self.env) if result is None else result
-
-    async def _workflow_input(self, ctx: Any, name: str, args: dict[str, Any],
-                              input_responses: Mapping[str, Any] | None) -> dict[str, Any] | types.InputRequiredResult:
-        """A workflow called without its main argument asks for it (form mode) when the client declared
-        elicitation; otherwise, or when the user declines, the report says what is missing."""
-        question = elicitation.workflow_question(name, args)
-        if question is None:
-            return args
-        try:
-            answer = await self._question(ctx, name, question, input_responses)
-        except MCPError as exc:  # the client refused the request: report the input as missing
-            log.info("elicitation failed (%s)", exc)
-            return args
-        if isinstance(answer, types.InputRequiredResult):
-            return answer
-        return elicitation.filled(args, question, answer)
-
-    async def _question(self, ctx: Any, name: str, question: elicitation.Question,
-                        input_responses: Mapping[str, Any] | None, *, form_for_secrets: bool = False
-                        ) -> elicitation.Answer | types.InputRequiredResult:
-        """Ask ``question`` the way the connection allows (``elicitation.plan``): the answer (``TEXT_ANSWER`` when it
-        must be asked in text), or the ``InputRequiredResult`` to return (2026-07-28 connections, first call)."""
-        modes = self._client_modes(ctx)
-        plan = elicitation.plan(question, modes, new_id=lambda: str(uuid.uuid4()), form_for_secrets=form_for_secrets)
-        if plan.mode is elicitation.Mode.TEXT:
-            return elicitation.TEXT_ANSWER
-        if elicitation.asks_by_request(ctx.protocol_version):
-            return await self._elicit(ctx, plan)
-        response = (input_responses or {}).get(elicitation.INPUT_KEY)
-        if response is None:
-            return elicitation.input_required(name, plan)
-        return elicitation.resumed(plan, response, ctx.params)
-
-    def _client_modes(self, ctx: Any) -> set[elicitation.Mode]:
-        """The elicitation modes the client of ``ctx`` declared."""
-        return elicitation.supported_modes(getattr(ctx.session, "client_capabilities", None))
-
-    async def _elicit(self, ctx: Any, plan: elicitation.Plan) -> elicitation.Answer:
-        """Carry out ``plan`` on a handshake-era connection: its ``elicitation/create`` request through the session,
-        related to the call being answered."""
-        assert plan.request is not None
-        params = plan.request.params
-        if plan.mode is elicitation.Mode.FORM:
-            result = await ctx.session.elicit_form(params.message, params.requested_schema,
-                                                   related_request_id=ctx.request_id)
-        else:
-            assert plan.elicitation_id is not None
-            result = await ctx.session.elicit_url(params.message, params.url, plan.elicitation_id,
-                                                  related_request_id=ctx.request_id)
-        return elicitation.answer_of(plan, result.action, result.content)
-
-    # -- tasks -----------------------------------------------------------------------------------------------
-
-    def task_call(self, method: str, params: Any) -> TaskCall:
-        """How a request meets the tasks machinery: only a task-augmented ``tools/call`` of a known, callable tool is
-        a task (``TASK`` with ``execution.taskSupport``, else ``UNSUPPORTED``); an unknown or out-of-toolset tool
-        gets its ordinary ``isError`` answer (``PLAIN``)."""
-        if method != "tools/call" or not isinstance(params, Mapping) or not isinstance(params.get("task"), Mapping):
-            return TaskCall.PLAIN
-        name = params.get("name")
-        spec = CATALOG.get(name) if isinstance(name, str) else None
-        if spec is None or not self.callable(name):
-            return TaskCall.PLAIN
-        return TaskCall.UNSUPPORTED if spec.task_support is None else TaskCall.TASK
-
-    async def task_middleware(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-        kind = self.task_call(ctx.method, ctx.params)
-        if kind is TaskCall.PLAIN:
-            return await call_next(ctx)
-        params = ctx.params
-        name = params["name"]
-        if kind is TaskCall.UNSUPPORTED:
-            raise MCPError(code=-32601, message=f"tool {name} does not support task-augmented calls")
-        meta = params.get("_meta") if isinstance(params.get("_meta"), Mapping) else {}
-        task = self.tasks.start(ctx, name, params.get("arguments"), requested_ttl(params["task"]),
-                                meta.get("progressToken"))
-        return {"task": task.wire()}
-
-
-#: What the strict-inputs variant answers to ask_user called without a question (guidance, as 1.x did). gencommit
-#: keeps its error: a success of a tool that declares an outputSchema must be structured (MCP 2025-11-25), and the
-#: design's gencommit always answers okStructured.
-_USAGE = {"ask_user": "ask_user {\"question\": \"<the question>\", \"options\": [\"<choice>\", …]}"}
-
-
-def _has_main_input(name: str, args: dict[str, Any]) -> bool:
-    if name == "ask_user":
-        return bool(str(args.get("question") or "").strip())
-    return True
+__all__ = ["SERVER_NAME", "build_server", "listed_tools", "ProbeKit", "TASK_STEP_ENV", "tools_named"]
 
 
 class _ProbeKitServer(Server[Any]):
@@ -318,8 +52,6 @@ class _ProbeKitServer(Server[Any]):
 def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
                  now: Callable[[], datetime] | None = None, name: str = SERVER_NAME) -> Server[Any]:
     """A fresh server configured by ``env`` (MCP_TOOLSET, MCP_SHOW_ALL, MCP_DEBUG, PROBEKIT_REFERENCE_VARIANT)."""
-    from .variant_kits import kit_class  # (imports this module: the variants subclass ProbeKit)
-
     chosen = variant if variant is not None else Variant.from_env(dict(os.environ if env is None else env))
     kit = kit_class(chosen)(env, variant=chosen, now=now)  # a broken variant's subclass (variant_kits.py)
     if kit.config.debug:

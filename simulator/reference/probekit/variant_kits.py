@@ -20,7 +20,7 @@ from typing import Any, Final
 import mcp.types as types
 from . import elicitation
 from .output import error_response
-from .server import ProbeKit, tools_named
+from .kit import ProbeKit, tools_named
 from .task_runner import TaskRunner
 from .tasks import RELATED_TASK_META, TaskStore
 from .toolsets import UI_INTERNAL_STEPS, Toolset
