@@ -8,15 +8,17 @@ with ``WIRE_TYPES_HARNESS=desktop`` the harness plays the desktop (a hook-server
 desktop's and the received ones the server's; ``server`` the other way round. A bad frame, or a valid one a
 scenario throws the wrong way on purpose, does not count. At the end of the run the counts go to the JSON file
 ``WIRE_TYPES_OUT`` (under pytest-xdist one file per worker, ``WIRE_TYPES_OUT.<worker>``; ``read_wire_types``
-merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nodeid…]}}, "leaks": [...], "scanned": n}``.
+merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nodeid…]}}, "leaks": […], "scanned":
+n}``.
 
 The same pass is the whole-run privacy check of the references (issue 14: "no absolute path and no one-time token
 appears in any frame either reference sends"): every frame the *subject* sent, valid or not, is scanned for a local
-path (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于 desktop,永不过网线": in an alias field
-always; in any other field or free text unless the path is part of words the subject was handed to pass on, i.e. a
-user's message it relays, ``_given_words``) and for a one-time connect token handed out earlier in the run (by whichever peer plays the
-server) anywhere but in the link that hands it out (``token_leaks``, 阶段 14 "一次性凭证 … 不转发"). Each finding is a
-``leaks`` entry ``{"scenario", "type", "kind": "path" | "token", "detail"}``; ``read_leaks`` merges them.
+path (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于 desktop,永不过网线": in an alias
+field always; in any other field or free text unless the path is part of words the subject was handed to pass on,
+i.e. a user's message it relays, ``_given_words``) and for a one-time connect token handed out earlier in the run (by
+whichever peer plays the server) anywhere but in the link that hands it out (``token_leaks``, 阶段 14 "一次性凭证 …
+不转发"). Each finding is a ``leaks`` entry ``{"scenario", "type", "kind": "path" | "token", "detail"}``;
+``read_leaks`` merges them.
 """
 
 from __future__ import annotations

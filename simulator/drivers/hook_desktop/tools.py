@@ -6,7 +6,8 @@ The harness plays the desktop's agent (control ``call-tool``: the agent calls a 
 ``tool.request`` and answers ``tool.response``), and judges what the desktop sent and what its control ``state`` shows
 the agent got. Every control answer is checked against docs/desktop-control-api.schema.json before it is read: a
 ``call-tool`` answer without ``callId`` or ``requestId`` (``$defs/call-tool.response``), a ``toolCalls`` entry without
-one of its documented fields (``$defs/toolCall``), is the desktop's malformed answer (a failure). "Nothing sent" and "nothing changed" checks hold only on a live connection: they end on a ping barrier.
+one of its documented fields (``$defs/toolCall``), is the desktop's malformed answer (a failure). "Nothing sent" and
+"nothing changed" checks hold only on a live connection: they end on a ping barrier.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which machine class runs a broken variant (docs/hook-server-plan.md "Broken variants"): the variants that subclass
 ``HookServerMachine`` (``relay_variants``: group relay and message operations; ``gateway_variants``: queries,
-gateway tools, the rest of interactions, the default workspace; ``core_variants``: the protocol core) are picked here by name, so the correct machine's
-code paths know nothing about them; every other variant runs the correct class (its switch lives in the family it
+gateway tools, the rest of interactions, the default workspace; ``core_variants``: the protocol core) are picked
+here by name, so the correct machine's code paths know nothing about them; every other variant runs the correct class (its switch lives in the family it
 breaks). ``server.HookServer`` builds its machine with ``machine_class(settings.variant)``.
 """
 
