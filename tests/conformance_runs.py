@@ -35,7 +35,7 @@ from typing import Any
 
 __all__ = [
     "ROOT", "PYTHON", "PYCACHE", "FAILING", "RUN_TIMEOUT_S", "READY_TIMEOUT_S", "Run", "RunPool", "free_port", "child_env",
-    "serving", "run_features", "assert_caught", "assert_all_pass", "load_module",
+    "serving", "run_features", "assert_caught", "assert_all_pass", "assert_judges_every_requirement", "load_module",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -308,6 +308,19 @@ def assert_all_pass(run: Run, not_applicable_ok: Iterable[str] = ()) -> None:
     bad = {rid: v for rid, v in verdicts.items() if v != "pass" and not (v == "not-applicable" and rid in allowed)}
     assert not bad, f"requirements not passing: {bad}\n{run.explain()}"
     assert run.returncode == 0 and run.report["exitCode"] == 0, run.explain()
+
+
+def assert_judges_every_requirement(run: Run, prefix: str) -> None:
+    """``run`` gave a verdict to every requirement of the registry (scenarios/requirements/, read by
+    ``simulator.requirements.load_registry``) whose id starts with ``prefix``, e.g. ``HOOK-DESKTOP-``."""
+    from simulator.requirements import load_registry
+
+    registry, problems = load_registry(ROOT / "scenarios" / "requirements")
+    assert not problems, problems
+    wanted = {rid for rid in registry if rid.startswith(prefix)}
+    assert wanted, f"the registry has no requirement {prefix}*"
+    missing = wanted - set(run.verdicts())
+    assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
 
 
 def load_module(path: Path, name: str) -> ModuleType:

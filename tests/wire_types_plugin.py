@@ -155,6 +155,22 @@ def read_wire_types(out: Path) -> dict[str, int]:
     return dict(counts)
 
 
+def assert_every_type_travelled(out: Path, role: str, explain: str) -> None:
+    """Each of the 41 message types travelled, in the direction the spec gives it, in the run that wrote ``out``."""
+    from simulator.hook import HOOK_MESSAGE_TYPES
+
+    missing = sorted(set(HOOK_MESSAGE_TYPES) - set(read_wire_types(out)))
+    assert not missing, f"message types that never travelled in a {role} run: {missing}\n{explain}"
+
+
+def assert_no_leaks(out: Path, role: str, explain: str) -> None:
+    """At least one frame of the subject was scanned in the run that wrote ``out``, and none held a local path or
+    a leaked one-time token."""
+    scanned, leaks = read_leaks(out)
+    assert scanned > 0, f"no frame of the reference {role} was scanned\n{explain}"
+    assert not leaks, f"the reference {role} sent a local path or a one-time token: {leaks[:10]}"
+
+
 def read_leaks(out: Path) -> tuple[int, list[dict[str, str]]]:
     """How many frames of the subject were scanned, and every local path or leaked token found in them (merged
     over xdist workers)."""

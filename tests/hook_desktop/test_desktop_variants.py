@@ -24,11 +24,11 @@ from typing import Any
 
 import pytest
 from conformance_runs import (
-    PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features, serving,
+    PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement, child_env,
+    free_port, run_features, serving,
 )
-from wire_types_plugin import read_leaks, read_wire_types
+from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
-from simulator.hook import HOOK_MESSAGE_TYPES
 
 FEATURES = "features/hook/test_hook_desktop.py"
 VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
@@ -328,11 +328,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunPool) -> None:
     """Every desktop requirement of the registry (part 1, 2a and 2b) is judged in the external run, and passes."""
     run = runs["external"]
-    root = Path(__file__).resolve().parents[2]
-    registry = {line.split('"')[1] for path in (root / "scenarios/requirements").glob("hook-desktop*.toml")
-                for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("id = ")}
-    missing = registry - set(run.verdicts())
-    assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
+    assert_judges_every_requirement(run, "HOOK-DESKTOP-")
     assert_all_pass(run)
 
 
@@ -341,9 +337,7 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
     (the harness server's frames to the desktop, the desktop's to it), parsing clean."""
     run = runs["external"]
     assert run.workdir is not None
-    counts = read_wire_types(run.workdir / WIRE_TYPES)
-    missing = sorted(set(HOOK_MESSAGE_TYPES) - set(counts))
-    assert not missing, f"message types that never travelled in a desktop run: {missing}\n{run.explain()}"
+    assert_every_type_travelled(run.workdir / WIRE_TYPES, "desktop", run.explain())
 
 
 def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs: RunPool) -> None:
@@ -353,9 +347,7 @@ def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs
     tests/wire_types_plugin.py. At least one frame must have been scanned."""
     run = runs["external"]
     assert run.workdir is not None
-    scanned, leaks = read_leaks(run.workdir / WIRE_TYPES)
-    assert scanned > 0, f"no frame of the reference desktop was scanned\n{run.explain()}"
-    assert not leaks, f"the reference desktop sent a local path or a one-time token: {leaks[:10]}"
+    assert_no_leaks(run.workdir / WIRE_TYPES, "desktop", run.explain())
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -17,10 +17,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conformance_runs import PYTHON, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving
-from wire_types_plugin import read_leaks, read_wire_types
+from conformance_runs import (
+    PYTHON, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement, child_env, run_features,
+    serving,
+)
+from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
-from simulator.hook import HOOK_MESSAGE_TYPES
 
 FEATURES = "features/hook/test_hook_server.py"
 VARIANT_ENV = "HOOK_SERVER_REFERENCE_VARIANT"
@@ -369,11 +371,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 
 def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunPool) -> None:
     run = runs["external"]
-    root = Path(__file__).resolve().parents[2]
-    registry = {line.split('"')[1] for path in (root / "scenarios/requirements").glob("hook-server*.toml")
-                for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("id = ")}
-    missing = registry - set(run.verdicts())
-    assert not missing, f"requirements without a verdict: {sorted(missing)}\n{run.explain()}"
+    assert_judges_every_requirement(run, "HOOK-SERVER-")
     assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)
 
 
@@ -382,9 +380,7 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
     (the harness desktop's frames to the server, the server's to it), parsing clean."""
     run = runs["external"]
     assert run.workdir is not None
-    counts = read_wire_types(run.workdir / WIRE_TYPES)
-    missing = sorted(set(HOOK_MESSAGE_TYPES) - set(counts))
-    assert not missing, f"message types that never travelled in a hook-server run: {missing}\n{run.explain()}"
+    assert_every_type_travelled(run.workdir / WIRE_TYPES, "hook-server", run.explain())
 
 
 def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs: RunPool) -> None:
@@ -394,9 +390,7 @@ def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs
     tests/wire_types_plugin.py. At least one frame must have been scanned."""
     run = runs["external"]
     assert run.workdir is not None
-    scanned, leaks = read_leaks(run.workdir / WIRE_TYPES)
-    assert scanned > 0, f"no frame of the reference hook-server was scanned\n{run.explain()}"
-    assert not leaks, f"the reference hook-server sent a local path or a one-time token: {leaks[:10]}"
+    assert_no_leaks(run.workdir / WIRE_TYPES, "hook-server", run.explain())
 
 
 def test_the_reference_without_the_optional_features_passes_their_requirements(runs: RunPool) -> None:
