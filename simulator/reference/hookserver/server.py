@@ -242,9 +242,14 @@ class HookServer:
         header = request.headers.get("Authorization")
         if not header or not header.startswith("Bearer ") or not header[7:].strip():
             return connection.respond(HTTPStatus.UNAUTHORIZED, "missing bearer token\n")
-        if not hmac.compare_digest(header[7:].strip().encode(), self.token.encode()):
+        if not self._token_matches(header[7:].strip()):
             return connection.respond(HTTPStatus.UNAUTHORIZED, "invalid bearer token\n")
         return None
+
+    def _token_matches(self, given: str) -> bool:
+        """The bearer token a desktop presented is the server's (compared in constant time)."""
+        assert self.token is not None
+        return hmac.compare_digest(given.encode(), self.token.encode())
 
     # -- connections ----------------------------------------------------------------------------------------
 

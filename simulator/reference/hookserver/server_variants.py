@@ -1,6 +1,6 @@
 """Broken variants of the reference hook server's WebSocket shell (docs/hook-server-plan.md "Broken variants", issue
 16): the bearer token checked at the upgrade. Each class is the correct ``HookServer`` with its token check
-overridden; ``server_class(variant)`` picks it (``start_server``), so the correct server's code knows nothing of
+overridden (or the comparison it makes); ``server_class(variant)`` picks it (``start_server``), so the correct server's code knows nothing of
 them. Test fixtures: tests/hook_server/test_server_variants.py must catch each one.
 """
 
@@ -22,13 +22,8 @@ class AcceptsAnyToken(HookServer):
     """``accepts-any-token``: a bearer token is required but never compared with the server's. Breaks §7 "base64 内联
     复用已鉴权的 WS 通道" (a wrong token is refused)."""
 
-    def _check_token(self, connection: ServerConnection, request: Request) -> Response | None:
-        if self.token is None:
-            return None
-        header = request.headers.get("Authorization")
-        if not header or not header.startswith("Bearer ") or not header[7:].strip():
-            return connection.respond(HTTPStatus.UNAUTHORIZED, "missing bearer token\n")
-        return None
+    def _token_matches(self, given: str) -> bool:
+        return True
 
 
 class AuthRefusalSilent(HookServer):
