@@ -156,6 +156,15 @@ class FrameProbe:
                     self._dropped_seen = len(entries)
         return outcome
 
+    def retire(self) -> None:
+        """Close the current connection (the next case opens a new one): after a valid frame the subject may act on
+        (a bind flow, a re-hello), so that nothing it does later is read as a reaction to another case. The
+        listening server of a desktop probe is kept (the desktop redials)."""
+        role = self.role
+        if role is not None and role is not getattr(self.opener, "server", None):
+            role.close()
+            self.role = None
+
     def close(self) -> None:
         if self.role is not None and self.role is not getattr(self.opener, "server", None):
             self.role.close()
