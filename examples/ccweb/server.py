@@ -1,7 +1,5 @@
-"""A minimal ccweb MCP server: the tool contract of ccweb-reply-mode-prd.md ("统一 ccweb 消息回传接口") over stdio or
-Streamable HTTP, with the test-mode control API of docs/control-api.md "## ccweb".
-
-    python examples/ccweb/server.py [--control HOST:PORT] [--db FILE] [--http HOST:PORT] [--source-conversation ID]
+"""A minimal ccweb MCP server: the tool contract of ccweb-reply-mode-prd.md over stdio or Streamable HTTP, with the
+test-mode control API of docs/control-api.md "## ccweb" (how to run it: README.md).
 
 Theory of operation. ``TOOLS`` is the single source of the tool definitions (PRD §3): ``tools/list`` serves it as it
 is and the Codex App fallback list is filtered from it by ``COMMUNICATION_TOOLS`` with a namespace added. Every call
@@ -12,8 +10,6 @@ starts a *target run* that stays ``running`` until the control API's ``complete-
 *source-continuation run*. State (conversations, runs, pending replies) lives in memory and is written through to
 one SQLite table (``--db``) on every change; ``restart`` drops the memory and reloads the table. Pending replies are
 stored as written, so a record of an older version (no ``originalRequest``) stays readable (PRD §5).
-
-Only the standard library and the ``mcp`` SDK (and uvicorn, which it brings, for ``--http``).
 """
 
 from __future__ import annotations
@@ -35,7 +31,6 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 # -- the contract (PRD §1, §3): reply modes and tool definitions, defined once --------------------------------------
-
 ONE_WAY, RETURN_AND_CONTINUE = "one_way", "return_and_continue"
 REPLY_MODES = (ONE_WAY, RETURN_AND_CONTINUE)
 SEND, ALIAS, LIST, TASK_BOARD = "ccweb_send_message", "ccweb_request_reply", "ccweb_list_conversations", \
@@ -50,18 +45,11 @@ SEND_DESCRIPTION = (
     "Use one_way ONLY when this conversation does not need the target's result. For analysis, implementation, "
     "testing, acceptance, 'report back when done', or whenever your next steps depend on the result, you MUST use "
     "return_and_continue.")
-SEND_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "targetConversationId": {"type": "string", "description": "The receiving conversation."},
-        "content": {"type": "string", "description": "The complete message."},
-        "replyMode": {"type": "string", "enum": list(REPLY_MODES),
-                      "description": "one_way: nothing comes back. return_and_continue: the result is written back "
-                                     "and this conversation continues."},
-    },
-    "required": ["targetConversationId", "content", "replyMode"],
-    "additionalProperties": False,
-}
+SEND_SCHEMA = {"type": "object", "additionalProperties": False,
+               "required": ["targetConversationId", "content", "replyMode"],  # replyMode: required, no default (§1)
+               "properties": {"targetConversationId": {"type": "string", "description": "The receiving conversation."},
+                              "content": {"type": "string", "description": "The complete message."},
+                              "replyMode": {"type": "string", "enum": list(REPLY_MODES)}}}
 TOOLS = [
     {"name": SEND, "description": SEND_DESCRIPTION, "inputSchema": SEND_SCHEMA},
     {"name": LIST, "description": "List the cc-web conversations (id and title) you can send messages to.",
@@ -82,8 +70,6 @@ def fallback_tools(namespace: str = "ccweb") -> list[dict[str, Any]]:
 
 
 # -- prompts (PRD §4 target run, §5 source continuation) ----------------------------------------------------------
-
-
 def target_prompt(source: dict, content: str | None, mode: str, rid: str | None) -> str:
     head = f'From conversation: "{source["title"]}" (id: {source["id"]})\n'
     if mode == ONE_WAY:
@@ -103,40 +89,26 @@ def continuation_prompt(rid: str, target: dict, original: str | None, output: st
     return (f"The reply to your cross-conversation request has arrived.\nRequest id: {rid}\n"
             f'From target conversation: "{target["title"]}" (id: {target["id"]}); its run ended as {status}.\n\n'
             f"Original request:\n{original if original is not None else 'The original request is unavailable.'}\n\n"
-            f"Returned reply:\n{output}\n\n"
-            "Before you go on, first judge whether this reply fully satisfies the original request. A returned "
-            "reply is not a finished task: if it is partial, blocked or off the mark, follow up instead of "
-            "treating the work as done.")
+            f"Returned reply:\n{output}\n\nBefore you go on, first judge whether this reply fully satisfies the "
+            "original request. A returned reply is not a finished task: if it is partial, blocked or off the mark, "
+            "follow up instead of treating the work as done.")
 
 
 # -- the core: state, dispatcher, runs, pending replies -----------------------------------------------------------
-
-
 class ApiError(Exception):
-    """A refusal of the control API: HTTP status, error code, message (docs/control-api.md "Common shape")."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code = status, code
+    """A refusal of the control API: ``(HTTP status, error code, message)`` (docs/control-api.md "Common shape")."""
 
 
 def tool_result(data: dict | None = None, error: str | None = None) -> dict[str, Any]:
     """A tool result as JSON: an ``isError`` text, or the fields as ``structuredContent`` and as JSON text."""
-    if error is not None:
-        return {"isError": True, "content": [{"type": "text", "text": error}]}
-    return {"isError": False, "content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False)}],
-            "structuredContent": data}
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+    text = error if error is not None else json.dumps(data, ensure_ascii=False)
+    return {"isError": error is not None, "content": [{"type": "text", "text": text}],
+            **({"structuredContent": data} if error is None else {})}
 
 
 class Ccweb:
     """Conversations, runs and pending replies, held in memory and written through to SQLite (one lock: the MCP
     loop and the control API's threads share it)."""
-
-    KINDS = ("conversation", "run", "pending")
 
     def __init__(self, db_path: str, default_source: str) -> None:
         self.lock = threading.RLock()
@@ -149,12 +121,10 @@ class Ccweb:
             if cid not in self.state["conversation"]:
                 self.create_conversation({"id": cid, "title": title})
 
-    # durability ------------------------------------------------------------------------------------------------
-
     def restart(self) -> dict:
         """Drop what is in memory and reload it from the durable store (control API ``restart``)."""
         with self.lock:
-            self.state: dict[str, dict[str, dict]] = {kind: {} for kind in self.KINDS}
+            self.state: dict[str, dict[str, dict]] = {kind: {} for kind in ("conversation", "run", "pending")}
             for kind, rid, body in self.db.execute("SELECT kind, id, body FROM records ORDER BY seq"):
                 self.state[kind][rid] = json.loads(body)
             return {"ok": True}
@@ -165,33 +135,32 @@ class Ccweb:
             self.db.execute("INSERT INTO records (kind, id, body) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO UPDATE "
                             "SET body = excluded.body", (kind, rid, json.dumps(record, ensure_ascii=False)))
 
-    def conversation(self, cid: Any, field: str = "conversationId") -> dict:
-        conv = self.state["conversation"].get(cid) if isinstance(cid, str) else None
-        if conv is None:
-            raise ApiError(400, "invalid-request", f"{field}: no conversation {cid!r}")
-        return conv
+    def find(self, kind: str, key: Any, field: str, code: str = "invalid-request") -> dict:
+        """The ``kind`` record ``key`` names; else a 400 whose message names the field (docs/control-api.md)."""
+        found = self.state[kind].get(key) if isinstance(key, str) else None
+        if found is None:
+            raise ApiError(400, code, f"{field}: no {kind} {key!r}")
+        return found
 
     def add_message(self, conv: dict, message: dict) -> dict:
-        message = {"messageId": new_id("msg"), **message}
+        message = {"messageId": f"msg-{uuid.uuid4().hex[:12]}", **message}
         conv["messages"].append(message)
         self.save("conversation", conv["id"], conv)
         return message
 
     def start_run(self, conv: dict, kind: str, prompt: str, mode: str | None, rid: str | None) -> dict:
-        run = {"runId": new_id("run"), "conversationId": conv["id"], "kind": kind, "prompt": prompt,
+        run = {"runId": f"run-{uuid.uuid4().hex[:12]}", "conversationId": conv["id"], "kind": kind, "prompt": prompt,
                "status": "running", "output": None, "requestId": rid, "replyMode": mode}
         self.save("run", run["runId"], run)
         return run
 
-    # the dispatcher (PRD §2) -----------------------------------------------------------------------------------
-
-    def dispatch(self, tool: str, arguments: Any, source_id: str | None) -> dict[str, Any]:
+    def dispatch(self, tool: str, arguments: Any, source_id: Any) -> dict[str, Any]:
         """Every entry's calls end here; any tool name is accepted, the entries filter (``call``)."""
         args = arguments if arguments is not None else {}
         if not isinstance(args, dict):
             return tool_result(error=f"{tool}: the arguments must be a JSON object")
         if tool == ALIAS:  # the hidden legacy alias always means return_and_continue
-            schema, args = ALIAS_SCHEMA, args
+            schema = ALIAS_SCHEMA
         elif tool == SEND:  # a legacy call without replyMode is one_way; any other value is checked
             schema, args = SEND_SCHEMA, ({"replyMode": ONE_WAY, **args} if "replyMode" not in args else args)
         elif tool == LIST:
@@ -211,14 +180,14 @@ class Ccweb:
         try:
             return tool_result(self.send(source_id or self.default_source, args, mode))
         except ApiError as exc:
-            return tool_result(error=f"{tool}: {exc}. Nothing was sent.")
+            return tool_result(error=f"{tool}: {exc.args[2]}. Nothing was sent.")
 
-    def send(self, source_id: str, args: dict, mode: str) -> dict[str, Any]:
+    def send(self, source_id: Any, args: dict, mode: str) -> dict[str, Any]:
         """Deliver ``content`` to the target and start its run; returns at once (目标: no synchronous wait)."""
         with self.lock:
-            source = self.conversation(source_id, "sourceConversationId")
-            target = self.conversation(args["targetConversationId"], "targetConversationId")
-            rid = new_id("req") if mode == RETURN_AND_CONTINUE else None
+            source = self.find("conversation", source_id, "sourceConversationId")
+            target = self.find("conversation", args["targetConversationId"], "targetConversationId")
+            rid = f"req-{uuid.uuid4().hex[:12]}" if mode == RETURN_AND_CONTINUE else None
             message = self.add_message(target, {"role": "user", "text": args["content"],
                                                 **({"requestId": rid} if rid else {})})
             run = self.start_run(target, "target", target_prompt(source, args["content"], mode, rid), mode, rid)
@@ -232,7 +201,7 @@ class Ccweb:
             return {**result, "requestId": rid, "status": "waiting", "replyDelivery": "automatic",
                     "sourceAutoRun": True}
 
-    def call(self, tool: Any, arguments: Any, source_id: str | None, allowed: list[str]) -> dict[str, Any]:
+    def call(self, tool: Any, arguments: Any, source_id: Any, allowed: list[str]) -> dict[str, Any]:
         """One entry's call: names outside ``allowed`` (plus the hidden alias) never reach the dispatcher."""
         if not isinstance(tool, str) or (tool not in allowed and tool != ALIAS):
             return tool_result(error=f"Unknown tool {tool!r}. Available: {', '.join(allowed)}.")
@@ -241,23 +210,18 @@ class Ccweb:
         except Exception as exc:  # noqa: BLE001 - a tool error, never a JSON-RPC error
             return tool_result(error=f"{tool}: internal error: {type(exc).__name__}: {exc}")
 
-    # pending replies and the end of a run (PRD 目标, §5) ----------------------------------------------------------
-
     def pending_view(self, record: dict) -> dict[str, Any]:
         """A stored record, current or legacy (no ``originalRequest``; ``pending`` for waiting), as the API shows it."""
-        status = record.get("status") or "waiting"
-        rid = record["requestId"]
-        run = record.get("targetRunId") or next((r["runId"] for r in self.state["run"].values()
-                                                 if r["kind"] == "target" and r["requestId"] == rid), None)
-        return {"requestId": rid, "sourceConversationId": record["sourceConversationId"],
-                "targetConversationId": record["targetConversationId"],
-                "originalRequest": record.get("originalRequest"),
-                "status": "waiting" if status == "pending" else status, "targetRunId": run,
-                "sourceRunId": record.get("sourceRunId")}
+        rid, status = record["requestId"], record.get("status") or "waiting"
+        run = next((r["runId"] for r in self.state["run"].values() if r["kind"] == "target" and r["requestId"] == rid),
+                   record.get("targetRunId"))
+        return {**{k: record.get(k) for k in ("requestId", "sourceConversationId", "targetConversationId",
+                                               "originalRequest", "sourceRunId")},
+                "status": "waiting" if status == "pending" else status, "targetRunId": run}
 
     def complete_run(self, body: dict) -> dict[str, Any]:
         with self.lock:
-            run = self.get_run(body)
+            run = self.find("run", body.get("runId"), "runId", "not-found")
             output, status = body.get("output"), body.get("status", "completed")
             if not isinstance(output, str) or status not in ("completed", "blocked"):
                 raise ApiError(400, "invalid-request", "output must be a string and status completed or blocked")
@@ -277,8 +241,8 @@ class Ccweb:
         rid = record["requestId"]
         source = self.state["conversation"][record["sourceConversationId"]]
         target = self.state["conversation"][record["targetConversationId"]]
-        self.add_message(source, {"role": "user", "requestId": rid,
-                                  "text": f'[Reply to request {rid} from "{target["title"]}" ({target["id"]})]\n{output}'})
+        head = f'[Reply to request {rid} from "{target["title"]}" ({target["id"]})]'
+        self.add_message(source, {"role": "user", "requestId": rid, "text": f"{head}\n{output}"})
         prompt = continuation_prompt(rid, target, record.get("originalRequest"), output, status)
         run = self.start_run(source, "source-continuation", prompt, RETURN_AND_CONTINUE, rid)
         self.save("pending", rid, {**record, "status": "delivered", "sourceRunId": run["runId"]})
@@ -286,15 +250,13 @@ class Ccweb:
 
     def seed_pending_reply(self, body: dict) -> dict[str, Any]:
         """Store a record as an older (or the current) version wrote it, and make it resumable."""
-        record = body.get("record")
-        if not isinstance(record, dict):
-            raise ApiError(400, "invalid-request", "record: must be an object")
+        record = body.get("record") if isinstance(body.get("record"), dict) else {}
         for key in ("requestId", "sourceConversationId", "targetConversationId"):
             if not isinstance(record.get(key), str):
-                raise ApiError(400, "invalid-request", f"record/{key}: must be a string")
+                raise ApiError(400, "invalid-request", f"record/{key}: must be a string (the record an object)")
         with self.lock:
-            source = self.conversation(record["sourceConversationId"], "record/sourceConversationId")
-            target = self.conversation(record["targetConversationId"], "record/targetConversationId")
+            source = self.find("conversation", record["sourceConversationId"], "record/sourceConversationId")
+            target = self.find("conversation", record["targetConversationId"], "record/targetConversationId")
             rid = record["requestId"]
             if rid in self.state["pending"]:
                 raise ApiError(409, "conflict", f"a pending reply {rid!r} exists")
@@ -305,16 +267,8 @@ class Ccweb:
             self.save("pending", rid, record)
             return {"ok": True, "targetRunId": run_id}
 
-    # the rest of the control API -------------------------------------------------------------------------------
-
-    def get_run(self, body: dict) -> dict:
-        run = self.state["run"].get(body.get("runId")) if isinstance(body.get("runId"), str) else None
-        if run is None:
-            raise ApiError(400, "not-found", f"no run {body.get('runId')!r}")
-        return run
-
     def create_conversation(self, body: dict) -> dict[str, Any]:
-        cid, title = body.get("id") or new_id("conv"), body.get("title")
+        cid, title = body.get("id") or f"conv-{uuid.uuid4().hex[:12]}", body.get("title")
         if not isinstance(cid, str) or not isinstance(title, str):
             raise ApiError(400, "invalid-request", "title (and id, if given) must be strings")
         with self.lock:
@@ -331,21 +285,17 @@ class Ccweb:
                 "create-conversation": lambda: self.create_conversation(body),
                 "list-runs": lambda: {"runs": [r for r in self.state["run"].values()
                                                if body.get("conversationId") in (None, r["conversationId"])]},
-                "get-run": lambda: self.get_run(body),
+                "get-run": lambda: self.find("run", body.get("runId"), "runId", "not-found"),
                 "complete-run": lambda: self.complete_run(body),
                 "pending-replies": lambda: {"pending": [self.pending_view(p) for p in self.state["pending"].values()]},
                 "seed-pending-reply": lambda: self.seed_pending_reply(body),
                 "restart": self.restart,
                 "fallback-tools": lambda: {"tools": fallback_tools(body.get("namespace") or "ccweb")},
-                "dynamic-call": lambda: self.dynamic_call(body),
+                "dynamic-call": lambda: self.call(  # the Codex App legacy dynamic call: fallback tools + hidden alias
+                    body.get("tool"), body.get("arguments"), body.get("sourceConversationId"),
+                    [t["name"] for t in fallback_tools()]),
             }
             return routes[capability]()
-
-    def dynamic_call(self, body: dict) -> dict[str, Any]:
-        """The Codex App legacy dynamic call: the fallback tools and the hidden alias reach the dispatcher."""
-        source = body.get("sourceConversationId")
-        return self.call(body.get("tool"), body.get("arguments"), source if isinstance(source, str) else None,
-                         [tool["name"] for tool in fallback_tools()])
 
 
 CAPABILITIES = ["list-conversations", "create-conversation", "list-runs", "get-run", "complete-run",
@@ -353,8 +303,6 @@ CAPABILITIES = ["list-conversations", "create-conversation", "list-runs", "get-r
 
 
 # -- the control API over HTTP ------------------------------------------------------------------------------------
-
-
 def control_server(core: Ccweb, host: str, port: int) -> ThreadingHTTPServer:
     """The control API, bound now (before MCP answers ``initialize``: docs/targets.md) and served on a thread."""
 
@@ -373,34 +321,30 @@ def control_server(core: Ccweb, host: str, port: int) -> ThreadingHTTPServer:
             self.answer(404, {"error": {"code": "not-found", "message": "GET /v1 lists the capabilities"}})
 
         def do_POST(self) -> None:
-            capability = self.path.removeprefix("/v1/")
-            if capability not in CAPABILITIES:
-                return self.answer(404, {"error": {"code": "unknown-capability", "message": self.path}})
+            capability, raw = self.path.removeprefix("/v1/"), self.rfile.read(int(self.headers["Content-Length"] or 0))
             try:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if capability not in CAPABILITIES:  # 404 means "no such capability", nothing else
+                    raise ApiError(404, "unknown-capability", f"no capability at {self.path}; GET /v1 lists them")
                 body = json.loads(raw) if raw.strip() else {}
                 if not isinstance(body, dict):
                     raise ApiError(400, "invalid-request", "the body must be a JSON object")
                 self.answer(200, core.control(capability, body))
             except ApiError as exc:
-                self.answer(exc.status, {"error": {"code": exc.code, "message": str(exc)}})
-            except ValueError as exc:
-                self.answer(400, {"error": {"code": "invalid-request", "message": f"not JSON: {exc}"}})
-            except Exception as exc:  # noqa: BLE001 - the subject's own failure
-                self.answer(500, {"error": {"code": "internal", "message": f"{type(exc).__name__}: {exc}"}})
+                self.answer(exc.args[0], {"error": {"code": exc.args[1], "message": exc.args[2]}})
+            except Exception as exc:  # noqa: BLE001 - bad JSON (400), else the subject's own failure (500)
+                bad = isinstance(exc, json.JSONDecodeError)
+                self.answer(400 if bad else 500, {"error": {"code": "invalid-request" if bad else "internal",
+                                                            "message": f"{type(exc).__name__}: {exc}"}})
 
-        def log_message(self, *args: Any) -> None:  # stdout belongs to MCP; stay quiet
+        def log_message(self, *args: Any) -> None:  # no access log on stderr
             pass
 
     httpd = ThreadingHTTPServer((host, port), Handler)
-    httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     return httpd
 
 
 # -- the MCP server -----------------------------------------------------------------------------------------------
-
-
 def mcp_server(core: Ccweb) -> Server[Any]:
     """A low-level server: it neither checks names against tools/list nor validates arguments, so the hidden alias
     and the legacy call without replyMode reach ``Ccweb.call`` (design/MCP-SDK-NOTES.md)."""
@@ -410,14 +354,17 @@ def mcp_server(core: Ccweb) -> Server[Any]:
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        meta = params.meta if isinstance(params.meta, dict) else {}
-        source = meta.get(SOURCE_META_KEY)
-        result = core.call(params.name, params.arguments, source if isinstance(source, str) else None,
-                           [t["name"] for t in TOOLS])
+        source = (params.meta or {}).get(SOURCE_META_KEY)  # the calling conversation (docs/control-api.md)
+        result = core.call(params.name, params.arguments, source, [t["name"] for t in TOOLS])
         return types.CallToolResult(content=[types.TextContent(type="text", text=c["text"]) for c in result["content"]],
                                     structured_content=result.get("structuredContent"), is_error=result["isError"])
 
     return Server("ccweb-example", version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
 
 
 def address(text: str) -> tuple[str, int]:
@@ -434,24 +381,18 @@ def main() -> None:
                         help="the calling conversation of a tools/call without _meta (default: %(default)s)")
     args = parser.parse_args()
     core = Ccweb(args.db, args.source_conversation)
-    control = control_server(core, *args.control) if args.control else None
-    ready = {"ready": True, "control": f"http://{args.control[0]}:{args.control[1]}" if control else None}
+    if args.control:  # bound before MCP answers initialize (docs/targets.md)
+        control_server(core, *args.control)
+    ready = {"ready": True, "control": "http://{}:{}".format(*args.control) if args.control else None}
     server = mcp_server(core)
-    if args.http is None:
+    if args.http is None:  # the readiness line goes to stderr: stdout belongs to MCP
         print(json.dumps({**ready, "mcp": "stdio"}), file=sys.stderr, flush=True)
-
-        async def serve_stdio() -> None:
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-
-        anyio.run(serve_stdio)
-        return
+        return anyio.run(serve_stdio, server)
     import uvicorn  # the mcp SDK's own dependency: only HTTP mode needs it
 
-    host, port = args.http
-    sock = socket.create_server((host, port))  # bound before the readiness line
-    print(json.dumps({**ready, "mcp": f"http://{host}:{sock.getsockname()[1]}/mcp"}), flush=True)
-    app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    sock = socket.create_server(args.http)  # bound before the readiness line
+    print(json.dumps({**ready, "mcp": "http://{}:{}/mcp".format(*sock.getsockname()[:2])}), flush=True)
+    app = server.streamable_http_app(streamable_http_path="/mcp", host=args.http[0])
     uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 
 
