@@ -523,7 +523,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
 
         try:
             data = json.loads(raw)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # deep nesting: garbage to drop, never a crash (§2)
             return []
         if not isinstance(data, dict) or data.get("type") != MessageType.TASK_DISPATCH.value:
             return []
