@@ -56,7 +56,7 @@ def given_fuzzer(request: pytest.FixtureRequest, robustness: dict, harness, fram
     robustness["requirement"] = requirement
     robustness["fuzzer"] = HookFuzzer(
         frame_probes.get(_SUBJECTS[subject]), _samples(harness.rootdir),
-        frames=int(request.config.getoption("--fuzz-frames") or 2000), save_dir=save_dir, replay=replay,
+        frames=int(request.config.getoption("--fuzz-frames") or 2000), save_dir=save_dir, replay=replay, replay_source=str(replay_path or ""),
         rng_seed=zlib.crc32(requirement.encode()))
 
 

@@ -10,7 +10,8 @@ requirement:
 
 A pass needs evidence: the count of frames after which the property could be observed (a batch after which the
 connection was gone says nothing about pings or reactions) must reach the run's budget's share, and is the pass's
-evidence. A failure is shrunk by Hypothesis to a smallest batch, saved as a replay file (``simulator.fuzz.replay``)
+evidence. A failing batch (Hypothesis generates; the search stops at the first failure) is shrunk on the subject
+(``_shrink``: each frame alone, then the shortest failing prefix), saved as a replay file (``simulator.fuzz.replay``)
 whose path the failure names, and ``--replay FILE`` sends exactly that batch again.
 
 ``PING_FLOOD``: a burst of pings, each answered with one pong, judged on its own (``flood``).
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -28,7 +28,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from ...errors import SubjectTimeout
+from ...errors import SubjectTimeout, TargetError
 from ...fuzz.replay import Replay, save_replay
 from ...fuzz.wire_inputs import WireInput, wire_inputs
 from ...hook import make_ping
@@ -88,10 +88,9 @@ class HookFuzzer:
     saved; ``rng_seed``: Hypothesis's seed (the evidence names it)."""
 
     def __init__(self, probe: FrameProbe, samples: list[dict], *, frames: int, save_dir: Path,
-                 replay: Replay | None = None, rng_seed: int = 0,
-                 note: Callable[[str], None] = lambda text: None) -> None:
+                 replay: Replay | None = None, replay_source: str = "", rng_seed: int = 0) -> None:
         self.probe, self.samples, self.frames, self.save_dir = probe, samples, frames, save_dir
-        self.replay, self.rng_seed, self.note = replay, rng_seed, note
+        self.replay, self.replay_source, self.rng_seed = replay, replay_source, rng_seed
         self._batches_on_connection = 0
 
     # -- one batch ----------------------------------------------------------------------------------------------
@@ -154,13 +153,16 @@ class HookFuzzer:
                 raise
 
         if self.replay is not None:
-            attempt(list(self.replay.inputs))
+            try:
+                attempt(list(self.replay.inputs))
+            except _Violation as exc:
+                raise AssertionError(f"{exc} (replayed from {self.replay_source})") from None
         else:
             examples = max(1, -(-self.frames // ((MAX_BATCH + 1) // 2)))
 
             @seed(self.rng_seed)
             @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
-                      suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink),
+                      suppress_health_check=list(HealthCheck), phases=(Phase.generate,),
                       report_multiple_bugs=False)
             @given(st.lists(wire_inputs(self.samples), min_size=1, max_size=MAX_BATCH))
             def search(batch: list[WireInput]) -> None:
@@ -171,11 +173,11 @@ class HookFuzzer:
             except Exception as exc:  # noqa: BLE001 - _Violation, or Hypothesis's Flaky when a failure did not recur
                 if not failing:
                     raise
-                smallest = failing[-1]
+                smallest, message = self._shrink(prop, subject, failing[0], str(exc))
                 path = save_replay(self.save_dir, Replay(requirement, subject, tuple(smallest)))
-                report.seconds = time.monotonic() - started
-                raise AssertionError(f"{exc} — after {report.tried} fuzzed frames, shrunk to {len(smallest)} frame(s); "
-                                     f"saved to {path} (replay: --replay {path})") from None
+                raise AssertionError(f"{message} — after {report.tried} fuzzed frames; the failing batch of "
+                                     f"{len(failing[0])} shrunk to {len(smallest)} frame(s), saved to {path} "
+                                     f"(replay: --replay {path})") from None
         report.seconds = time.monotonic() - started
         if self.replay is None and report.observed < MIN_OBSERVED_SHARE * report.tried:
             raise AssertionError(f"the {subject} could be observed after only {report.observed} of {report.tried} "
@@ -184,6 +186,22 @@ class HookFuzzer:
         if report.observed == 0:
             raise AssertionError(f"the {subject} could not be observed after the replayed frames: no evidence")
         return report
+
+    def _shrink(self, prop: Property, subject: str, batch: list[WireInput],
+                message: str) -> tuple[list[WireInput], str]:
+        """A smaller batch that still breaks ``prop``, checked on the subject: each frame alone, then the shortest
+        failing prefix; the batch itself when neither fails (the fault needs the frames together). Bounded: at
+        most twice the batch's length of deliveries (a subject that must redial after a close is not retried for
+        minutes, as a generic shrinker would)."""
+        candidates = [[item] for item in batch] + [batch[:n] for n in range(2, len(batch))]
+        for candidate in candidates:
+            try:
+                self._judge(prop, subject, candidate, self._deliver(candidate))
+            except _Violation as exc:
+                return candidate, str(exc)
+            except (SubjectTimeout, TargetError):
+                break  # the subject is gone: keep what failed
+        return batch, message
 
     def flood(self, pings: int) -> int:
         """Send ``pings`` pings back to back, then wait for as many pongs (阶段 1); the pongs that arrived."""
