@@ -84,8 +84,13 @@ def then_no_effect(robustness: dict, evidence) -> None:
 
 @bdd.when(parsers.parse("{count:d} pings are sent to it back to back"))
 def when_flood(robustness: dict, count: int) -> None:
+    from simulator.errors import SubjectTimeout, TargetError
+
     robustness["pings"] = count
-    robustness["pongs"] = robustness["fuzzer"].flood(count)
+    try:
+        robustness["pongs"] = robustness["fuzzer"].flood(count)
+    except (SubjectTimeout, TargetError) as exc:  # gone during the profile: the subject's failure, not the harness's
+        raise AssertionError(f"the subject could not be reached for the ping flood: {exc}") from None
 
 
 @bdd.then(parsers.parse("{count:d} pongs arrive"))

@@ -10,6 +10,11 @@ Modes:
 * ``bad-pong``: answers a valid ping with a pong whose payload is not empty (阶段 1: payload 恒空对象).
 * ``acks-bad-frames``: answers a frame it rejects with a pong-like reaction frame (``bind.state`` with no bindings).
 
+Modes that break a rule of the robustness profile (features/robustness, issue 17), with ``closes-on-bad`` and
+``acks-bad-frames`` above:
+* ``deaf-after-garbage``: after ten frames it drops on a connection, it stops answering pings there.
+* ``pongs-capped``: answers at most 50 pings in any 100 ms on a connection (a rate limit against ping floods).
+
 Modes that break one rule of accepting frames (issue 16: each fails exactly its requirement):
 * ``closes-on-binary``: closes the connection (1003) on a binary frame instead of dropping what it cannot decode (a
   frame of bytes that are not UTF-8 travels as a binary frame; HOOK-FRAME-ENV-UTF8-01).
@@ -103,11 +108,13 @@ def refused_by_the_fault(data, decoded) -> tuple[str, str | None] | None:
 #: connection id → {"connectionId", "deviceId", "open"}; every drop, oldest first (the control API's listings).
 CONNECTIONS: dict[str, dict] = {}
 DROPPED: list[dict] = []
+DROP_COUNT: dict[str, int] = {}
 LOCK = threading.Lock()
 
 
 def drop(conn_id: str, reason: str, type_, code, path) -> None:
     with LOCK:
+        DROP_COUNT[conn_id] = DROP_COUNT.get(conn_id, 0) + 1
         DROPPED.append({"connectionId": conn_id, "at": int(time.time() * 1000), "reason": reason, "type": type_,
                         "code": code, "path": path, "requestId": None})
 
@@ -124,6 +131,7 @@ async def handler(ws) -> None:
 
 
 async def serve_connection(ws, conn_id: str) -> None:
+    answered: list[float] = []  # pongs-capped: when the recent pings were answered
     async for data in ws:
         if MODE == "closes-on-binary" and isinstance(data, bytes):
             await ws.close(1003, "binary frames are not supported")
@@ -158,6 +166,14 @@ async def serve_connection(ws, conn_id: str) -> None:
                 CONNECTIONS[conn_id]["deviceId"] = result.message.payload.device_id
             await ws.send(frame("welcome", {"serverName": "fake", "features": []}))
         elif kind == "ping":
+            if MODE == "deaf-after-garbage" and DROP_COUNT.get(conn_id, 0) >= 10:
+                continue
+            if MODE == "pongs-capped":
+                now = time.monotonic()
+                answered[:] = [t for t in answered if now - t < 0.1]
+                if len(answered) >= 50:
+                    continue
+                answered.append(now)
             await ws.send(frame("pong", {"late": True} if MODE == "bad-pong" else {}))
 
 

@@ -45,6 +45,8 @@ BATCHES_PER_CONNECTION = 500
 #: The share of the budget that must have been observed for a pass (a subject that closes now and then still gives
 #: evidence of its pings; one that closes after every batch gives none).
 MIN_OBSERVED_SHARE = 0.5
+#: Batches in a row after which the property could not be observed before the search stops: no evidence.
+UNOBSERVED_STREAK = 3
 
 
 class Property(StrEnum):
@@ -114,7 +116,7 @@ class HookFuzzer:
             if outcome.closed is not None:
                 raise _Violation(f"the {subject} closed the connection after frames every peer must drop "
                                  f"({outcome.closed}) [{_RULES[prop]}]: {shown}")
-            return not outcome.silent
+            return outcome.answered_barrier  # kept, and read: a subject that stopped reading keeps every connection
         if outcome.closed is not None:
             return False  # KEEP's business: no ping or reaction to judge after a close
         if prop is Property.PING:
@@ -134,23 +136,45 @@ class HookFuzzer:
 
     def check(self, prop: Property, requirement: str) -> FuzzReport:
         """Search for a batch that breaks ``prop`` (or send the replayed one); the report on success, an
-        ``AssertionError`` naming the smallest failing batch and its replay file otherwise."""
+        ``AssertionError`` naming the smallest failing batch and its replay file otherwise. The search stops at the
+        first violation, and when ``UNOBSERVED_STREAK`` batches in a row left the property unobservable (the
+        subject silent, gone or closing each time): that is no evidence, a failure, found in seconds."""
         subject = self.probe.subject
         report = FuzzReport()
         started = time.monotonic()
-        failing: list[list[WireInput]] = []
+        violations: list[tuple[list[WireInput], str]] = []
+        stopped: list[AssertionError] = []
+        streak = [0]
 
         def attempt(batch: list[WireInput]) -> None:
-            outcome = self._deliver(batch)
+            if stopped:  # after the first finding Hypothesis only replays it: nothing more is sent
+                raise stopped[0]
+            try:
+                outcome = self._deliver(batch)
+            except (SubjectTimeout, TargetError) as exc:
+                stopped.append(_Violation(f"the {subject} could not be reached again during the robustness run "
+                                          f"({exc}): no evidence for {requirement} [{_RULES[prop]}]"))
+                raise stopped[0] from None
             report.tried += len(batch)
             report.batches += 1
             report.by_kind.update(i.kind.value for i in batch)
             try:
-                if self._judge(prop, subject, batch, outcome):
-                    report.observed += len(batch)
-            except _Violation:
-                failing.append(batch)
+                observed = self._judge(prop, subject, batch, outcome)
+            except _Violation as exc:
+                violations.append((batch, str(exc)))
+                stopped.append(exc)
                 raise
+            if observed:
+                report.observed += len(batch)
+                streak[0] = 0
+                return
+            streak[0] += 1
+            if streak[0] >= UNOBSERVED_STREAK:
+                stopped.append(_Violation(
+                    f"the {subject} left {requirement} unobservable after {UNOBSERVED_STREAK} batches in a row "
+                    f"({outcome.describe()}): no evidence after {report.observed} of {report.tried} fuzzed frames "
+                    f"[{_RULES[prop]}]"))
+                raise stopped[0]
 
         if self.replay is not None:
             try:
@@ -170,13 +194,16 @@ class HookFuzzer:
 
             try:
                 search()
-            except Exception as exc:  # noqa: BLE001 - _Violation, or Hypothesis's Flaky when a failure did not recur
-                if not failing:
+            except Exception:  # noqa: BLE001 - what attempt() stopped on (Hypothesis may wrap it)
+                if not stopped:
                     raise
-                smallest, message = self._shrink(prop, subject, failing[0], str(exc))
+                if not violations:
+                    raise AssertionError(str(stopped[0])) from None
+                batch, message = violations[0]
+                smallest, message = self._shrink(prop, subject, batch, message)
                 path = save_replay(self.save_dir, Replay(requirement, subject, tuple(smallest)))
                 raise AssertionError(f"{message} — after {report.tried} fuzzed frames; the failing batch of "
-                                     f"{len(failing[0])} shrunk to {len(smallest)} frame(s), saved to {path} "
+                                     f"{len(batch)} shrunk to {len(smallest)} frame(s), saved to {path} "
                                      f"(replay: --replay {path})") from None
         report.seconds = time.monotonic() - started
         if self.replay is None and report.observed < MIN_OBSERVED_SHARE * report.tried:
@@ -199,8 +226,8 @@ class HookFuzzer:
                 self._judge(prop, subject, candidate, self._deliver(candidate))
             except _Violation as exc:
                 return candidate, str(exc)
-            except (SubjectTimeout, TargetError):
-                break  # the subject is gone: keep what failed
+            except (SubjectTimeout, TargetError, AssertionError):
+                break  # the subject is gone (or silent): keep what failed
         return batch, message
 
     def flood(self, pings: int) -> int:

@@ -212,6 +212,11 @@ class Variant(BrokenVariant):
     REOPEN_NEVER_EXPIRES = "reopen-never-expires"
     REOPEN_CARD_MIRRORED = "reopen-card-mirrored"
     LIFECYCLE_CHANGE_NOT_SENT = "lifecycle-change-not-sent"
+    # the robustness profile (robustness_variants.py)
+    GARBAGE_CRASHES = "garbage-crashes"
+    GARBAGE_ANSWERED = "garbage-answered"
+    DEAF_AFTER_GARBAGE = "deaf-after-garbage"
+    PONGS_CAPPED = "pongs-capped"
 
     @classmethod
     def subject(cls) -> str:
