@@ -126,12 +126,6 @@ def input_schema(name: str) -> dict[str, Any]:
             "required": [arg] if arg else []}
 
 
-def tool_definition(name: str) -> types.Tool:
-    return types.Tool(name=name, description=TOOLS[name][1] + ".", input_schema=input_schema(name),
-                      output_schema=OUTPUT_SCHEMAS.get(name),
-                      execution=types.ToolExecution(task_support="optional") if name in WORKFLOWS else None)
-
-
 # -- output (design §2 统一输出封装) -----------------------------------------------------------------------------------
 def ok_text(text: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], **({"_meta": meta} if meta else {})}
@@ -193,6 +187,7 @@ def commit_type(files: list[dict[str, Any]]) -> str:
 
 
 def gencommit(args: dict[str, Any]) -> dict[str, Any]:
+    """CommitMessage data (okStructured) and the design's textFallback, which carries finalMessage (迁移步骤)."""
     changes: str = args["changes"]
     files = parse_diff(changes)
     if files:
@@ -223,7 +218,7 @@ def guidance(name: str, args: dict[str, Any]) -> dict[str, Any]:
     """What a probe-kit tool answers: guidance for the agent that carries the work out."""
     arg, purpose, _ = TOOLS[name]
     given = f"\n\n{arg}: {args[arg]}" if arg else ""
-    return ok_text(f"## {name}\n{purpose}.{given}\n\nCarry out the steps above in the project and report the result.")
+    return ok_text(f"## {name}\n{purpose}.{given}\n\nCarry this out in the project, then report the result.")
 
 
 async def workflow(name: str, args: dict[str, Any], pace: float) -> dict[str, Any]:
@@ -297,7 +292,9 @@ class ProbeKit:
             print(f"probekit-example: warning: unknown MCP_TOOLSET {raw!r}; using full", file=sys.stderr)
         self.toolset = raw if raw in TOOLSETS else "full"
         listed = TOOLSETS["full"] if flag(env, "MCP_SHOW_ALL") else TOOLSETS[self.toolset]
-        self.listing = [tool_definition(name) for name in listed]  # cached: the definitions never change
+        self.listing = [types.Tool(  # cached: the definitions never change
+            name=n, description=TOOLS[n][1] + ".", input_schema=input_schema(n), output_schema=OUTPUT_SCHEMAS.get(n),
+            execution=types.ToolExecution(task_support="optional") if n in WORKFLOWS else None) for n in listed]
         self.validators = {name: jsonschema.Draft202012Validator(input_schema(name)) for name in TOOLS}
 
     def callable(self, name: str) -> bool:
@@ -338,6 +335,7 @@ STEP_SECONDS = 0.1  # each workflow step of a task takes this long, so a client 
 
 @dataclass
 class Task:
+    """One task: its wire form (§4 Task; MCP 2025-11-25 Task), and what tasks/result and tasks/cancel need."""
     wire: dict[str, Any]
     created: float = field(default_factory=time.monotonic)
     result: dict[str, Any] | None = None
@@ -345,6 +343,8 @@ class Task:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
     def update(self, status: str, result: dict[str, Any] | None = None) -> None:
+        if self.wire["status"] in TERMINAL:  # a cancelled task stays cancelled
+            return
         self.wire.update(status=status, lastUpdatedAt=now_iso())
         if status in TERMINAL:
             self.result = result
