@@ -10,6 +10,8 @@ and only that requirement's scenario uses it). Hypothesis is imported only when 
 * ``Then no batch of them makes it close the connection`` / ``Then the ping after every batch of them is answered``
   / ``Then nothing is sent in reaction to any batch of them``
 * ``When <n> pings are sent to it back to back`` / ``Then <n> pongs arrive``
+* ``Then <n> task lifecycles run beside them on one connection, none lost and none run twice`` (a hook server with a
+  control API: ``simulator.drivers.robustness.hook_lifecycle``)
 """
 
 from __future__ import annotations
@@ -80,6 +82,17 @@ def then_pings(robustness: dict, evidence) -> None:
 @bdd.then("nothing is sent in reaction to any batch of them")
 def then_no_effect(robustness: dict, evidence) -> None:
     _check(robustness, "no-effect", evidence)
+
+
+@bdd.then(parsers.parse("{rounds:d} task lifecycles run beside them on one connection, none lost and none run twice"))
+def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_config, wire_log, evidence) -> None:
+    from simulator.drivers.robustness.hook_lifecycle import run_lifecycles
+    from simulator.targets import Role
+
+    fuzzer = robustness["fuzzer"]
+    report = run_lifecycles(fuzzer.probe, subjects.control(Role.HOOK_SERVER, wire_log), fuzzer.samples,
+                            rounds=rounds, step_timeout=harness_config.step_timeout, rng_seed=fuzzer.rng_seed)
+    evidence(report.evidence())
 
 
 @bdd.when(parsers.parse("{count:d} pings are sent to it back to back"))

@@ -25,3 +25,8 @@ Feature: Robustness of the hook server under test against garbage (the robustnes
     Given fuzzed frames every peer must drop, sent to the hook server
     When 1000 pings are sent to it back to back
     Then 1000 pongs arrive
+
+  @req:ROBUST-HOOK-SERVER-LIFECYCLE-01 @must
+  Scenario: Task lifecycles beside the garbage lose nothing and run nothing twice
+    Given fuzzed frames every peer must drop, sent to the hook server
+    Then 20 task lifecycles run beside them on one connection, none lost and none run twice

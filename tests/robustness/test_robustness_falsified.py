@@ -32,6 +32,10 @@ SERVER_FAKES: dict[str, tuple[str, frozenset[str]]] = {
     "deaf-after-garbage": (_S + "PING-01", frozenset({_S + "KEEP-01", _S + "NO-EFFECT-01"})),
     "pongs-capped": (_S + "PING-FLOOD-01", frozenset()),
 }
+#: hook server reference variant → (the requirement it breaks, what may fail beside it).
+SERVER_VARIANTS: dict[str, tuple[str, frozenset[str]]] = {
+    "garbage-forgets-tasks": (_S + "LIFECYCLE-01", frozenset()),
+}
 #: desktop variant → (the requirement it breaks, what may fail beside it).
 DESKTOP_VARIANTS: dict[str, tuple[str, frozenset[str]]] = {
     "garbage-crashes": (_D + "KEEP-01", frozenset({_D + "PING-01", _D + "NO-EFFECT-01", _D + "PING-FLOOD-01"})),
@@ -58,8 +62,22 @@ def _reference_server(workdir: Path) -> Run:
            f"--token={token}", "--db", str(workdir / "hook-server.sqlite3")]
     with serving(cmd, env=child_env()) as ready:
         return run_features("reference-server", workdir, FEATURES,
-                            [f"--target=hook-server={ready['url']}", f"--hook-token={token}", *PROFILE,
-                             f"--req={_S}*"])
+                            [f"--target=hook-server={ready['url']}", f"--control=hook-server={ready['control']}",
+                             f"--hook-token={token}", *PROFILE, f"--req={_S}*"])
+
+
+def _server_variant(variant: str):
+    """A broken variant of the reference hook server as a separate process, with its control API (the lifecycle
+    requirement drives tasks through it)."""
+    def job(workdir: Path) -> Run:
+        token = f"robust-{uuid.uuid4().hex}"
+        cmd = [PYTHON, "-m", "simulator", "serve", "hook-server", "--listen", "127.0.0.1:0", "--control",
+               "127.0.0.1:0", f"--token={token}", "--db", str(workdir / "hook-server.sqlite3"), "--variant", variant]
+        with serving(cmd, env=child_env()) as ready:
+            return run_features(f"server-{variant}", workdir, FEATURES,
+                                [f"--target=hook-server={ready['url']}", f"--control=hook-server={ready['control']}",
+                                 f"--hook-token={token}", *PROFILE, f"--req={_S}*"])
+    return job
 
 
 def _desktop(variant: str | None):
@@ -81,6 +99,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
             "desktop-reference": _desktop(None)}
     jobs |= {f"fake-{mode}": _fake(mode) for mode in SERVER_FAKES}
     jobs |= {f"desktop-{variant}": _desktop(variant) for variant in DESKTOP_VARIANTS}
+    jobs |= {f"server-{variant}": _server_variant(variant) for variant in SERVER_VARIANTS}
     pool = RunPool(tmp_path_factory.mktemp("robustness-runs"), jobs, workers=2)
     yield pool
     pool.close()
@@ -92,7 +111,9 @@ def test_a_conformant_subject_passes_every_robustness_requirement_of_its_role(ru
                                                                               prefix: str) -> None:
     run = runs[name]
     assert_all_pass(run)
-    assert set(run.verdicts()) == {prefix + r for r in ("KEEP-01", "PING-01", "NO-EFFECT-01", "PING-FLOOD-01")}
+    names = ("KEEP-01", "PING-01", "NO-EFFECT-01", "PING-FLOOD-01") + (("LIFECYCLE-01",) if name == "reference-server"
+                                                                       else ())
+    assert set(run.verdicts()) == {prefix + r for r in names}, run.explain()
     fuzzed = [s for s in run.report["scenarios"] if "FLOOD" not in s["requirement"]]
     assert all("fuzzed frames" in s["evidence"][0] for s in fuzzed), run.explain()  # a pass says on what
 
@@ -101,6 +122,12 @@ def test_a_conformant_subject_passes_every_robustness_requirement_of_its_role(ru
 def test_a_hook_server_that_mishandles_garbage_fails_its_requirement(runs: RunPool, mode: str) -> None:
     rid, also = SERVER_FAKES[mode]
     assert_caught(runs[f"fake-{mode}"], {rid}, may_also_fail=also)
+
+
+@pytest.mark.parametrize("variant", sorted(SERVER_VARIANTS))
+def test_a_hook_server_that_loses_a_task_beside_garbage_fails_its_requirement(runs: RunPool, variant: str) -> None:
+    rid, also = SERVER_VARIANTS[variant]
+    assert_caught(runs[f"server-{variant}"], {rid}, may_also_fail=also)
 
 
 @pytest.mark.parametrize("variant", sorted(DESKTOP_VARIANTS))
