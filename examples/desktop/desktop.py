@@ -1,30 +1,22 @@
 """A minimal third-party desktop of the slack-hook protocol (/work/shared/specs/slack-hook-protocol.md), with the
-test-mode control API of docs/control-api.md, "## desktop" (part 1).
+test-mode control API of docs/control-api.md, "## desktop" (part 1). Usage: examples/desktop/README.md.
 
-    python examples/desktop/desktop.py --connect ws://127.0.0.1:9100/ --token T --control 127.0.0.1:0 --db d.sqlite3
-
-Theory of operation: one asyncio loop. ``Desktop.dial_forever`` keeps one WebSocket to the hook server (the bearer
-token on every upgrade, a new dial 0.2 s after a drop), sends ``hello`` (§5 阶段 1) and reads every frame through
-``parse_hook_message`` (§2: the one entry; a frame it refuses is dropped, the connection stays). Each turn is a task
-running the scripted agent in its session, one turn at a time per session (an ``asyncio.Lock``, FIFO). Durable in
-SQLite (§4 可靠性语义): sessions and the externalKey → session lanes, the ack of every requestId (replayed to a
-redelivery), and the outbox of turn.end frames not yet handed over. The reopen bookkeeping is in memory only, with a
-TTL (阶段 18 desktop 侧约定 "记账只在进程内 … 有 TTL"). The control API is a small HTTP/1.1 server on the same loop.
-Prints ``{"ready": true, "connect": URL, "control": URL}`` once both are up.
+Theory of operation: one asyncio loop. ``dial_forever`` keeps one WebSocket to the hook server (the bearer token on
+every upgrade, a new dial 0.2 s after a drop), sends ``hello`` and reads every frame through ``parse_hook_message`` (§2:
+the one entry; a frame it refuses is dropped, the connection stays). Each turn is a task running the scripted agent,
+one turn at a time per session (an ``asyncio.Lock``, FIFO). Durable in SQLite (§4 可靠性语义): the sessions and the
+externalKey → session lanes, the ack of every requestId, the outbox of turn.end frames not yet handed over. The reopen
+bookkeeping is in memory, with a TTL (阶段 18 "记账只在进程内 … 有 TTL"). The control API is HTTP/1.1 on the same loop.
 """
-
-from __future__ import annotations
 
 import argparse
 import asyncio
 import http
 import json
 import sqlite3
-import tempfile
 import time
 import uuid
 from collections import deque
-from pathlib import Path
 from typing import Any
 
 import websockets
@@ -35,20 +27,17 @@ from simulator.hook import (HOOK_CHAT_WORKSPACE_ALIAS as CHAT, HOOK_FEATURE_LIFE
 
 AGENTS = ("claude",)
 THROTTLE_S = 1.5  # §5 turn.progress "desktop 负责节流(约 1.5s/帧)"
-REOPEN_TTL_MS = 24 * 3600 * 1000  # 阶段 18 "记账只在进程内 … 有 TTL"
-REDIAL_S = 0.2
+REOPEN_TTL_MS = 24 * 3600 * 1000  # 阶段 18 desktop 侧约定 "有 TTL"
 DEFAULT_SCRIPT = {"progress": ["working…"], "finalText": "done", "status": "ok", "errorMessage": None, "stepMs": 50,
                   "waitForCancel": False, "interaction": None, "attachments": [], "measureDuration": True}
 SCRIPT_TYPES = {"progress": list, "finalText": str, "status": str, "errorMessage": (str, type(None)), "stepMs": int,
-                "waitForCancel": bool, "interaction": (dict, type(None)), "attachments": list,
-                "measureDuration": bool}
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
+                "waitForCancel": bool, "interaction": (dict, type(None)), "attachments": list, "measureDuration": bool}
+SCHEMA = """CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT);
 CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, key TEXT, workspace TEXT, archived INT DEFAULT 0);
 CREATE TABLE IF NOT EXISTS lanes(key TEXT PRIMARY KEY, session TEXT);
 CREATE TABLE IF NOT EXISTS acks(request_id TEXT PRIMARY KEY, payload TEXT);
-CREATE TABLE IF NOT EXISTS outbox(seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, frame TEXT);
-"""
+CREATE TABLE IF NOT EXISTS outbox(seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, frame TEXT);"""
+ACTIVE = ("queued", "running")
 
 
 def frame(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -57,26 +46,27 @@ def frame(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 class ControlError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code = status, code
+    """A refused control request: ``ControlError(status, code, message)`` (docs/control-api.md "Common shape")."""
+
+
+def need(ok: bool, message: str, status: int = 400, code: str = "invalid-request") -> None:
+    if not ok:
+        raise ControlError(status, code, message)
 
 
 class Cancelled(Exception):
-    """The turn was stopped by task.cancel (§5: "desktop 中断对应 turn,以 turn.end(cancelled) 收口")."""
+    """task.cancel stopped the turn (§5 task.cancel "desktop 中断对应 turn,以 turn.end(cancelled) 收口")."""
 
 
 class Run:
-    """One round of the agent: a dispatch, a reopen round or a desktop-only (local) round."""
+    """One round of the agent: a dispatch, a reopen round or a desktop-only round (``local``)."""
 
     def __init__(self, request_id: str, kind: str, session: str, key: str, reopen_of: str | None = None) -> None:
         self.request_id, self.kind, self.session, self.key, self.reopen_of = request_id, kind, session, key, reopen_of
-        self.status, self.runs, self.decision = "queued", 0, None
+        self.status, self.runs, self.decision, self.last_progress = "queued", 0, None, 0.0
         self.cancel = asyncio.Event()
-        self.card: tuple[str, dict[str, str], asyncio.Future[str]] | None = None
-        self.pending: str | None = None  # the latest progress snapshot not sent yet (throttled)
-        self.last_sent, self.flush = 0.0, None
-        self.conn, self.reopened, self.lost = None, False, False  # a reopen round's connection and fate
+        self.card: tuple[str, dict[str, str], asyncio.Future[str]] | None = None  # the open interaction card
+        self.conn, self.reopened, self.lost = None, False, False  # a reopen round: its connection, its fate
 
     def view(self) -> dict[str, Any]:
         return {"requestId": self.request_id, "runs": self.runs, "status": self.status, "sessionId": self.session,
@@ -85,34 +75,32 @@ class Run:
 
 class Desktop:
     def __init__(self, url: str, token: str | None, db: str) -> None:
-        self.url, self.token = url, token
-        self.db = sqlite3.connect(db)
+        self.url, self.token, self.db = url, token, sqlite3.connect(db)
         self.db.executescript(SCHEMA)
         self.db.execute("INSERT OR IGNORE INTO meta VALUES('deviceId', ?)", (str(uuid.uuid4()),))
         self.db.commit()
         self.device_id = self.db.execute("SELECT v FROM meta WHERE k='deviceId'").fetchone()[0]
-        self.workspaces: dict[str, str] = {}  # alias → absolute folder: the folder never leaves the desktop (§2)
+        self.workspaces: dict[str, str] = {}  # alias → folder; the folder never leaves the desktop (§2)
         self.default: str | None = None
         self.lifecycle, self.enabled, self.clock_offset = True, True, 0
         self.ws: Any = None
         self.features: list[str] = []  # the current connection's welcome.features ([] before it and offline)
-        self.welcomed = False
-        self.online = asyncio.Event()
+        self.welcomed, self.online = False, asyncio.Event()
         self.online.set()
         self.scripts: deque[dict[str, Any]] = deque()
         self.runs: dict[str, Run] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.book: dict[str, int] = {}  # reopenable requestId → when it finished (desktop clock, ms)
-        self.tasks: set[asyncio.Task[Any]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
 
     # -- the connection (§5 阶段 1, §4 断线重连) -----------------------------------------------------------------
 
     def hello(self) -> dict[str, Any]:
-        """§5 hello: chat first; the default is one of the aliases or absent; the preference stated explicitly."""
-        aliases = [CHAT, *(a for a in self.workspaces if a != CHAT)]
+        """§5 hello: chat first; the default one of the aliases, or null; the preference stated explicitly."""
         return frame("hello", {"protocolVersion": 1, "deviceId": self.device_id, "deviceName": "example desktop",
-                               "workspaces": aliases, "agents": list(AGENTS), "features": [DELIVERY],
-                               "lifecycleAnnouncement": self.lifecycle, "defaultWorkspace": self.default})
+                               "workspaces": [CHAT, *(a for a in self.workspaces if a != CHAT)],
+                               "agents": list(AGENTS), "features": [DELIVERY], "lifecycleAnnouncement": self.lifecycle,
+                               "defaultWorkspace": self.default})
 
     async def dial_forever(self) -> None:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
@@ -129,34 +117,28 @@ class Desktop:
                 pass
             finally:
                 self.ws, self.features, self.welcomed = None, [], False
-            await asyncio.sleep(REDIAL_S)
+            await asyncio.sleep(0.2)
 
     async def send(self, message: dict[str, Any] | str) -> bool:
-        """Write one frame on the open connection; False when there is none or the write failed."""
-        ws = self.ws
-        if ws is None:
-            return False
+        """One frame on the open connection; False when there is none or the write failed."""
         try:
-            await ws.send(message if isinstance(message, str) else json.dumps(message, ensure_ascii=False))
-            return True
+            text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+            return self.ws is not None and await self.ws.send(text) is None
         except websockets.WebSocketException:
             return False
 
     async def on_frame(self, text: str | bytes) -> None:
         """§2 "两端收帧唯一入口是 parseHookMessage": a frame it refuses, or of a type not handled here, is dropped."""
-        if not parse_hook_message(text).ok:
-            return
-        message = json.loads(text)
-        handler = {"welcome": self.on_welcome, "ping": self.on_ping, "task.dispatch": self.on_dispatch,
-                   "task.cancel": self.on_cancel, "session.archive": self.on_archive,
-                   "turn.delivery": self.on_delivery, "interaction.decision": self.on_decision,
-                   "query.request": self.on_query}.get(message["type"])
-        if handler is not None:
-            await handler(message["payload"])
+        if parse_hook_message(text).ok:
+            message = json.loads(text)
+            await getattr(self, "on_" + message["type"].replace(".", "_"), self.ignore)(message["payload"])
+
+    async def ignore(self, p: dict[str, Any]) -> None:
+        """§3 "老端收到未知 type 丢帧不断连": a family this desktop does not implement."""
 
     async def on_welcome(self, p: dict[str, Any]) -> None:
-        """§4 断线重连 "desktop 补发未送达的 turn.end": the outbox goes out, byte for byte, after each welcome.
-        Without turn-delivery-v1 a written turn.end is done; with it, it waits for turn.delivery."""
+        """§4 断线重连 "desktop 补发未送达的 turn.end": the outbox, byte for byte, after each welcome; without
+        turn-delivery-v1 a written turn.end is done, with it the entry waits for turn.delivery (§5)."""
         self.features, self.welcomed = list(p["features"]), True
         for seq, text in self.db.execute("SELECT seq, frame FROM outbox ORDER BY seq").fetchall():
             if await self.send(text) and DELIVERY not in self.features:
@@ -166,68 +148,65 @@ class Desktop:
     async def on_ping(self, p: dict[str, Any]) -> None:
         await self.send(frame("pong", {}))  # §5 "收到 ping 必须回 pong"
 
-    async def on_delivery(self, p: dict[str, Any]) -> None:
+    async def on_turn_delivery(self, p: dict[str, Any]) -> None:
         """§5 turn.delivery: from accepted on, the server owns the result and its retries."""
         self.db.execute("DELETE FROM outbox WHERE request_id=?", (p["requestId"],))
         self.db.commit()
 
-    # -- dispatch and ack (§2, §4 requestId 幂等, §5 task.ack) ---------------------------------------------------
+    # -- the server's requests (§2, §4 requestId 幂等, §5 task.ack, 阶段 6, 8, 10) ---------------------------------
 
-    async def on_dispatch(self, p: dict[str, Any]) -> None:
-        rid = p["requestId"]
-        row = self.db.execute("SELECT payload FROM acks WHERE request_id=?", (rid,)).fetchone()
+    async def on_task_dispatch(self, p: dict[str, Any]) -> None:
+        row = self.db.execute("SELECT payload FROM acks WHERE request_id=?", (p["requestId"],)).fetchone()
         if row:  # §4 "任务重投不重跑,desktop 只回放上次 ack"
             await self.send(frame("task.ack", json.loads(row[0])))
             return
         ack, run = self.admit(p)
-        self.db.execute("INSERT INTO acks VALUES(?, ?)", (rid, json.dumps(ack)))
+        self.db.execute("INSERT INTO acks VALUES(?, ?)", (p["requestId"], json.dumps(ack)))
         self.db.commit()
         await self.send(frame("task.ack", ack))
         if run is not None:
             self.start(run)
 
     def admit(self, p: dict[str, Any]) -> tuple[dict[str, Any], Run | None]:
-        """The ack of a dispatch, and the run it starts (None: rejected)."""
-        rid, key, sid = p["requestId"], p["externalKey"], p["sessionId"]
+        """§5 task.ack, answered at once: the ack of a dispatch and the run it starts (None: rejected)."""
+        rid, key, sid, workspace = p["requestId"], p["externalKey"], p["sessionId"], p.get("workspace")
         ack: dict[str, Any] = {"requestId": rid, "result": "rejected", "reason": None, "sessionId": None,
                                "queuePosition": None}
-        agent = (p.get("options") or {}).get("agentKind")
         if not self.enabled:
             return {**ack, "reason": "disabled"}, None
-        if agent is not None and agent not in AGENTS:
+        if (p.get("options") or {}).get("agentKind") not in (None, *AGENTS):
             return {**ack, "reason": "invalid"}, None  # a well-formed task this desktop cannot run
         if sid is not None:  # §2 "非 null 表示接管已有桌面会话"
             if not self.db.execute("SELECT 1 FROM sessions WHERE id=? AND archived=0", (sid,)).fetchone():
                 return {**ack, "reason": "session_not_found"}, None
-        elif p.get("workspace") != CHAT and p.get("workspace") not in self.workspaces:
+        elif workspace != CHAT and workspace not in self.workspaces:
             return {**ack, "reason": "unknown_workspace"}, None  # §2 "server 只能派发 hello 注册过的别名"
+        elif row := self.db.execute("SELECT session FROM lanes WHERE key=?", (key,)).fetchone():
+            sid = row[0]  # §1 "同 externalKey 同 session"
         else:
-            row = self.db.execute("SELECT session FROM lanes WHERE key=?", (key,)).fetchone()
-            sid = row[0] if row else str(uuid.uuid4())
-            if not row:
-                self.db.execute("INSERT INTO sessions(id, key, workspace) VALUES(?, ?, ?)", (sid, key, p["workspace"]))
-        self.db.execute("INSERT OR REPLACE INTO lanes VALUES(?, ?)", (key, sid))  # one externalKey, one session
-        ahead = sum(1 for r in self.runs.values() if r.session == sid and r.status in ("queued", "running"))
-        run = Run(rid, "dispatch", sid, key)
-        self.runs[rid] = run
-        if ahead:
+            sid = str(uuid.uuid4())
+            self.db.execute("INSERT INTO sessions(id, key, workspace) VALUES(?, ?, ?)", (sid, key, workspace))
+        self.db.execute("INSERT OR REPLACE INTO lanes VALUES(?, ?)", (key, sid))
+        ahead = sum(1 for r in self.runs.values() if r.session == sid and r.status in ACTIVE)
+        self.runs[rid] = run = Run(rid, "dispatch", sid, key)
+        if ahead:  # queued behind the turns of its session, the running one included
             return {**ack, "result": "queued", "sessionId": sid, "queuePosition": ahead}, run
         return {**ack, "result": "accepted", "sessionId": sid}, run
 
-    async def on_cancel(self, p: dict[str, Any]) -> None:
+    async def on_task_cancel(self, p: dict[str, Any]) -> None:
         run = self.runs.get(p["requestId"])  # §4 幂等收口: an unknown or finished requestId is ignored
-        if run is not None and run.status in ("queued", "running"):
+        if run is not None and run.status in ACTIVE:
             run.cancel.set()
 
-    async def on_archive(self, p: dict[str, Any]) -> None:
-        """§5 阶段 8: archive the session of the externalKey; a later dispatch with it opens a new one."""
-        row = self.db.execute("SELECT session FROM lanes WHERE key=?", (p["externalKey"],)).fetchone()
-        if row:
-            self.db.execute("UPDATE sessions SET archived=1 WHERE id=?", row)
-            self.db.execute("DELETE FROM lanes WHERE key=?", (p["externalKey"],))
-            self.db.commit()
+    async def on_session_archive(self, p: dict[str, Any]) -> None:
+        """§5 阶段 8: archive the session of the externalKey (nothing bound: ignored); the key's next task opens a
+        new session."""
+        self.db.execute("UPDATE sessions SET archived=1 WHERE id=(SELECT session FROM lanes WHERE key=?)",
+                        (p["externalKey"],))
+        self.db.execute("DELETE FROM lanes WHERE key=?", (p["externalKey"],))
+        self.db.commit()
 
-    async def on_query(self, p: dict[str, Any]) -> None:
+    async def on_query_request(self, p: dict[str, Any]) -> None:
         """§5 阶段 6: workspaces (aliases only) and models answered; sessions refused (no session-picker-v1)."""
         answer: dict[str, Any] = {"queryId": p["queryId"], "kind": p["kind"], "ok": True, "error": None}
         if p["kind"] == "workspaces":
@@ -239,92 +218,67 @@ class Desktop:
             answer.update(ok=False, error="this desktop offers no session list")
         await self.send(frame("query.response", answer))
 
-    async def on_decision(self, p: dict[str, Any]) -> None:
-        """§5 阶段 10: only the open card's own requestId, interactionId and buttons count; the rest is ignored."""
-        run = self.runs.get(p["requestId"])
-        card = run.card if run else None
+    async def on_interaction_decision(self, p: dict[str, Any]) -> None:
+        """§5 阶段 10 "desktop 查自己登记的按钮→决策映射;迟到/未知静默忽略": only the open card's own requestId,
+        interactionId and buttons count."""
+        card = self.runs[p["requestId"]].card if p["requestId"] in self.runs else None
         if card and card[0] == p["interactionId"] and p["buttonId"] in card[1] and not card[2].done():
             card[2].set_result(card[1][p["buttonId"]])
 
     # -- the scripted agent ----------------------------------------------------------------------------------------
 
     def start(self, run: Run) -> None:
+        self.runs[run.request_id] = run
         task = asyncio.get_running_loop().create_task(self.turn(run))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
     async def turn(self, run: Run) -> None:
+        """The next queued script (else the default), its steps ``stepMs`` apart, then turn.end (§5)."""
         async with self.locks.setdefault(run.session, asyncio.Lock()):
             script = {**DEFAULT_SCRIPT, **(self.scripts.popleft() if self.scripts else {})}
-            run.status, run.runs, started = "running", run.runs + 1, time.monotonic()
-            status = script["status"]
+            run.status, run.runs, started, status = "running", run.runs + 1, time.monotonic(), script["status"]
             try:
                 for text in script["progress"]:
                     await self.step(run, script["stepMs"])
-                    await self.progress(run, text)
+                    if time.monotonic() - run.last_progress >= THROTTLE_S:  # §4 latest-wins: a skipped one is moot
+                        run.last_progress = time.monotonic()
+                        await self.emit(run, frame("turn.progress", {"requestId": run.request_id, "text": text}))
                 if script["interaction"]:
                     await self.ask(run, script["interaction"])
-                if script["waitForCancel"]:
-                    await run.cancel.wait()
-                    raise Cancelled
-                await self.step(run, script["stepMs"])
+                await self.step(run, None if script["waitForCancel"] else script["stepMs"])
             except Cancelled:
                 status = "cancelled"
-            if run.flush:
-                run.flush.cancel()
-            ms = int((time.monotonic() - started) * 1000) if script["measureDuration"] else None
+            attachments = [{**a, "mimeType": "image/jpeg" if a["mimeType"] == "image/jpg" else a["mimeType"]}
+                           for a in script["attachments"]]  # §7: image/jpg is image/jpeg; only the allowlist
             end = {"requestId": run.request_id, "externalKey": run.key, "sessionId": run.session, "status": status,
                    "finalText": script["finalText"].replace("{decision}", run.decision or ""),
                    "errorMessage": (script["errorMessage"] or "error") if status == "error" else None,
-                   "usage": {"durationMs": ms}}
-            attachments = [dict(a, mimeType="image/jpeg" if a["mimeType"] == "image/jpg" else a["mimeType"])
-                           for a in script["attachments"]]  # §7: image/jpg is image/jpeg; only the allowlist
-            if attachments := [a for a in attachments if a["mimeType"] in SUPPORTED_IMAGE_MIME_TYPES]:
-                end["attachments"] = attachments
+                   "usage": {"durationMs": int((time.monotonic() - started) * 1000)
+                             if script["measureDuration"] else None},  # §5 "拿不到就 null,不编造"
+                   "attachments": [a for a in attachments if a["mimeType"] in SUPPORTED_IMAGE_MIME_TYPES]}
             await self.finish(run, frame("turn.end", end))
             run.status = status
 
-    async def step(self, run: Run, ms: int) -> None:
-        """Wait ``ms`` (the script's spacing); a task.cancel meanwhile stops the turn."""
-        if not run.cancel.is_set():
-            try:
-                await asyncio.wait_for(run.cancel.wait(), ms / 1000)
-                raise Cancelled
-            except asyncio.TimeoutError:
-                return
+    async def step(self, run: Run, ms: int | None) -> None:
+        """Wait ``ms`` (None: until cancelled); a task.cancel meanwhile stops the turn."""
+        if run.cancel.is_set():
+            raise Cancelled
+        try:
+            await asyncio.wait_for(run.cancel.wait(), None if ms is None else ms / 1000)
+        except asyncio.TimeoutError:
+            return
         raise Cancelled
 
-    async def progress(self, run: Run, text: str) -> None:
-        """§5 turn.progress: a whole snapshot, at most one per THROTTLE_S; the latest waiting one wins (§4)."""
-        run.pending = text
-        if run.flush is None:
-            delay = run.last_sent + THROTTLE_S - time.monotonic()
-            if delay <= 0:
-                await self.flush_progress(run)
-            else:
-                run.flush = asyncio.get_running_loop().create_task(self.flush_later(run, delay))
-
-    async def flush_later(self, run: Run, delay: float) -> None:
-        await asyncio.sleep(delay)
-        run.flush = None
-        await self.flush_progress(run)
-
-    async def flush_progress(self, run: Run) -> None:
-        text, run.pending, run.last_sent = run.pending, None, time.monotonic()
-        if text:
-            await self.emit(run, frame("turn.progress", {"requestId": run.request_id, "text": text}))
-
     async def ask(self, run: Run, spec: dict[str, Any]) -> None:
-        """§5 阶段 10: a card to the channel; a decision maps to its button's decision; on timeout the safe default
-        applies and interaction.cancel withdraws the card, as it does when the turn ends with the card open. A
-        reopen or desktop-only round decides at the desktop (阶段 18 路由面: no interaction.* for it)."""
-        default = spec.get("defaultDecision", "deny")
+        """§5 阶段 10: a card to the channel; a press maps to its button's decision; on timeout the safe default
+        applies and interaction.cancel withdraws the card, as it does when the turn is cancelled with the card open
+        (reason turn-ended). A reopen or desktop-only round decides at the desktop (阶段 18 路由面)."""
         if run.kind != "dispatch":
-            run.decision = default
+            run.decision = spec.get("defaultDecision", "deny")
             return
-        decisions = {b["id"]: b.get("decision", b["id"]) for b in spec["buttons"]}
-        card = (str(uuid.uuid4()), decisions, asyncio.get_running_loop().create_future())
-        run.card = card
+        run.card = card = (str(uuid.uuid4()), {b["id"]: b.get("decision", b["id"]) for b in spec["buttons"]},
+                           asyncio.get_running_loop().create_future())
         buttons = [{"id": b["id"], "label": b["label"], "style": b.get("style", "default")} for b in spec["buttons"]]
         await self.emit(run, frame("interaction.request", {
             "requestId": run.request_id, "interactionId": card[0], "kind": spec["kind"], "title": spec["title"],
@@ -337,12 +291,11 @@ class Desktop:
         if card[2].done():
             run.decision = card[2].result()
             return
-        reason = "turn-ended" if run.cancel.is_set() else "timeout"
         await self.emit(run, frame("interaction.cancel", {"requestId": run.request_id, "interactionId": card[0],
-                                                          "reason": reason}))
+                                                          "reason": "turn-ended" if run.cancel.is_set() else "timeout"}))
         if run.cancel.is_set():
             raise Cancelled
-        run.decision = default
+        run.decision = spec.get("defaultDecision", "deny")
 
     async def emit(self, run: Run, message: dict[str, Any]) -> bool:
         """A frame of a running round. A desktop-only round sends nothing. A reopen round (阶段 18 desktop 侧约定)
@@ -350,12 +303,12 @@ class Desktop:
         cached, never re-sent; once that connection is gone the round is lost and sends nothing more."""
         if run.kind == "local" or run.lost:
             return False
+        if run.kind == "reopen" and not run.reopened:
+            run.reopened, run.conn = True, self.ws
+            run.lost = REOPEN not in self.features or not await self.send(frame("turn.reopen", {
+                "requestId": run.request_id, "reopenOf": run.reopen_of, "externalKey": run.key,
+                "sessionId": run.session, "reason": "user-continued"}))
         if run.kind == "reopen":
-            if not run.reopened:
-                run.reopened, run.conn = True, self.ws
-                run.lost = REOPEN not in self.features or not await self.send(frame("turn.reopen", {
-                    "requestId": run.request_id, "reopenOf": run.reopen_of, "externalKey": run.key,
-                    "sessionId": run.session, "reason": "user-continued"}))
             run.lost = run.lost or self.ws is not run.conn or not await self.send(message)
             return not run.lost
         return await self.send(message)
@@ -363,75 +316,63 @@ class Desktop:
     async def finish(self, run: Run, end: dict[str, Any]) -> None:
         """turn.end: a dispatch's goes through the durable outbox (§4); a reopen round's is sent directly, and when
         it could not be, neither the round nor the turn it reopened is offered for reopen again (阶段 18)."""
-        now = self.now()
         if run.kind == "dispatch":
             text = json.dumps(end, ensure_ascii=False)
             self.db.execute("INSERT INTO outbox(request_id, frame) VALUES(?, ?)", (run.request_id, text))
-            self.db.commit()
             if self.welcomed and await self.send(text) and DELIVERY not in self.features:
                 self.db.execute("DELETE FROM outbox WHERE request_id=?", (run.request_id,))
-                self.db.commit()
-            self.book[run.request_id] = now
+            self.db.commit()
+            self.book[run.request_id] = self.now()
+        elif run.kind == "reopen" and await self.emit(run, end):
+            self.book[run.request_id] = self.now()
         elif run.kind == "reopen":
-            if await self.emit(run, end):
-                self.book[run.request_id] = now
-            else:
-                self.book.pop(run.request_id, None)
-                self.book.pop(run.reopen_of or "", None)
+            self.book.pop(run.request_id, None)
+            self.book.pop(run.reopen_of or "", None)
 
     def now(self) -> int:
         return int(time.time() * 1000) + self.clock_offset
 
     def reopenable(self) -> list[str]:
         """The finished turns a retry would reopen now: turn-reopen-v1 in welcome, within the TTL."""
-        if REOPEN not in self.features:
-            return []
-        return [rid for rid, at in self.book.items() if self.now() - at < REOPEN_TTL_MS]
+        return [r for r, at in self.book.items() if self.now() - at < REOPEN_TTL_MS] if REOPEN in self.features else []
 
     # -- the control API (docs/control-api.md, "## desktop", part 1) --------------------------------------------
 
     async def script_next_turn(self, req: dict[str, Any]) -> dict[str, Any]:
         for name, kind in SCRIPT_TYPES.items():
             value = req.get(name)
-            if name in req and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
-                raise ControlError(400, "invalid-request", f"{name}: not a {kind}")
-        if req.get("status", "ok") not in ("ok", "error", "cancelled") or req.get("stepMs", 0) < 0 or not all(
-                isinstance(t, str) and t for t in req.get("progress", [])):
-            raise ControlError(400, "invalid-request", "status, stepMs or progress out of range")
+            need(name not in req or isinstance(value, kind) and not (kind is int and isinstance(value, bool)), name)
+        need(req.get("status", "ok") in ("ok", "error", "cancelled") and req.get("stepMs", 0) >= 0 and
+             all(isinstance(t, str) and t for t in req.get("progress", [])), "status, stepMs or progress: bad value")
         self.scripts.append({k: v for k, v in req.items() if k in SCRIPT_TYPES})
         return {"ok": True}
 
-    def finished(self, req: dict[str, Any]) -> Run:
-        run = self.runs.get(req.get("requestId"))  # type: ignore[arg-type]
-        if run is None:
-            raise ControlError(400, "not-found", f"no turn {req.get('requestId')!r}")
+    def round_after(self, req: dict[str, Any], reopen: bool) -> Run:
+        """A new round in the session of the turn ``req`` names (400 for an unknown one)."""
+        old = self.runs.get(req.get("requestId"))  # type: ignore[arg-type]
+        need(old is not None, f"no turn {req.get('requestId')!r}", code="not-found")
+        assert old is not None
+        need(not reopen or old.status not in ACTIVE, "the turn has not finished", 409, "conflict")
+        reopen = reopen and self.ws is not None and old.request_id in self.reopenable()
+        run = Run(str(uuid.uuid4()), "reopen" if reopen else "local", old.session, old.key,
+                  old.request_id if reopen else None)  # 阶段 18 requestId 命名空间: a UUID v4
+        self.start(run)
         return run
 
     async def retry_turn(self, req: dict[str, Any]) -> dict[str, Any]:
-        """The user retries a finished turn: a reopen round when turn-reopen-v1 is on and the thread is still
-        reopenable (阶段 18), else a desktop-only round. The reopen requestId is a UUID v4 (requestId 命名空间)."""
-        old = self.finished(req)
-        if old.status in ("queued", "running"):
-            raise ControlError(409, "conflict", "the turn has not finished")
-        reopen = self.ws is not None and old.request_id in self.reopenable()
-        run = Run(str(uuid.uuid4()), "reopen" if reopen else "local", old.session, old.key,
-                  old.request_id if reopen else None)
-        self.runs[run.request_id] = run
-        self.start(run)
-        return {"ok": True, "reopenRequestId": run.request_id if reopen else None}
+        """The user retries a finished turn: a reopen round when turn-reopen-v1 is on and the turn still reopenable
+        (阶段 18 "只有用户在桌面端显式续跑才触发"), else a desktop-only round."""
+        run = self.round_after(req, reopen=True)
+        return {"ok": True, "reopenRequestId": run.request_id if run.kind == "reopen" else None}
 
     async def ask_in_session(self, req: dict[str, Any]) -> dict[str, Any]:
-        old = self.finished(req)  # another question at the desktop: never a reopen, nothing on the wire
-        run = Run(str(uuid.uuid4()), "local", old.session, old.key)
-        self.runs[run.request_id] = run
-        self.start(run)
+        self.round_after(req, reopen=False)  # 阶段 18 "桌面端在同一会话里问的其它问题不回流"
         return {"ok": True}
 
     async def set_lifecycle_preference(self, req: dict[str, Any]) -> dict[str, Any]:
         """上下线通知偏好: sent at once only when welcome declared lifecycle-announcement-v1; every later hello
         carries the current value."""
-        if not isinstance(req.get("enabled"), bool):
-            raise ControlError(400, "invalid-request", "enabled: not a boolean")
+        need(isinstance(req.get("enabled"), bool), "enabled: not a boolean")
         self.lifecycle = req["enabled"]
         if self.welcomed and LIFECYCLE in self.features:
             await self.send(frame("lifecycle.preference", {"enabled": self.lifecycle}))
@@ -440,35 +381,30 @@ class Desktop:
     async def set_workspaces(self, req: dict[str, Any]) -> dict[str, Any]:
         """§5 hello "别名映射变更后重发 hello 即时生效"."""
         workspaces, default = req.get("workspaces"), req.get("defaultWorkspace")
-        if not isinstance(workspaces, dict) or not all(isinstance(v, str) for v in workspaces.values()):
-            raise ControlError(400, "invalid-request", "workspaces: not an object of alias → path")
-        if default is not None and default != CHAT and default not in workspaces:
-            raise ControlError(400, "invalid-request", "defaultWorkspace: not one of the workspaces")
+        need(isinstance(workspaces, dict) and all(isinstance(v, str) for v in workspaces.values()), "workspaces")
+        need(default in (None, CHAT, *workspaces), "defaultWorkspace: not one of the workspaces")
         self.workspaces, self.default = dict(workspaces), default
         await self.send(self.hello())
         return {"ok": True}
 
     async def remove_workspace_folder(self, req: dict[str, Any]) -> dict[str, Any]:
-        """默认工作目录: "desktop 侧目录被删除后必须把默认值归零后再握手"."""
-        if req.get("alias") not in self.workspaces:
-            raise ControlError(400, "not-found", f"no workspace {req.get('alias')!r}")
+        """默认工作目录 "desktop 侧目录被删除后必须把默认值归零后再握手"."""
+        need(req.get("alias") in self.workspaces, f"no workspace {req.get('alias')!r}", code="not-found")
         del self.workspaces[req["alias"]]
-        if self.default == req["alias"]:
-            self.default = None
+        self.default = None if self.default == req["alias"] else self.default
         await self.send(self.hello())
         return {"ok": True}
 
     async def set_enabled(self, req: dict[str, Any]) -> dict[str, Any]:
-        if not isinstance(req.get("enabled"), bool):
-            raise ControlError(400, "invalid-request", "enabled: not a boolean")
+        need(isinstance(req.get("enabled"), bool), "enabled: not a boolean")
         self.enabled = req["enabled"]
         return {"ok": True}
 
     async def state(self, req: dict[str, Any]) -> dict[str, Any]:
         sessions = [{"sessionId": i, "externalKey": k, "workspace": w, "archived": bool(a)}
                     for i, k, w, a in self.db.execute("SELECT id, key, workspace, archived FROM sessions")]
-        outbox = [r for (r,) in self.db.execute("SELECT request_id FROM outbox ORDER BY seq")]
-        return {"sessions": sessions, "runs": [r.view() for r in self.runs.values()], "outbox": outbox,
+        return {"sessions": sessions, "runs": [r.view() for r in self.runs.values()],
+                "outbox": [r for (r,) in self.db.execute("SELECT request_id FROM outbox ORDER BY seq")],
                 "reopenable": self.reopenable(), "connected": self.ws is not None, "serverFeatures": self.features}
 
     async def disconnect(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -484,39 +420,35 @@ class Desktop:
 
     async def advance_clock(self, req: dict[str, Any]) -> dict[str, Any]:
         ms = req.get("ms")
-        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
-            raise ControlError(400, "invalid-request", "ms: not an integer ≥ 0")
+        need(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0, "ms: not an integer ≥ 0")
         self.clock_offset += ms
         return {"ok": True}
 
+    CAPABILITIES = ("script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
+                    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock")
+
     async def control(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
-        """docs/control-api.md "Common shape": GET /v1 describes, POST /v1/<capability> runs one; 404 unknown."""
-        caps = {name: getattr(self, name.replace("-", "_")) for name in (
-            "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
-            "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock")}
+        """docs/control-api.md "Common shape": GET /v1 describes, POST /v1/<capability> runs one, 404 otherwise."""
         path = path.split("?")[0].rstrip("/")
         if method == "GET" and path == "/v1":
-            return 200, {"version": "1", "role": "desktop", "capabilities": list(caps)}
-        name = path.removeprefix("/v1/")
-        if method != "POST" or not path.startswith("/v1/") or name not in caps:
+            return 200, {"version": "1", "role": "desktop", "capabilities": list(self.CAPABILITIES)}
+        if method != "POST" or path.removeprefix("/v1/") not in self.CAPABILITIES or not path.startswith("/v1/"):
             return 404, {"error": {"code": "not-found", "message": f"no capability {method} {path}"}}
         try:
             req = json.loads(body or b"{}")
-            if not isinstance(req, dict):
-                raise ControlError(400, "invalid-request", "the body is not a JSON object")
-            return 200, await caps[name](req)
+            need(isinstance(req, dict), "the body is not a JSON object")
+            return 200, await getattr(self, path.removeprefix("/v1/").replace("-", "_"))(req)
         except ValueError:
             return 400, {"error": {"code": "invalid-request", "message": "the body is not JSON"}}
         except ControlError as exc:
-            return exc.status, {"error": {"code": exc.code, "message": str(exc)}}
+            return exc.args[0], {"error": {"code": exc.args[1], "message": exc.args[2]}}
 
     async def serve_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One HTTP/1.1 request per connection (Connection: close)."""
         try:
             head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-            method, path = head[0].split(" ")[:2]
-            length = next((int(h.split(":", 1)[1]) for h in head[1:] if h.lower().startswith("content-length:")), 0)
-            status, answer = await self.control(method, path, await reader.readexactly(length))
+            length = next((int(h.split(":", 1)[1]) for h in head if h.lower().startswith("content-length:")), 0)
+            status, answer = await self.control(*head[0].split(" ")[:2], await reader.readexactly(length))
             data = json.dumps(answer, ensure_ascii=False).encode()
             writer.write(f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}\r\nContent-Type: application/json\r\n"
                          f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data)
@@ -528,21 +460,20 @@ class Desktop:
 
 
 async def main(args: argparse.Namespace) -> None:
-    db = args.db or str(Path(tempfile.mkdtemp(prefix="example-desktop-")) / "desktop.sqlite3")
-    desktop = Desktop(args.connect, args.token, db)
+    desktop = Desktop(args.connect, args.token, args.db)
     host, _, port = args.control.rpartition(":")
     server = await asyncio.start_server(desktop.serve_http, host or "127.0.0.1", int(port))
-    bound = server.sockets[0].getsockname()
-    print(json.dumps({"ready": True, "connect": args.connect, "control": f"http://{bound[0]}:{bound[1]}"}), flush=True)
+    host, port = server.sockets[0].getsockname()[:2]
+    print(json.dumps({"ready": True, "connect": args.connect, "control": f"http://{host}:{port}"}), flush=True)
     await desktop.dial_forever()
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="A minimal example desktop of the slack-hook protocol.")
-    parser.add_argument("--connect", required=True, metavar="URL", help="the hook server's ws:// URL")
-    parser.add_argument("--token", default=None, help="bearer token sent on every upgrade")
+    parser.add_argument("--connect", required=True, metavar="URL", help="the hook server's ws:// URL to dial")
+    parser.add_argument("--token", default=None, help="bearer token sent on every WebSocket upgrade")
     parser.add_argument("--control", default="127.0.0.1:0", metavar="HOST:PORT", help="control API (port 0: any)")
-    parser.add_argument("--db", default=None, metavar="PATH", help="SQLite file (default: a temporary one)")
+    parser.add_argument("--db", default="example-desktop.sqlite3", metavar="PATH", help="the SQLite file")
     try:
         asyncio.run(main(parser.parse_args()))
     except KeyboardInterrupt:
