@@ -274,8 +274,8 @@ class Desktop:
         """§5 阶段 10: a card to the channel; a press maps to its button's decision; on timeout the safe default
         applies and interaction.cancel withdraws the card, as it does when the turn is cancelled with the card open
         (reason turn-ended). A reopen or desktop-only round decides at the desktop (阶段 18 路由面)."""
-        if run.kind != "dispatch":
-            run.decision = spec.get("defaultDecision", "deny")
+        if run.kind != "dispatch":  # the person at the desktop picks the first button
+            run.decision = spec["buttons"][0].get("decision", spec["buttons"][0]["id"])
             return
         run.card = card = (str(uuid.uuid4()), {b["id"]: b.get("decision", b["id"]) for b in spec["buttons"]},
                            asyncio.get_running_loop().create_future())
@@ -323,18 +323,18 @@ class Desktop:
                 self.db.execute("DELETE FROM outbox WHERE request_id=?", (run.request_id,))
             self.db.commit()
             self.book[run.request_id] = self.now()
-        elif run.kind == "reopen" and await self.emit(run, end):
-            self.book[run.request_id] = self.now()
         elif run.kind == "reopen":
-            self.book.pop(run.request_id, None)
-            self.book.pop(run.reopen_of or "", None)
+            sent = await self.emit(run, end)
+            self.book.pop(run.reopen_of or "", None)  # the chain goes on from its newest link, or ends here
+            if sent:
+                self.book[run.request_id] = self.now()
 
     def now(self) -> int:
         return int(time.time() * 1000) + self.clock_offset
 
     def reopenable(self) -> list[str]:
-        """The finished turns a retry would reopen now: turn-reopen-v1 in welcome, within the TTL."""
-        return [r for r, at in self.book.items() if self.now() - at < REOPEN_TTL_MS] if REOPEN in self.features else []
+        """The finished turns whose reopen bookkeeping is alive (within the TTL, not lost)."""
+        return [rid for rid, at in self.book.items() if self.now() - at < REOPEN_TTL_MS]
 
     # -- the control API (docs/control-api.md, "## desktop", part 1) --------------------------------------------
 
@@ -353,7 +353,7 @@ class Desktop:
         need(old is not None, f"no turn {req.get('requestId')!r}", code="not-found")
         assert old is not None
         need(not reopen or old.status not in ACTIVE, "the turn has not finished", 409, "conflict")
-        reopen = reopen and self.ws is not None and old.request_id in self.reopenable()
+        reopen = reopen and REOPEN in self.features and old.request_id in self.reopenable()
         run = Run(str(uuid.uuid4()), "reopen" if reopen else "local", old.session, old.key,
                   old.request_id if reopen else None)  # 阶段 18 requestId 命名空间: a UUID v4
         self.start(run)
