@@ -64,7 +64,7 @@ class Run:
     def __init__(self, request_id: str, kind: str, session: str, key: str, reopen_of: str | None = None) -> None:
         self.request_id, self.kind, self.session, self.key, self.reopen_of = request_id, kind, session, key, reopen_of
         self.status, self.runs, self.decision, self.last_progress = "queued", 0, None, 0.0
-        self.cancel = asyncio.Event()
+        self.cancel, self.script = asyncio.Event(), DEFAULT_SCRIPT
         self.card: tuple[str, dict[str, str], asyncio.Future[str]] | None = None  # the open interaction card
         self.conn, self.reopened, self.lost = None, False, False  # a reopen round: its connection, its fate
 
@@ -228,15 +228,17 @@ class Desktop:
     # -- the scripted agent ----------------------------------------------------------------------------------------
 
     def start(self, run: Run) -> None:
+        """A new turn takes the next queued script (else the default) now, and runs once its session is free."""
         self.runs[run.request_id] = run
+        run.script = {**DEFAULT_SCRIPT, **(self.scripts.popleft() if self.scripts else {})}
         task = asyncio.get_running_loop().create_task(self.turn(run))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
     async def turn(self, run: Run) -> None:
-        """The next queued script (else the default), its steps ``stepMs`` apart, then turn.end (§5)."""
+        """The script's progress steps and then turn.end (§5), each ``stepMs`` after the previous event."""
         async with self.locks.setdefault(run.session, asyncio.Lock()):
-            script = {**DEFAULT_SCRIPT, **(self.scripts.popleft() if self.scripts else {})}
+            script = run.script
             run.status, run.runs, started, status = "running", run.runs + 1, time.monotonic(), script["status"]
             try:
                 for text in script["progress"]:
