@@ -64,7 +64,7 @@ class Run:
     def __init__(self, request_id: str, kind: str, session: str, key: str, reopen_of: str | None = None) -> None:
         self.request_id, self.kind, self.session, self.key, self.reopen_of = request_id, kind, session, key, reopen_of
         self.status, self.runs, self.decision, self.last_progress = "queued", 0, None, 0.0
-        self.cancel, self.script = asyncio.Event(), DEFAULT_SCRIPT
+        self.cancel, self.script, self.task = asyncio.Event(), DEFAULT_SCRIPT, None
         self.card: tuple[str, dict[str, str], asyncio.Future[str]] | None = None  # the open interaction card
         self.conn, self.reopened, self.lost = None, False, False  # a reopen round: its connection, its fate
 
@@ -91,7 +91,6 @@ class Desktop:
         self.runs: dict[str, Run] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.book: dict[str, int] = {}  # reopenable requestId → when it finished (desktop clock, ms)
-        self.tasks: set[asyncio.Task[None]] = set()
 
     # -- the connection (§5 阶段 1, §4 断线重连) -----------------------------------------------------------------
 
@@ -231,9 +230,7 @@ class Desktop:
         """A new turn takes the next queued script (else the default) now, and runs once its session is free."""
         self.runs[run.request_id] = run
         run.script = {**DEFAULT_SCRIPT, **(self.scripts.popleft() if self.scripts else {})}
-        task = asyncio.get_running_loop().create_task(self.turn(run))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        run.task = asyncio.get_running_loop().create_task(self.turn(run))  # held: the loop keeps tasks weakly
 
     async def turn(self, run: Run) -> None:
         """The script's progress steps and then turn.end (§5), each ``stepMs`` after the previous event."""

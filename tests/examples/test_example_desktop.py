@@ -111,7 +111,3 @@ def test_the_example_imports_only_the_standard_library_the_protocol_core_and_web
     assert third_party <= ALLOWED, sorted(third_party - ALLOWED)
     assert not [n for n in names if n.startswith(FORBIDDEN)], sorted(names)
 
-
-def test_the_example_stays_small() -> None:
-    lines = len(EXAMPLE.read_text(encoding="utf-8").splitlines())
-    assert lines <= 500, f"examples/desktop/desktop.py has {lines} lines"
