@@ -290,8 +290,9 @@ class Desktop:
         if card[2].done():
             run.decision = card[2].result()
             return
+        reason = "turn-ended" if run.cancel.is_set() else "timeout"
         await self.emit(run, frame("interaction.cancel", {"requestId": run.request_id, "interactionId": card[0],
-                                                          "reason": "turn-ended" if run.cancel.is_set() else "timeout"}))
+                                                          "reason": reason}))
         if run.cancel.is_set():
             raise Cancelled
         run.decision = spec.get("defaultDecision", "deny")
