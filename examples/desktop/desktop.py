@@ -22,8 +22,8 @@ from typing import Any
 import websockets
 
 from simulator.hook import (HOOK_CHAT_WORKSPACE_ALIAS as CHAT, HOOK_FEATURE_LIFECYCLE_ANNOUNCEMENT as LIFECYCLE,
-                            HOOK_FEATURE_TURN_DELIVERY as DELIVERY, HOOK_FEATURE_TURN_REOPEN as REOPEN,
-                            SUPPORTED_IMAGE_MIME_TYPES, parse_hook_message)
+                            HOOK_FEATURE_SLACK_TOOLS as TOOLS, HOOK_FEATURE_TURN_DELIVERY as DELIVERY,
+                            HOOK_FEATURE_TURN_REOPEN as REOPEN, SUPPORTED_IMAGE_MIME_TYPES, parse_hook_message)
 
 AGENTS = ("claude",)
 THROTTLE_S = 1.5  # §5 turn.progress "desktop 负责节流(约 1.5s/帧)"
@@ -38,6 +38,8 @@ CREATE TABLE IF NOT EXISTS lanes(key TEXT PRIMARY KEY, session TEXT);
 CREATE TABLE IF NOT EXISTS acks(request_id TEXT PRIMARY KEY, payload TEXT);
 CREATE TABLE IF NOT EXISTS outbox(seq INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT UNIQUE, frame TEXT);"""
 ACTIVE = ("queued", "running")
+PREFS_KEYS = ("model", "effort", "agentKind", "permissionMode")  # 阶段 11 a preference row
+INSTALL_URL = "https://slack.com/apps"  # §3 "bind.update.installUrl 缺省回退通用链接"
 
 
 def frame(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +54,13 @@ class ControlError(Exception):
 def need(ok: bool, message: str, status: int = 400, code: str = "invalid-request") -> None:
     if not ok:
         raise ControlError(status, code, message)
+
+
+def typed(req: dict[str, Any], types: dict[str, Any]) -> None:
+    """400 for a field of ``req`` given with another type than ``types`` says (a bool is no int)."""
+    for name, kind in types.items():
+        value = req.get(name)
+        need(name not in req or isinstance(value, kind) and not (kind is int and isinstance(value, bool)), name)
 
 
 class Cancelled(Exception):
@@ -91,6 +100,10 @@ class Desktop:
         self.runs: dict[str, Run] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.book: dict[str, int] = {}  # reopenable requestId → when it finished (desktop clock, ms)
+        self.bindings: list[dict[str, Any]] = []  # part 2a, what the user sees: Slack bindings, the latest
+        self.auth: dict[str, Any] | None = None  # bind.update, the latest prefs.state
+        self.prefs: dict[str, Any] | None = None
+        self.calls: list[dict[str, Any]] = []  # part 2b: the agent's gateway tool calls
 
     # -- the connection (§5 阶段 1, §4 断线重连) -----------------------------------------------------------------
 
@@ -224,6 +237,35 @@ class Desktop:
         if card and card[0] == p["interactionId"] and p["buttonId"] in card[1] and not card[2].done():
             card[2].set_result(card[1][p["buttonId"]])
 
+    async def on_bind_update(self, p: dict[str, Any]) -> None:
+        """阶段 5 bind.update: the latest one is what the user sees; pending links its authorizeUrl, a not-installed
+        failure its installUrl or a generic install link (§3); confirmed is the binding (this desktop declares no
+        multi-team: the only one), revoked removes its team's (null: all). bind.state, multi-team only (阶段 13), is
+        dropped (``ignore``)."""
+        state, team = p["state"], p.get("teamId")
+        installs = state == "failed" and p.get("reason") == "not-installed"
+        self.auth = {"state": state, "authorizeUrl": p.get("authorizeUrl"), "message": p["message"],
+                     "reason": p.get("reason"), "link": p.get("authorizeUrl") if state == "pending"
+                     else (p.get("installUrl") or INSTALL_URL) if installs else None}
+        if state == "confirmed":
+            self.bindings = [{"teamId": team, "teamName": p.get("teamName"), "slackUserId": p["slackUserId"],
+                              "slackUserName": p["slackUserName"]}]
+        elif state == "revoked":
+            self.bindings = [b for b in self.bindings if team is not None and b["teamId"] != team]
+
+    async def on_prefs_state(self, p: dict[str, Any]) -> None:
+        """阶段 11 prefs.state "全量快照", an answer or a push: replaces what is shown whole (§4 latest-wins)."""
+        self.prefs = {"bound": p["bound"], "prefs": p["prefs"], "replyTo": p["replyTo"]}
+
+    async def on_tool_response(self, p: dict[str, Any]) -> None:
+        """阶段 12 tool.response: ``replyTo`` names the pending call it ends (else ignored); ok:false keeps the
+        server's {code, message} (the agent "按 code 分支")."""
+        for call in self.calls:
+            if call["requestId"] == p["replyTo"] and call["state"] == "pending":
+                error = p.get("error")
+                call.update(state="ok" if p["ok"] else "error", result=p.get("result") if p["ok"] else None,
+                            error={"code": error["code"], "message": error["message"]} if error else None)
+
     # -- the scripted agent ----------------------------------------------------------------------------------------
 
     def start(self, run: Run) -> None:
@@ -339,9 +381,7 @@ class Desktop:
     # -- the control API (docs/control-api.md, "## desktop", part 1) --------------------------------------------
 
     async def script_next_turn(self, req: dict[str, Any]) -> dict[str, Any]:
-        for name, kind in SCRIPT_TYPES.items():
-            value = req.get(name)
-            need(name not in req or isinstance(value, kind) and not (kind is int and isinstance(value, bool)), name)
+        typed(req, SCRIPT_TYPES)
         need(req.get("status", "ok") in ("ok", "error", "cancelled") and req.get("stepMs", 0) >= 0 and
              all(isinstance(t, str) and t for t in req.get("progress", [])), "status, stepMs or progress: bad value")
         self.scripts.append({k: v for k, v in req.items() if k in SCRIPT_TYPES})
@@ -405,7 +445,9 @@ class Desktop:
                     for i, k, w, a in self.db.execute("SELECT id, key, workspace, archived FROM sessions")]
         return {"sessions": sessions, "runs": [r.view() for r in self.runs.values()],
                 "outbox": [r for (r,) in self.db.execute("SELECT request_id FROM outbox ORDER BY seq")],
-                "reopenable": self.reopenable(), "connected": self.ws is not None, "serverFeatures": self.features}
+                "reopenable": self.reopenable(), "connected": self.ws is not None, "serverFeatures": self.features,
+                "slack": {"bindings": self.bindings, "authorization": self.auth, "multiTeam": False},
+                "prefs": self.prefs, "toolCalls": self.calls}
 
     async def disconnect(self, req: dict[str, Any]) -> dict[str, Any]:
         self.online.clear()
@@ -424,8 +466,59 @@ class Desktop:
         self.clock_offset += ms
         return {"ok": True}
 
+    # -- the control API, part 2a (Slack binding and preferences) and 2b (gateway tools) -------------------------
+
+    async def user_sends(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A frame the user's action sends: 409 ``offline`` without a welcomed connection."""
+        need(self.welcomed and await self.send(frame(kind, payload)), "no welcomed connection", 409, "offline")
+        return {"ok": True, **({"requestId": payload["requestId"]} if "requestId" in payload else {})}
+
+    async def slack_bind(self, req: dict[str, Any]) -> dict[str, Any]:
+        """阶段 5 bind.start "新端发空对象 {}"; ``teamId`` only to re-authorise that team; never ``email``."""
+        typed(req, {"teamId": str})
+        return await self.user_sends("bind.start", {"teamId": req["teamId"]} if req.get("teamId") else {})
+
+    async def slack_revoke(self, req: dict[str, Any]) -> dict[str, Any]:
+        """阶段 5 bind.revoke: ``pendingOnly`` cancels only the sign-in in flight; "desktop 仅在 server 声明 multi-team
+        后才发带 teamId 的形态", so, without multi-team, a team can be signed out of only as the device's binding."""
+        typed(req, {"teamId": str, "pendingOnly": bool})
+        team = None if req.get("pendingOnly") else req.get("teamId")
+        need(team is None or any(b["teamId"] == team for b in self.bindings), f"no binding of {team}", 409, "not-found")
+        return await self.user_sends("bind.revoke", {"pendingOnly": True} if req.get("pendingOnly") else {})
+
+    async def prefs_get(self, req: dict[str, Any]) -> dict[str, Any]:
+        """阶段 11 prefs.get "requestId 由 prefs.state.replyTo 回显配对"."""
+        return await self.user_sends("prefs.get", {"requestId": str(uuid.uuid4())})
+
+    async def prefs_set(self, req: dict[str, Any]) -> dict[str, Any]:
+        """阶段 11 prefs.set "部分更新(undefined 不动、null 显式清空)": exactly the keys given; no ``teamId``
+        (multi-team is never on here, 阶段 13)."""
+        typed(req, {"workspace": str, "teamId": str, "set": dict})
+        changes = req.get("set")
+        need(bool(req.get("workspace")) and isinstance(changes, dict) and
+             all(k in PREFS_KEYS and isinstance(v, (str, type(None))) for k, v in changes.items()), "workspace or set")
+        return await self.user_sends("prefs.set", {"requestId": str(uuid.uuid4()), "workspace": req["workspace"],
+                                                   **changes})
+
+    async def call_tool(self, req: dict[str, Any]) -> dict[str, Any]:
+        """阶段 12 tool.request, sent only with slack-tools in welcome ("缺席直接短路": else the call ends unavailable at
+        once); no ``teamId`` (no multi-team, 阶段 13); unanswered for ``timeoutMs`` it ends timed-out (§9 降级)."""
+        typed(req, {"tool": str, "args": dict, "teamId": str, "timeoutMs": int})
+        need(bool(req.get("tool")) and req.get("timeoutMs", 1) >= 1, "tool or timeoutMs")
+        call = {"callId": str(uuid.uuid4()), "requestId": None, "tool": req["tool"], "teamId": req.get("teamId"),
+                "state": "unavailable", "result": None, "error": None}
+        self.calls.append(call)
+        if self.welcomed and TOOLS in self.features:
+            call.update(requestId=str(uuid.uuid4()), state="pending")
+            asyncio.get_running_loop().call_later(req.get("timeoutMs", 30000) / 1000, lambda: call["state"] == "pending"
+                                                  and call.update(state="timed-out"))
+            await self.send(frame("tool.request", {"requestId": call["requestId"], "tool": req["tool"],
+                                                   **({"args": req["args"]} if "args" in req else {})}))
+        return {"ok": True, "callId": call["callId"], "requestId": call["requestId"]}
+
     CAPABILITIES = ("script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
-                    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock")
+                    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
+                    "slack-bind", "slack-revoke", "prefs-get", "prefs-set", "call-tool")
 
     async def control(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
         """docs/control-api.md "Common shape": GET /v1 describes, POST /v1/<capability> runs one, 404 otherwise."""
