@@ -1,12 +1,14 @@
 """A minimal third-party desktop of the slack-hook protocol (/work/shared/specs/slack-hook-protocol.md), with the
-test-mode control API of docs/control-api.md, "## desktop" (part 1). Usage: examples/desktop/README.md.
+test-mode control API of docs/control-api.md, "## desktop" (part 1; of part 2 the Slack binding and preferences and the
+gateway tools, which no hello feature can declare absent). Usage: examples/desktop/README.md.
 
 Theory of operation: one asyncio loop. ``dial_forever`` keeps one WebSocket to the hook server (the bearer token on
 every upgrade, a new dial 0.2 s after a drop), sends ``hello`` and reads every frame through ``parse_hook_message`` (§2:
 the one entry; a frame it refuses is dropped, the connection stays). Each turn is a task running the scripted agent,
 one turn at a time per session (an ``asyncio.Lock``, FIFO). Durable in SQLite (§4 可靠性语义): the sessions and the
 externalKey → session lanes, the ack of every requestId, the outbox of turn.end frames not yet handed over. The reopen
-bookkeeping is in memory, with a TTL (阶段 18 "记账只在进程内 … 有 TTL"). The control API is HTTP/1.1 on the same loop.
+bookkeeping is in memory, with a TTL (阶段 18 "记账只在进程内 … 有 TTL"), as is what the user sees of Slack and the agent's
+tool calls. The control API is HTTP/1.1 on the same loop.
 """
 
 import argparse
@@ -100,10 +102,9 @@ class Desktop:
         self.runs: dict[str, Run] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.book: dict[str, int] = {}  # reopenable requestId → when it finished (desktop clock, ms)
-        self.bindings: list[dict[str, Any]] = []  # part 2a, what the user sees: Slack bindings, the latest
-        self.auth: dict[str, Any] | None = None  # bind.update, the latest prefs.state
-        self.prefs: dict[str, Any] | None = None
-        self.calls: list[dict[str, Any]] = []  # part 2b: the agent's gateway tool calls
+        self.slack: dict[str, Any] = {"bindings": [], "authorization": None, "multiTeam": False}  # never multi-team
+        self.prefs: dict[str, Any] | None = None  # the latest prefs.state
+        self.calls: list[dict[str, Any]] = []  # the agent's gateway tool calls
 
     # -- the connection (§5 阶段 1, §4 断线重连) -----------------------------------------------------------------
 
@@ -165,7 +166,7 @@ class Desktop:
         self.db.execute("DELETE FROM outbox WHERE request_id=?", (p["requestId"],))
         self.db.commit()
 
-    # -- the server's requests (§2, §4 requestId 幂等, §5 task.ack, 阶段 6, 8, 10) ---------------------------------
+    # -- the server's frames (§2, §4 requestId 幂等, §5 task.ack, 阶段 5, 6, 8, 10, 11, 12) ----------------------------
 
     async def on_task_dispatch(self, p: dict[str, Any]) -> None:
         row = self.db.execute("SELECT payload FROM acks WHERE request_id=?", (p["requestId"],)).fetchone()
@@ -242,20 +243,20 @@ class Desktop:
         failure its installUrl or a generic install link (§3); confirmed is the binding (this desktop declares no
         multi-team: the only one), revoked removes its team's (null: all). bind.state, multi-team only (阶段 13), is
         dropped (``ignore``)."""
-        state, team = p["state"], p.get("teamId")
-        installs = state == "failed" and p.get("reason") == "not-installed"
-        self.auth = {"state": state, "authorizeUrl": p.get("authorizeUrl"), "message": p["message"],
-                     "reason": p.get("reason"), "link": p.get("authorizeUrl") if state == "pending"
-                     else (p.get("installUrl") or INSTALL_URL) if installs else None}
+        state, team, installs = p["state"], p.get("teamId"), p.get("reason") == "not-installed"
+        self.slack["authorization"] = {"state": state, "authorizeUrl": p.get("authorizeUrl"), "message": p["message"],
+                                       "reason": p.get("reason"), "link": p.get("authorizeUrl") if state == "pending"
+                                       else (p.get("installUrl") or INSTALL_URL) if state == "failed" and installs
+                                       else None}
         if state == "confirmed":
-            self.bindings = [{"teamId": team, "teamName": p.get("teamName"), "slackUserId": p["slackUserId"],
-                              "slackUserName": p["slackUserName"]}]
+            self.slack["bindings"] = [{"teamId": team, "teamName": p.get("teamName"), "slackUserId": p["slackUserId"],
+                                       "slackUserName": p["slackUserName"]}]
         elif state == "revoked":
-            self.bindings = [b for b in self.bindings if team is not None and b["teamId"] != team]
+            self.slack["bindings"] = [b for b in self.slack["bindings"] if team is not None and b["teamId"] != team]
 
     async def on_prefs_state(self, p: dict[str, Any]) -> None:
         """阶段 11 prefs.state "全量快照", an answer or a push: replaces what is shown whole (§4 latest-wins)."""
-        self.prefs = {"bound": p["bound"], "prefs": p["prefs"], "replyTo": p["replyTo"]}
+        self.prefs = {k: p[k] for k in ("bound", "prefs", "replyTo")}
 
     async def on_tool_response(self, p: dict[str, Any]) -> None:
         """阶段 12 tool.response: ``replyTo`` names the pending call it ends (else ignored); ok:false keeps the
@@ -378,14 +379,13 @@ class Desktop:
         """The finished turns whose reopen bookkeeping is alive (within the TTL, not lost)."""
         return [rid for rid, at in self.book.items() if self.now() - at < REOPEN_TTL_MS]
 
-    # -- the control API (docs/control-api.md, "## desktop", part 1) --------------------------------------------
+    # -- the control API (docs/control-api.md, "## desktop", part 1) -----------------------------------------------
 
-    async def script_next_turn(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def script_next_turn(self, req: dict[str, Any]) -> None:
         typed(req, SCRIPT_TYPES)
         need(req.get("status", "ok") in ("ok", "error", "cancelled") and req.get("stepMs", 0) >= 0 and
              all(isinstance(t, str) and t for t in req.get("progress", [])), "status, stepMs or progress: bad value")
         self.scripts.append({k: v for k, v in req.items() if k in SCRIPT_TYPES})
-        return {"ok": True}
 
     def round_after(self, req: dict[str, Any], reopen: bool) -> Run:
         """A new round in the session of the turn ``req`` names (400 for an unknown one)."""
@@ -405,40 +405,35 @@ class Desktop:
         run = self.round_after(req, reopen=True)
         return {"ok": True, "reopenRequestId": run.request_id if run.kind == "reopen" else None}
 
-    async def ask_in_session(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def ask_in_session(self, req: dict[str, Any]) -> None:
         self.round_after(req, reopen=False)  # 阶段 18 "桌面端在同一会话里问的其它问题不回流"
-        return {"ok": True}
 
-    async def set_lifecycle_preference(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def set_lifecycle_preference(self, req: dict[str, Any]) -> None:
         """上下线通知偏好: sent at once only when welcome declared lifecycle-announcement-v1; every later hello
         carries the current value."""
         need(isinstance(req.get("enabled"), bool), "enabled: not a boolean")
         self.lifecycle = req["enabled"]
         if self.welcomed and LIFECYCLE in self.features:
             await self.send(frame("lifecycle.preference", {"enabled": self.lifecycle}))
-        return {"ok": True}
 
-    async def set_workspaces(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def set_workspaces(self, req: dict[str, Any]) -> None:
         """§5 hello "别名映射变更后重发 hello 即时生效"."""
         workspaces, default = req.get("workspaces"), req.get("defaultWorkspace")
         need(isinstance(workspaces, dict) and all(isinstance(v, str) for v in workspaces.values()), "workspaces")
         need(default in (None, CHAT, *workspaces), "defaultWorkspace: not one of the workspaces")
         self.workspaces, self.default = dict(workspaces), default
         await self.send(self.hello())
-        return {"ok": True}
 
-    async def remove_workspace_folder(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def remove_workspace_folder(self, req: dict[str, Any]) -> None:
         """默认工作目录 "desktop 侧目录被删除后必须把默认值归零后再握手"."""
         need(req.get("alias") in self.workspaces, f"no workspace {req.get('alias')!r}", code="not-found")
         del self.workspaces[req["alias"]]
         self.default = None if self.default == req["alias"] else self.default
         await self.send(self.hello())
-        return {"ok": True}
 
-    async def set_enabled(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def set_enabled(self, req: dict[str, Any]) -> None:
         need(isinstance(req.get("enabled"), bool), "enabled: not a boolean")
         self.enabled = req["enabled"]
-        return {"ok": True}
 
     async def state(self, req: dict[str, Any]) -> dict[str, Any]:
         sessions = [{"sessionId": i, "externalKey": k, "workspace": w, "archived": bool(a)}
@@ -446,25 +441,21 @@ class Desktop:
         return {"sessions": sessions, "runs": [r.view() for r in self.runs.values()],
                 "outbox": [r for (r,) in self.db.execute("SELECT request_id FROM outbox ORDER BY seq")],
                 "reopenable": self.reopenable(), "connected": self.ws is not None, "serverFeatures": self.features,
-                "slack": {"bindings": self.bindings, "authorization": self.auth, "multiTeam": False},
-                "prefs": self.prefs, "toolCalls": self.calls}
+                "slack": self.slack, "prefs": self.prefs, "toolCalls": self.calls}
 
-    async def disconnect(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def disconnect(self, req: dict[str, Any]) -> None:
         self.online.clear()
         if self.ws is not None:
             await self.ws.close()
         self.ws, self.features, self.welcomed = None, [], False
-        return {"ok": True}
 
-    async def reconnect(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def reconnect(self, req: dict[str, Any]) -> None:
         self.online.set()
-        return {"ok": True}
 
-    async def advance_clock(self, req: dict[str, Any]) -> dict[str, Any]:
+    async def advance_clock(self, req: dict[str, Any]) -> None:
         ms = req.get("ms")
         need(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0, "ms: not an integer ≥ 0")
         self.clock_offset += ms
-        return {"ok": True}
 
     # -- the control API, part 2a (Slack binding and preferences) and 2b (gateway tools) -------------------------
 
@@ -483,7 +474,7 @@ class Desktop:
         后才发带 teamId 的形态", so, without multi-team, a team can be signed out of only as the device's binding."""
         typed(req, {"teamId": str, "pendingOnly": bool})
         team = None if req.get("pendingOnly") else req.get("teamId")
-        need(team is None or any(b["teamId"] == team for b in self.bindings), f"no binding of {team}", 409, "not-found")
+        need(team in (None, *(b["teamId"] for b in self.slack["bindings"])), f"no binding of {team}", 409, "not-found")
         return await self.user_sends("bind.revoke", {"pendingOnly": True} if req.get("pendingOnly") else {})
 
     async def prefs_get(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -491,12 +482,12 @@ class Desktop:
         return await self.user_sends("prefs.get", {"requestId": str(uuid.uuid4())})
 
     async def prefs_set(self, req: dict[str, Any]) -> dict[str, Any]:
-        """阶段 11 prefs.set "部分更新(undefined 不动、null 显式清空)": exactly the keys given; no ``teamId``
-        (multi-team is never on here, 阶段 13)."""
+        """阶段 11 prefs.set "部分更新(undefined 不动、null 显式清空)": exactly the keys given (another key is
+        ignored); no ``teamId`` (multi-team is never on here, 阶段 13)."""
         typed(req, {"workspace": str, "teamId": str, "set": dict})
-        changes = req.get("set")
-        need(bool(req.get("workspace")) and isinstance(changes, dict) and
-             all(k in PREFS_KEYS and isinstance(v, (str, type(None))) for k, v in changes.items()), "workspace or set")
+        changes = {k: v for k, v in req.get("set", {}).items() if k in PREFS_KEYS}
+        need(bool(req.get("workspace")) and "set" in req, "workspace and set are required")
+        need(all(isinstance(v, (str, type(None))) for v in changes.values()), "set: a value neither a string nor null")
         return await self.user_sends("prefs.set", {"requestId": str(uuid.uuid4()), "workspace": req["workspace"],
                                                    **changes})
 
@@ -510,8 +501,8 @@ class Desktop:
         self.calls.append(call)
         if self.welcomed and TOOLS in self.features:
             call.update(requestId=str(uuid.uuid4()), state="pending")
-            asyncio.get_running_loop().call_later(req.get("timeoutMs", 30000) / 1000, lambda: call["state"] == "pending"
-                                                  and call.update(state="timed-out"))
+            ms, loop = req.get("timeoutMs", 30000), asyncio.get_running_loop()
+            loop.call_later(ms / 1000, lambda: call["state"] == "pending" and call.update(state="timed-out"))
             await self.send(frame("tool.request", {"requestId": call["requestId"], "tool": req["tool"],
                                                    **({"args": req["args"]} if "args" in req else {})}))
         return {"ok": True, "callId": call["callId"], "requestId": call["requestId"]}
@@ -521,7 +512,8 @@ class Desktop:
                     "slack-bind", "slack-revoke", "prefs-get", "prefs-set", "call-tool")
 
     async def control(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
-        """docs/control-api.md "Common shape": GET /v1 describes, POST /v1/<capability> runs one, 404 otherwise."""
+        """docs/control-api.md "Common shape": GET /v1 describes, POST /v1/<capability> runs one (the method of that
+        name; one that answers nothing answers ``{"ok": true}``), 404 otherwise."""
         path = path.split("?")[0].rstrip("/")
         if method == "GET" and path == "/v1":
             return 200, {"version": "1", "role": "desktop", "capabilities": list(self.CAPABILITIES)}
@@ -530,7 +522,7 @@ class Desktop:
         try:
             req = json.loads(body or b"{}")
             need(isinstance(req, dict), "the body is not a JSON object")
-            return 200, await getattr(self, path.removeprefix("/v1/").replace("-", "_"))(req)
+            return 200, await getattr(self, path.removeprefix("/v1/").replace("-", "_"))(req) or {"ok": True}
         except ValueError:
             return 400, {"error": {"code": "invalid-request", "message": "the body is not JSON"}}
         except ControlError as exc:

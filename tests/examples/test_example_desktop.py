@@ -3,50 +3,41 @@ process, through the public target options only: ``--target desktop=listen:127.0
 --hook-token T``, the example started with ``--connect ws://127.0.0.1:P/ --token T --control 127.0.0.1:0 --db …``
 (one process serves every scenario: it dials again 0.2 s after each drop, and keeps its state).
 
-What it must show (examples/desktop/README.md):
-
-* every requirement of part 1 (scenarios/requirements/hook-desktop.toml) and every frame requirement judged on the
-  desktop passes;
-* the part-2 requirements whose family the desktop declares in its own hello are *not applicable*, each scenario
-  saying which feature its hello lacks (the example declares only turn-delivery-v1);
-* the part-2 requirements no desktop can declare away, the Slack binding and preferences (阶段 5, 11: no hello
-  feature gates them) and the gateway tools (阶段 12: slack-tools is the server's feature), are outside the example
-  (it serves the control API's part 1 only): those, and only those, fail, as not testable (a capability its control
-  API does not list) or fail (a ``state`` without the family's fields, which those scenarios read);
-* the part-2 rules it keeps anyway (queries answered, interaction cards, the default workspace) pass.
+What it must show (examples/desktop/README.md): the whole run passes (exit code 0). Every requirement judged passes:
+part 1 (scenarios/requirements/hook-desktop.toml), every frame requirement judged on the desktop, and of part 2 the
+families no hello feature of a desktop can declare absent (the Slack binding and preferences, 阶段 5, 11; the gateway
+tools, 阶段 12: slack-tools is the server's feature), with the rules it keeps anyway (queries, interaction cards, the
+default workspace). The only other verdict is *not applicable*, for part-2 requirements whose feature the example's
+own hello lacks (it declares only turn-delivery-v1), each scenario saying so.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from conformance_runs import (FAILING, PYTHON, ROOT, RUN_TIMEOUT_S, Run, assert_judges_every_requirement, child_env,
-                              free_port, run_features, serving)
+from conformance_runs import (PYTHON, ROOT, RUN_TIMEOUT_S, Run, assert_judges_every_requirement, child_env, free_port,
+                              run_features, serving)
 
 EXAMPLE = ROOT / "examples" / "desktop" / "desktop.py"
 REGISTRY = ROOT / "scenarios" / "requirements"
 TOKEN = "example-desktop-token"
-#: Part-2 requirements whose family no hello feature of a desktop gates, left out of the example on purpose.
-OUTSIDE = {
-    # Slack binding and preferences (part 2a): control capabilities slack-bind / slack-revoke / prefs-get / prefs-set
-    # and the state fields slack / prefs.
-    "HOOK-DESKTOP-BIND-START-01": "not-testable", "HOOK-DESKTOP-BIND-AUTHORIZE-01": "not-testable",
-    "HOOK-DESKTOP-BIND-INSTALL-01": "not-testable", "HOOK-DESKTOP-BIND-INSTALL-02": "not-testable",
-    "HOOK-DESKTOP-BIND-PENDING-ONLY-01": "not-testable", "HOOK-DESKTOP-PREFS-GET-01": "not-testable",
-    "HOOK-DESKTOP-PREFS-SET-01": "not-testable", "HOOK-DESKTOP-BIND-CONFIRMED-01": "fail",
-    "HOOK-DESKTOP-BIND-REVOKE-01": "fail", "HOOK-DESKTOP-BIND-BAD-FRAME-01": "fail",
-    "HOOK-DESKTOP-MULTITEAM-STATE-02": "fail", "HOOK-DESKTOP-MULTITEAM-PREFS-01": "fail",
-    "HOOK-DESKTOP-PREFS-PUSH-01": "fail", "HOOK-DESKTOP-PREFS-UNBOUND-01": "fail",
-    # gateway tools (part 2b): the control capability call-tool and the state field toolCalls.
-    "HOOK-DESKTOP-TOOL-01": "not-testable", "HOOK-DESKTOP-TOOL-02": "not-testable",
-    "HOOK-DESKTOP-TOOL-03": "not-testable", "HOOK-DESKTOP-TOOL-04": "not-testable",
-    "HOOK-DESKTOP-TOOL-06": "not-testable", "HOOK-DESKTOP-TOOL-GARBAGE-01": "not-testable",
-}
+#: The features of the example's hello (examples/desktop/desktop.py, ``Desktop.hello``).
+HELLO_FEATURES = {"turn-delivery-v1"}
+#: The part-2 requirements no feature of a desktop's hello can make not applicable and that need none the example's
+#: hello lacks (docs/control-api.md "## desktop"): the Slack binding and preferences (阶段 5, 11), the gateway tools
+#: (阶段 12), the queries, interaction cards and default workspace of part 2b. Each passes.
+PART_2_KEPT = {f"HOOK-DESKTOP-{rid}" for rid in (
+    "BIND-START-01", "BIND-AUTHORIZE-01", "BIND-INSTALL-01", "BIND-INSTALL-02", "BIND-CONFIRMED-01",
+    "BIND-PENDING-ONLY-01", "BIND-REVOKE-01", "BIND-BAD-FRAME-01", "MULTITEAM-STATE-02", "MULTITEAM-PREFS-01",
+    "PREFS-GET-01", "PREFS-SET-01", "PREFS-PUSH-01", "PREFS-UNBOUND-01", "TOOL-01", "TOOL-02", "TOOL-03", "TOOL-04",
+    "TOOL-06", "TOOL-GARBAGE-01", "QUERY-01", "QUERY-02", "QUERY-05", "QUERY-06", "INTERACTION-UNKNOWN-01",
+    "INTERACTION-CANCEL-01", "INTERACTION-GARBAGE-01", "DEFAULT-WS-01")}
 #: What the example may import besides the standard library: the protocol core and the WebSocket library.
 ALLOWED = {"simulator", "simulator.hook", "websockets"}
 FORBIDDEN = ("simulator.reference", "simulator.drivers", "simulator.roles", "steps", "tests", "conformance_runs")
@@ -77,29 +68,28 @@ def test_every_desktop_requirement_is_judged(run: Run) -> None:
     assert any(rid.startswith("HOOK-FRAME-") for rid in run.verdicts()), run.explain()
 
 
-def test_part_1_and_the_frame_requirements_pass(run: Run) -> None:
+def test_the_whole_run_passes(run: Run) -> None:
+    """Exit code 0, and every requirement judged passes or is not applicable (nothing fails, nothing untestable)."""
     verdicts = run.verdicts()
+    assert run.returncode == 0, run.explain()
+    assert not {rid: v for rid, v in verdicts.items() if v not in ("pass", "not-applicable")}, run.explain()
     wanted = _ids("hook-desktop.toml") | {rid for rid in verdicts if rid.startswith("HOOK-FRAME-")}
-    bad = {rid: verdicts.get(rid) for rid in sorted(wanted) if verdicts.get(rid) != "pass"}
-    assert not bad, f"not passing: {bad}\n{run.explain()}"
+    assert {rid: verdicts.get(rid) for rid in wanted} == dict.fromkeys(wanted, "pass"), run.explain()
 
 
-def test_part_2_is_not_applicable_by_the_examples_own_hello_or_outside_it(run: Run) -> None:
-    """Each part-2 requirement passes, is not applicable because the example's hello lacks the feature (the reason
-    says so), or is one of OUTSIDE with the verdict listed there; nothing else fails."""
+def test_part_2_is_kept_or_not_applicable_by_the_examples_own_hello(run: Run) -> None:
+    """Of part 2, PART_2_KEPT passes; any other requirement is not applicable, each of its scenarios because the
+    example's hello lacks the feature the reason names."""
     verdicts = run.verdicts()
     part2 = set().union(*(_ids(f"hook-desktop-{family}.toml") for family in ("binding", "provider", "gateway",
                                                                                "relay")))
-    assert OUTSIDE.keys() <= part2
-    outside = {rid: verdicts.get(rid) for rid in OUTSIDE}
-    assert outside == OUTSIDE, f"the families outside the example: {outside}\n{run.explain()}"
-    assert not {rid: v for rid, v in verdicts.items() if v in FAILING and rid not in OUTSIDE}, run.explain()
-    not_applicable = {rid for rid in part2 if verdicts.get(rid) == "not-applicable"}
-    assert not_applicable, run.explain()
+    assert PART_2_KEPT <= part2
+    assert {rid: verdicts.get(rid) for rid in PART_2_KEPT} == dict.fromkeys(PART_2_KEPT, "pass"), run.explain()
+    assert {rid for rid, v in verdicts.items() if v == "not-applicable"} == part2 - PART_2_KEPT, run.explain()
     for scenario in (run.report or {}).get("scenarios", []):
         if scenario["verdict"] == "not-applicable":
-            assert scenario["requirement"] in part2, scenario["name"]
-            assert "does not declare" in scenario["reason"] and "in hello.features" in scenario["reason"], scenario
+            found = re.search(r"does not declare (\S+) in hello\.features", scenario["reason"] or "")
+            assert found and found[1] not in HELLO_FEATURES, scenario
 
 
 def test_the_example_imports_only_the_standard_library_the_protocol_core_and_websockets() -> None:
