@@ -45,6 +45,14 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/frames/test_frame_requirements_judge_subjects.py"
     out |= {f"{path}::test_a_fake_breaking_one_rule_of_accepting_frames_fails_exactly_that_requirement[{m}]":
             frozenset({rid}) for m, rid in _module(path).PROVES.items()}
+    path = "tests/robustness/test_robustness_falsified.py"
+    robust = _module(path)
+    out |= {f"{path}::test_a_hook_server_that_mishandles_garbage_fails_its_requirement[{m}]": frozenset({rid})
+            for m, (rid, _) in robust.SERVER_FAKES.items()}
+    out |= {f"{path}::test_a_hook_server_that_loses_a_task_beside_garbage_fails_its_requirement[{v}]": frozenset({rid})
+            for v, (rid, _) in robust.SERVER_VARIANTS.items()}
+    out |= {f"{path}::test_a_desktop_that_mishandles_garbage_fails_its_requirement[{v}]": frozenset({rid})
+            for v, (rid, _) in robust.DESKTOP_VARIANTS.items()}
     path = "tests/frames/test_parser_requirements_falsified.py"
     out |= {f"{path}::test_a_broken_parser_fails_exactly_its_requirement[{p}]": frozenset({rid})
             for p, rid in _module(path).PROVES.items()}
