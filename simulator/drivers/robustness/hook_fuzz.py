@@ -71,11 +71,12 @@ class FuzzReport:
     batches: int = 0
     by_kind: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    seed: int = 0
 
     def evidence(self) -> str:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.by_kind.items()))
         return (f"{self.tried} fuzzed frames in {self.batches} batches ({kinds}); the property observed after "
-                f"{self.observed} of them; {self.seconds:.1f} s")
+                f"{self.observed} of them; {self.seconds:.1f} s; Hypothesis seed {self.seed}")
 
 
 class _Violation(AssertionError):
@@ -111,7 +112,8 @@ class HookFuzzer:
     @staticmethod
     def _judge(prop: Property, subject: str, batch: list[WireInput], outcome: DeliveryOutcome) -> bool:
         """Raise ``_Violation`` when ``outcome`` breaks ``prop``; return whether the property could be observed."""
-        shown = "; ".join(i.describe(100) for i in batch[:3]) + (f"; and {len(batch) - 3} more" if len(batch) > 3 else "")
+        shown = "; ".join(i.describe(100) for i in batch[:3]) + (f"; and {len(batch) - 3} more" if len(batch) > 3
+                                                                  else "")
         if prop is Property.KEEP:
             if outcome.closed is not None:
                 raise _Violation(f"the {subject} closed the connection after frames every peer must drop "
@@ -140,7 +142,7 @@ class HookFuzzer:
         first violation, and when ``UNOBSERVED_STREAK`` batches in a row left the property unobservable (the
         subject silent, gone or closing each time): that is no evidence, a failure, found in seconds."""
         subject = self.probe.subject
-        report = FuzzReport()
+        report = FuzzReport(seed=self.rng_seed)
         started = time.monotonic()
         violations: list[tuple[list[WireInput], str]] = []
         stopped: list[AssertionError] = []
