@@ -18,7 +18,8 @@ Kinds (``InputKind``), seeded from the valid samples of ``scenarios/hook/samples
 * ``deep``: arrays or objects nested 33 to 5,000 levels in a field that is checked;
 * ``surrogate``: a lone UTF-16 surrogate escape (``\\ud800``) where a string is checked;
 * ``duplicate-keys``: a frame whose object repeats a key, the last value invalid (JSON.parse keeps the last one);
-* ``huge-number``: an integer literal of 300 to 5,000 digits where a number is checked (``v``, ``ts``).
+* ``huge-number``: an integer literal of 300 to 5,000 digits where a number is checked (``v``, ``ts``);
+* ``oversize``: one frame a UTF-16 code unit over 48 MiB (``oversize_input``), sent first in each property's run, not fuzzed.
 
 (The frame features cover the far ends, 100,000 levels and 10,000 digits, once each; repeated here they would
 cost the parser's slow path a second per input.)
@@ -37,10 +38,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..hook import HOOK_MESSAGE_TYPES, parse_hook_message
+from ..hook import HOOK_MAX_FRAME_CHARS, HOOK_MESSAGE_TYPES, parse_hook_message
 from ..jsonpointer import join, pointer_remove, pointer_set
 
-__all__ = ["InputKind", "WireInput", "is_garbage", "wire_inputs"]
+__all__ = ["InputKind", "WireInput", "is_garbage", "oversize_input", "wire_inputs"]
 
 
 class InputKind(StrEnum):
@@ -88,6 +89,14 @@ class WireInput:
 def is_garbage(item: WireInput) -> bool:
     """Whether every conformant peer must drop ``item``: text or bytes the parser rejects."""
     return not parse_hook_message(item.data).ok
+
+
+def oversize_input(units: int = HOOK_MAX_FRAME_CHARS + 1) -> WireInput:
+    """A ping padded to ``units`` UTF-16 code units (one over the limit by default, §3 HOOK_MAX_FRAME_CHARS): too
+    large, dropped before JSON parsing. Deterministic, sent first in each property's run (50 MB do not fuzz well)."""
+    head = '{"v":1,"type":"ping","id":"oversize","ts":1767225600000,"payload":{},"padding":"'
+    tail = '"}'
+    return WireInput(InputKind.OVERSIZE, head + "a" * (units - len(head) - len(tail)) + tail)
 
 
 def _compact(frame: Any) -> str:

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from ...errors import SubjectTimeout, TargetError
 from ...fuzz.replay import Replay, save_replay
-from ...fuzz.wire_inputs import WireInput, wire_inputs
+from ...fuzz.wire_inputs import WireInput, oversize_input, wire_inputs
 from ...hook import make_ping
 from ...roles.frame_probe import DeliveryOutcome, FrameProbe
 from ...wirelog import WireLog
@@ -178,6 +178,11 @@ class HookFuzzer:
                     f"[{_RULES[prop]}]"))
                 raise stopped[0]
 
+        if self.replay is None:
+            try:  # the frame limit once per run, at the start (§3: dropped, the connection kept)
+                attempt([oversize_input()])
+            except _Violation as exc:
+                raise AssertionError(f"{exc} — the frame one UTF-16 unit over 48 MiB") from None
         if self.replay is not None:
             try:
                 attempt(list(self.replay.inputs))
