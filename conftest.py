@@ -5,7 +5,7 @@
   (``pytest -m must``). Both are registered in pyproject.toml, so ``--strict-markers`` holds.
 * The harness itself (targets, verdicts, timeouts, baseline, reports) is the plugin ``simulator.pytest_plugin``.
 * Long fuzz runs (``@pytest.mark.fuzz``) are opt-in; the Hypothesis profiles live in ``tests/conftest.py`` (a
-  conformance run never imports Hypothesis).
+  conformance run imports Hypothesis only for the robustness profile, ``-m robustness``, in its steps).
 """
 
 from __future__ import annotations
