@@ -164,8 +164,9 @@ class Hub:
             self.hello(conn, p)
         elif not conn.hellos:
             self.drop(conn, "before-hello", type_, rid=p.get("requestId"))
-        elif type_ not in HANDLED:
-            self.drop(conn, "unhandled-type", type_)
+        elif type_ not in HANDLED:  # part 2 is absent: its negotiated families are off (docs/control-api.md)
+            gated = type_.startswith("provider.") or type_ in ("tool.request", "msg.op")
+            self.drop(conn, "feature-not-declared" if gated else "unhandled-type", type_)
         elif type_ == "lifecycle.preference":
             if "lifecycle-announcement-v1" not in self.features:
                 return self.drop(conn, "feature-not-declared", type_)
