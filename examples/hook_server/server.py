@@ -96,9 +96,6 @@ class Conn:
         if self.open:
             self.out.put_nowait(text)
 
-    def has(self, feature: str, server: list) -> bool:
-        return feature in self.features and feature in server
-
     def row(self, server: list) -> dict:
         return {"connectionId": self.id, "deviceId": self.device, "open": self.open, "helloCount": self.hellos,
                 "workspaces": self.workspaces, "defaultWorkspace": self.default, "features": self.features,
@@ -111,14 +108,22 @@ class Hub:
 
     def __init__(self, store: Store, name: str, features: list[str]) -> None:
         self.store, self.name, self.features, self.offset, self.notices = store, name, features, 0, []
-        self.reset()
+        self.recover()
 
-    def reset(self) -> None:
-        """Drop the in-memory state and load the durable one (docs/control-api.md `restart`)."""
+    def recover(self) -> None:
+        """Start from the durable state alone (a process start, `restart`): no connection is left, so every reopen
+        round still in progress is closed out, and every accepted result not yet published is published."""
         self.conns: dict[str, Conn] = {}
         self.dropped, self.rules, self.held, self.latency, self.cleanups = deque(maxlen=20000), [], False, 0, []
         for kind in ("tasks", "messages", "routes", "lanes", "devices"):
             setattr(self, kind, self.store.load(kind))
+        for rid, route in self.routes.items():
+            if "msg" in route and not route["ended"] and "bad" not in route:
+                self.close_out(rid, False)
+        for task in list(self.tasks.values()):
+            if (task["delivery"] or {}).get("state") == "accepted":
+                self.publish(task)
+        self.store.flush()
 
     def now(self) -> int:
         return int(time.time() * 1000) + self.offset
@@ -148,12 +153,10 @@ class Hub:
         if not result.ok:
             code, path = result.error.code.value, result.error.path
             reason = {"UNKNOWN_TYPE": "unknown-type", "FRAME_TOO_LARGE": "too-large"}.get(code, "invalid")
-            type_ = None
-            if len(raw) < 1 << 20:
-                try:
-                    type_ = json.loads(raw).get("type")
-                except (ValueError, AttributeError):
-                    pass
+            try:  # the log names the frame's type when it has one
+                type_ = json.loads(raw).get("type") if len(raw) < 1 << 20 else None
+            except (ValueError, AttributeError):
+                type_ = None
             return self.drop(conn, reason, type_ if isinstance(type_, str) else None, code, path)
         type_, p = result.message.type.value, json.loads(raw)["payload"]
         if type_ == "ping":
@@ -338,7 +341,8 @@ class Hub:
 
     def report(self, task: dict) -> None:
         conn = self.online(task["deviceId"])
-        if conn and conn.has("turn-delivery-v1", self.features) and task["delivery"]:
+        feature = "turn-delivery-v1"
+        if conn and feature in conn.features and feature in self.features and task["delivery"]:
             d = task["delivery"]
             payload = {"requestId": task["requestId"], "state": d["state"], "attempt": d["attempt"],
                        "retryAt": d["retryAt"], "error": None}
@@ -556,13 +560,7 @@ class Hub:
         for conn in self.conns.values():
             conn.send(("restart",))
             conn.open = False
-        self.reset()
-        for rid, route in self.routes.items():
-            if "msg" in route and not route["ended"] and "bad" not in route:
-                self.close_out(rid, False)
-        for task in list(self.tasks.values()):
-            if (task["delivery"] or {}).get("state") == "accepted":
-                self.publish(task)
+        self.recover()
         return {"ok": True}
 
 
