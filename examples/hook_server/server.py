@@ -96,6 +96,10 @@ class Conn:
         if self.open:
             self.out.put_nowait(text)
 
+    def close(self, code: int, reason: str) -> None:
+        """Close after the frames already queued."""
+        self.send((code, reason))  # type: ignore[arg-type]
+
     def row(self, server: list) -> dict:
         return {"connectionId": self.id, "deviceId": self.device, "open": self.open, "helloCount": self.hellos,
                 "workspaces": self.workspaces, "defaultWorkspace": self.default, "features": self.features,
@@ -197,7 +201,7 @@ class Hub:
         for other in self.conns.values():
             if other is not conn and other.device == conn.device and other.open and other.hellos:
                 other.superseded = True
-                other.send(None)
+                other.close(4000, "superseded by a newer connection")
         if conn.announce:
             self.notices.append({"kind": "online", "deviceId": conn.device, "at": self.now()})
         for task in self.tasks.values():
@@ -558,21 +562,21 @@ class Hub:
 
     def c_restart(self, body: dict) -> dict:
         for conn in self.conns.values():
-            conn.send(("restart",))
+            conn.close(1012, "service restart")
             conn.open = False
         self.recover()
         return {"ok": True}
 
 
 async def serve_desktop(hub: Hub, ws) -> None:
-    conn = hub.conns.setdefault(f"c-{uuid.uuid4().hex[:12]}", Conn(ws, ""))
-    conn.id = next(k for k, v in hub.conns.items() if v is conn)
+    conn = Conn(ws, f"c-{uuid.uuid4().hex[:12]}")
+    hub.conns[conn.id] = conn
 
     async def writer() -> None:
         try:
-            while (item := await conn.out.get()) is not None and not isinstance(item, tuple):
+            while isinstance(item := await conn.out.get(), str):
                 await ws.send(item)
-            await ws.close(*((1012, "service restart") if item else (4000, "superseded by a newer connection")))
+            await ws.close(*item)
         except websockets.ConnectionClosed:
             pass
 
