@@ -16,7 +16,7 @@ import pytest
 
 pytest_plugins = [
     "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop",
-    "steps.hook_server",
+    "steps.hook_server", "steps.robustness",
 ]
 
 def pytest_configure(config: pytest.Config) -> None:

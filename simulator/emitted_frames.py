@@ -6,7 +6,9 @@ invalid one (its type, the JSON pointer and code of the issue, the scenario, the
 one scenario result per (subject, HOOK-FRAME requirement) that the frames bear on: *fail* with the frame and the
 pointer as evidence when a frame the subject sent violates the requirement (``FrameRuleIndex.requirement_for``),
 *pass* with the count of frames of the requirement's types that were valid. A requirement none of whose message
-types the subject sent gets no emitted-frames result (no evidence, so no pass).
+types the subject sent gets no emitted-frames result (no evidence, so no pass); nor does a rule no frame can break
+(one with only acceptance cases, such as "a valid frame of each of the 41 types is accepted": it binds the
+receiver, judged by delivering such frames to the subject: features/hook/conftest.py).
 
 Whole-run rules, one result each per run (a pass with the count of frames scanned, or a fail naming the frame, the
 scenario and what it carried); a rule with nothing to scan gives no result (no evidence, no pass):
@@ -180,7 +182,7 @@ class EmittedFrames:
             charged: dict[str, list[Violation]] = {}
             for v in seen.violations:
                 charged.setdefault(index.requirement_for(v.type, v.path, v.code), []).append(v)
-            for rid in index.requirements():
+            for rid in index.sender_rules():
                 if not selected(rid):
                     continue
                 bad = charged.get(rid, [])

@@ -147,6 +147,12 @@ class FrameRuleIndex:
     def requirements(self) -> list[str]:
         return sorted(self._types)
 
+    def sender_rules(self) -> list[str]:
+        """The requirements a frame can break: those with a rejection case. A rule with only acceptance cases (a
+        valid frame of every type is accepted, an unknown key or action is not a reason to reject) binds the
+        receiver; the frames a subject sends say nothing about it."""
+        return sorted({c.requirement for c in self.cases if c.pointer is not None})
+
     def applies_to(self, requirement: str, type_: str) -> bool:
         """Whether frames of ``type_`` are judged by ``requirement``: its cases use that type, or it is an
         envelope requirement (``HOOK-FRAME-ENV-*``: every frame)."""

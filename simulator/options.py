@@ -86,6 +86,11 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--no-preflight", Kind.SWITCH,
               help="run the scenarios even when a target does not answer the preflight probe (each then fails on "
                    "its own); by default an unreachable target stops the run at once with exit code 3"),
+    RunOption("--fuzz-frames", Kind.VALUE, metavar="N", type=int,
+              help="the robustness profile (-m robustness): fuzzed frames per property (default 2000)"),
+    RunOption("--replay", Kind.VALUE, metavar="FILE",
+              help="the robustness profile: send the failing batch saved in FILE (its requirement's scenario) "
+                   "instead of searching"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
 )

@@ -230,6 +230,17 @@ def wire_log(request: pytest.FixtureRequest) -> WireLog:
     return log
 
 
+_EVIDENCE = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def evidence(request: pytest.FixtureRequest):
+    """``evidence(text)``: what the scenario observed of the subject, kept with its result whatever the verdict (a
+    pass says on what: "2,000 fuzzed frames, the property observed after 1,998 of them")."""
+    found: list[str] = request.node.stash.setdefault(_EVIDENCE, [])
+    return found.append
+
+
 def scenario_wire_log(item: pytest.Item) -> WireLog | None:
     """The wire log of ``item``'s scenario, or None when the scenario asked for none (for plugins that read the
     traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py)."""
@@ -239,6 +250,8 @@ def scenario_wire_log(item: pytest.Item) -> WireLog | None:
 # -- Gherkin tags → markers -----------------------------------------------------------------------------------
 
 _LEVEL_TAGS = frozenset({"must", "should", "may"})
+#: Profiles off by default: their scenarios run only when the ``-m`` expression names them (docs/targets.md).
+PROFILE_TAGS = frozenset({"robustness"})
 
 
 def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
@@ -248,7 +261,7 @@ def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:
         return pytest.mark.req(id=tag[len("req:"):])(function)
     if tag.startswith("subject:"):
         return pytest.mark.subject(role=tag[len("subject:"):])(function)
-    if tag in _LEVEL_TAGS:
+    if tag in _LEVEL_TAGS or tag in PROFILE_TAGS:
         return getattr(pytest.mark, tag)(function)
     return None
 
@@ -283,6 +296,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(
                 f"--baseline {harness.baseline.source}: entry {unknown[0].key} matches no requirement of the "
                 f"registry and no collected scenario" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    markexpr = config.option.markexpr or ""
+    off = [i for i in items if any(i.get_closest_marker(p) for p in PROFILE_TAGS if p not in markexpr)]
+    if off:  # a profile that -m does not name is off: deselected, never run (and never a verdict)
+        gone = set(map(id, off))
+        config.hook.pytest_deselected(items=off)
+        items[:] = [i for i in items if id(i) not in gone]
     if patterns:
         keep = [i for i in items if (rid := _req_of(i)) and any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
     elif harness.config.named_roles and not _paths_selected(config):
@@ -464,6 +483,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     )
     if material and (verdict is Verdict.REVIEW or review_entry is not None):
         result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))
+    result.evidence.extend(_trim(text, MAX_EVIDENCE_CHARS) for text in item.stash.get(_EVIDENCE, []))
     if verdict is not Verdict.PASS:
         if call.excinfo is not None and reason != str(call.excinfo.value):
             result.evidence.append(_trim(str(call.excinfo.value), MAX_EVIDENCE_CHARS))

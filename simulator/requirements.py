@@ -14,13 +14,24 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-__all__ = ["Level", "Requirement", "ScenarioRef", "load_registry", "load_scenarios", "audit"]
+__all__ = ["JudgedOn", "Level", "Requirement", "ScenarioRef", "load_registry", "load_scenarios", "audit"]
 
 
 class Level(StrEnum):
     MUST = "must"
     SHOULD = "should"
     MAY = "may"
+
+
+class JudgedOn(StrEnum):
+    """What a requirement can be judged on (registry key ``judged_on``, default ``subject``)."""
+
+    #: a subject under test, over the wire or through its control API
+    SUBJECT = "subject"
+    #: the parser's programming interface only (spec §8 包 API: its input forms, the parsed message it returns):
+    #: nothing a peer does on the wire shows it, so no conformance run judges it on a subject; the parser's own
+    #: tests do (tests/hook/test_frame_features.py, ``--hook-parser`` for a parser of one's own)
+    PARSER = "parser"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +43,7 @@ class Requirement:
     quote: str
     summary: str
     source_file: str
+    judged_on: JudgedOn = JudgedOn.SUBJECT
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +86,16 @@ def load_registry(directory: Path) -> tuple[dict[str, Requirement], list[str]]:
             if entry["level"] not in Level.__members__.values():
                 problems.append(f"{path.name}: {entry['id']}: level {entry['level']!r} is not must/should/may")
                 continue
+            judged_on = entry.get("judged_on", JudgedOn.SUBJECT.value)
+            if judged_on not in JudgedOn.__members__.values():
+                problems.append(f"{path.name}: {entry['id']}: judged_on {judged_on!r} is not subject/parser")
+                continue
             if entry["id"] in found:
                 problems.append(f"{path.name}: {entry['id']} is defined twice")
                 continue
             found[entry["id"]] = Requirement(
                 entry["id"], Level(entry["level"]), entry["spec"], entry["section"], entry["quote"],
-                entry["summary"], path.name,
+                entry["summary"], path.name, JudgedOn(judged_on),
             )
     return found, problems
 

@@ -45,6 +45,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/frames/test_frame_requirements_judge_subjects.py"
     out |= {f"{path}::test_a_fake_breaking_one_rule_of_accepting_frames_fails_exactly_that_requirement[{m}]":
             frozenset({rid}) for m, rid in _module(path).PROVES.items()}
+    path = "tests/frames/test_parser_requirements_falsified.py"
+    out |= {f"{path}::test_a_broken_parser_fails_exactly_its_requirement[{p}]": frozenset({rid})
+            for p, rid in _module(path).PROVES.items()}
     path = "tests/frames/test_frame_requirements_falsified.py"
     out |= {f"{path}::test_the_hidden_drops_fail_exactly_their_requirements[{n}]": frozenset(h)
             for n, h in _module(path).PROVES.items()}
@@ -70,7 +73,10 @@ def test_every_proven_requirement_is_in_the_registry_and_the_figure_counts_it():
     assert sum(row["total"] for row in fig["rows"]) == len(registry)
     unproven = {rid for row in fig["rows"] for rid in row["unproven"]}
     assert unproven == set(registry) - proven
-    assert "not proven: " in render_figure(fig, list_unproven=True)
+    assert ("not proven: " in render_figure(fig, list_unproven=True)) == bool(unproven)
+    missing = figure({rid: req.level.value for rid, req in registry.items()}, CASES[1:], "scenarios/falsifiers.toml")
+    shown = render_figure(missing, list_unproven=True)
+    assert all(f"not proven: {rid}" in shown for rid in set(CASES[0].proves) - {r for c in CASES[1:] for r in c.proves})
 
 
 def test_the_figure_ignores_cases_for_requirements_outside_the_run():

@@ -64,8 +64,9 @@ Feature: long-running start_* calls as tasks
   Scenario: A task whose ttl has passed is cleaned up
     Given a probe-kit MCP session with MCP_TOOLSET "full"
     When the harness calls "start_bugfix" with arguments valid against its input schema, strings set to "The login page returns HTTP 500 after a password reset", as a task with ttl 1500
-    And the harness waits until the task is completed
-    And the harness waits 2.5 seconds
+    And the harness lists the tasks
+    Then the task list holds the task
+    When the harness waits 2.5 seconds
     Then tasks/get no longer finds the task
     And the task list does not hold the task
 

@@ -97,6 +97,10 @@ class FrameProbe:
         self.attach(wire)
         return role.connection
 
+    def connection(self, wire: WireLog) -> HookConnection:
+        """The live connection (opened, or re-opened after a loss, as for a case), recording into ``wire``."""
+        return self._conn(wire)
+
     def attach(self, wire: WireLog) -> None:
         """Record what follows into ``wire`` (the current scenario's log)."""
         if self.role is not None:
@@ -154,6 +158,42 @@ class FrameProbe:
                 if entries is not None:
                     outcome.dropped = entries[self._dropped_seen:]
                     self._dropped_seen = len(entries)
+        return outcome
+
+    def retire(self) -> None:
+        """Close the current connection (the next case opens a new one): after a valid frame the subject may act on
+        (a bind flow, a re-hello), so that nothing it does later is read as a reaction to another case. The
+        listening server of a desktop probe is kept (the desktop redials)."""
+        role = self.role
+        if role is not None and role is not getattr(self.opener, "server", None):
+            role.close()
+            self.role = None
+
+    def deliver_many(self, frames: list[str | bytes], wire: WireLog, *, text_bytes: bool = False) -> DeliveryOutcome:
+        """Send ``frames`` back to back (str as text frames, bytes as binary ones unless ``text_bytes``), then one
+        barrier ping, and wait for its pong: the subject handles frames in order (§2), so whatever it sends in
+        reaction to any of them comes before the pong. The control API is not asked (``dropped`` stays None)."""
+        conn = self._conn(wire)
+        outcome = DeliveryOutcome(sent_as="text" if all(isinstance(f, str) or text_bytes for f in frames) else "mixed")
+        floor = conn.received[-1].seq if conn.received else 0
+        try:
+            for data in frames:
+                conn.send(data, text=True) if isinstance(data, bytes) and text_bytes else conn.send(data)
+            conn.send(make_ping())
+            conn.expect(lambda e: e.type == "pong" and e.seq > floor, consume=False)
+            outcome.answered_barrier = True
+        except (MissingFrame, SubjectTimeout, HookConnectionClosed) as exc:
+            outcome.note = str(exc)
+            outcome.silent = isinstance(exc, SubjectTimeout)
+        after = [e for e in conn.received if e.seq > floor]
+        found = [e for e in after if e.type == "pong"]
+        outcome.pongs = len(found)
+        last_pong = found[-1].seq if found else None
+        outcome.reactions = [e for e in after if e.type not in _HEARTBEAT and e.type != "pong"
+                             and (last_pong is None or e.seq < last_pong)]
+        outcome.closed = conn.closed
+        if outcome.closed is None:
+            conn.drain()
         return outcome
 
     def close(self) -> None:

@@ -167,3 +167,15 @@ def test_no_raw_error_given_gives_no_result_and_the_rule_survives_a_worker_hando
     controller = EmittedFrames()
     controller.absorb(json.loads(json.dumps(worker.to_json())))
     assert results_by_id(controller, index)["HOOK-SERVER-NO-RAW-ERROR-01"].verdict is Verdict.FAIL
+
+
+def test_a_rule_no_frame_can_break_gets_no_result_from_the_frames_a_subject_sent(index):
+    """A rule with only acceptance cases binds the receiver ("each of the 41 types is accepted", "unknown actions are
+    accepted"): a subject's own valid frames are no evidence of it, so they give it no pass."""
+    acceptance_only = set(index.requirements()) - set(index.sender_rules())
+    assert {"HOOK-FRAME-ENV-TYPE-02", "HOOK-FRAME-ATT-MIME-01", "HOOK-FRAME-PBIND-ACTIONS-01"} <= acceptance_only
+    seen = EmittedFrames()
+    seen.observe("hook-server", "ref", "s", [frame("pong", {}), frame("welcome", {"serverName": "s", "features": []})])
+    got = results_by_id(seen, index)
+    assert got and not acceptance_only & set(got)
+    assert "HOOK-FRAME-ENV-ID-01" in got  # an envelope rule a frame can break still counts every frame

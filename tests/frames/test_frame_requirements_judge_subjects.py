@@ -1,7 +1,8 @@
 """The frame requirements judge the subject under test (issue 11 §1): rejection cases are delivered over the wire
 and the frames a subject sends are parsed; a subject that breaks one rule fails that HOOK-FRAME requirement, for
 that subject, and a conformant one passes. The subjects are small fakes (tests/frames/fake_hook_server.py), run as
-separate processes and reached by URL like any user's server."""
+separate processes and reached by URL like any user's server, their control API (``connections``,
+``dropped-frames``) given with ``--control``."""
 
 from __future__ import annotations
 
@@ -21,16 +22,26 @@ PROVES: dict[str, str] = {
     "closes-on-binary": "HOOK-FRAME-ENV-UTF8-01",           # closes on a binary frame instead of dropping it
     "depth-limited": "HOOK-FRAME-ENV-JSON-02",              # drops a valid frame nested deeper than 32 levels
     "strict-envelope": "HOOK-FRAME-ENV-UNKNOWN-KEYS-01",    # drops a valid frame with an unknown envelope key
+    "mime-allowlist": "HOOK-FRAME-ATT-MIME-01",             # drops a valid frame whose attachment is not png/jpeg/…
+    "known-actions-only": "HOOK-FRAME-PBIND-ACTIONS-01",     # drops a provider binding frame with an unknown action
+    "no-msg-op": "HOOK-FRAME-ENV-TYPE-02",                  # does not know msg.op / msg.op.result
 }
 
 
-def _run(mode: str):
-    extra = [f"--req={PROVES[mode]}"] if mode in PROVES else []
+def _judged(mode: str) -> list[str]:
+    """What a run judges: SELECT's requirements, and the one the mode breaks (all of PROVES for the conformant
+    fake: the positive control, where each passes)."""
+    if mode == "conformant":
+        return [f"--req={rid}" for rid in sorted(PROVES.values())]
+    return [f"--req={PROVES[mode]}"] if mode in PROVES else []
 
+
+def _run(mode: str):
     def job(workdir):
         with serving([PYTHON, FAKE, mode]) as ready:
             return run_features(mode, workdir, "features/hook/test_hook_frames.py",
-                                [f"--target=hook-server={ready['url']}", "--step-timeout=2", *SELECT, *extra])
+                                [f"--target=hook-server={ready['url']}", f"--control=hook-server={ready['control']}",
+                                 "--step-timeout=2", *SELECT, *_judged(mode)])
     return job
 
 
@@ -53,7 +64,7 @@ def _subject_verdicts(run, rid: str) -> dict[str, str]:
 def test_a_conformant_fake_passes_and_each_result_names_its_subject(runs):
     run = runs["conformant"]
     assert run.returncode == 0, run.explain()
-    for rid in ("HOOK-FRAME-PING-EMPTY-01", "HOOK-FRAME-ENV-JSON-01"):
+    for rid in ("HOOK-FRAME-PING-EMPTY-01", "HOOK-FRAME-ENV-JSON-01", *PROVES.values()):
         assert _subject_verdicts(run, rid) == {"hook-server": "pass"}, run.explain()
     assert all(s["subject"]["role"] == "hook-server" for s in run.report["scenarios"]), run.explain()
     # its pongs were parsed and counted: the emitted-frames result is a pass with evidence, not an absence

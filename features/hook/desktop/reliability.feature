@@ -6,6 +6,7 @@ Feature: turn.end survives a dropped connection until the server takes it over
   @req:HOOK-DESKTOP-RELIABLE-RESEND-01 @must
   Scenario: a turn.end not yet accepted is re-sent byte for byte after each reconnect
     Given a desktop connected to the harness's hook server with features "turn-delivery-v1"
+    And the desktop declares the features "turn-delivery-v1" in its hello
     And the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Deployed."}
     When the harness dispatches "first"
     Then the desktop acks "first" as accepted with a session id
@@ -18,6 +19,7 @@ Feature: turn.end survives a dropped connection until the server takes it over
   @req:HOOK-DESKTOP-RELIABLE-ACCEPTED-01 @must
   Scenario: once turn.delivery accepted arrives, the turn.end is no longer re-sent
     Given a desktop connected to the harness's hook server with features "turn-delivery-v1"
+    And the desktop declares the features "turn-delivery-v1" in its hello
     And the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Deployed."}
     When the harness dispatches "first"
     Then the turn.end of "first" has status "ok"

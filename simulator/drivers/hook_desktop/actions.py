@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from ...errors import NotTestable
-from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, DeliveryState, MessageType
+from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, DeliveryState, MessageType
 from ..timing import POLL_S
 from .session import DesktopSession
 
@@ -84,7 +84,11 @@ class DesktopActions(DesktopSession):
         self.reconnect()
 
     def accept_delivery(self, name: str) -> None:
-        """turn.delivery ``accepted``, attempt 0, for ``name``."""
+        """turn.delivery ``accepted``, attempt 0, for ``name``; nothing to a desktop whose hello does not declare
+        turn-delivery-v1 (§5: "双方必须在 hello.features / welcome.features 同时声明 … 后才启用 … 新 server 不向未声明能力
+        的老 desktop 推未知帧"): its turn.end was final when written."""
+        if HOOK_FEATURE_TURN_DELIVERY not in self.server.desktop_features:
+            return
         self.server.delivery(self.rid(name), DeliveryState.ACCEPTED.value, 0)
 
     def ping_while_running(self, count: int, name: str) -> None:

@@ -3,23 +3,33 @@
 A frame the parser rejects must be dropped: the connection kept, nothing sent in reaction, the barrier ping still
 answered (spec §2 "两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false", §3 "老端收到未知 type 丢帧不断连",
 阶段 1 "收到 ping 必须回 pong"). Where the subject's control API offers ``dropped-frames`` (docs/control-api.md),
-the drop it reports must name the case's pointer and code. A valid ping must be answered with a pong.
+the drop it reports must name the case's pointer and code. A valid ping must be answered with a pong. Any other
+valid frame must not be refused by the parser: the hook server keeps the connection, answers the barrier ping and
+reports no drop for it with one of the parser's reasons (``PARSER_REASONS``); what it does with the frame after
+parsing (act on it, answer it, drop it as unhandled or as naming an unknown task) is its own business here.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...errors import SubjectTimeout
+from ...errors import NotTestable, SubjectTimeout
 from ...hook import AckResult, MessageType, RejectReason
 from ...roles.frame_probe import DeliveryOutcome
 from ...roles.hook_conn import Inbound
 
-__all__ = ["DROP_RULE", "check_accepted_ping", "check_alive", "check_error_code", "check_rejected_at",
+__all__ = ["DROP_RULE", "PARSER_REASONS", "check_accepted_frame", "check_accepted_ping", "check_alive", "check_error_code", "check_rejected_at",
            "refuses_invalid_dispatch", "reported_drop"]
 
 DROP_RULE = ("spec §2: 两端收帧唯一入口是 parseHookMessage … 坏帧返回 ok:false; §3: 老端收到未知 type 丢帧不断连; "
              "阶段 1: 收到 ping 必须回 pong")
+
+#: The ``dropped-frames`` reasons that mean the frame failed the parser (docs/control-api.md "dropped-frames
+#: reasons": ``invalid``, ``unknown-type``, ``too-large``, or ``binary`` for a binary frame); every other reason
+#: is about a frame that parsed.
+PARSER_REASONS = frozenset({"invalid", "unknown-type", "too-large", "binary"})
+ACCEPT_RULE = ("spec §2: 两端收帧唯一入口是 parseHookMessage; §3: 字段级宽容:校验器只查已知字段,未知字段静默忽略; "
+               "a frame the parser accepts is not dropped as invalid")
 
 
 def check_alive(subject: str, outcome: DeliveryOutcome, what: str) -> None:
@@ -95,3 +105,22 @@ def check_accepted_ping(subject: str, outcome: DeliveryOutcome) -> None:
     check_alive(subject, outcome, what)
     assert outcome.pongs >= 2, (f"the {subject} did not answer {what} with a pong "
                                 f"(阶段 1: 收到 ping 必须回 pong): {outcome.describe()}")
+
+
+def check_accepted_frame(subject: str, outcome: DeliveryOutcome) -> None:
+    """A valid frame (not a ping): the subject keeps the connection and answers the barrier ping (anything it sends
+    in reaction is allowed), and its ``dropped-frames`` lists no drop of it with a parser's reason. Without the
+    capability, a drop and an acceptance look the same on the wire: not testable."""
+    what = "a valid frame"
+    if outcome.closed is not None:
+        raise AssertionError(f"the {subject} closed the connection after {what}: {outcome.describe()} ({ACCEPT_RULE})")
+    if not outcome.answered_barrier:
+        if outcome.silent:
+            raise SubjectTimeout(f"the {subject} stopped answering after {what}: {outcome.describe()}")
+        raise AssertionError(f"the {subject} did not answer the ping sent after {what}: {outcome.describe()}")
+    if outcome.dropped is None:
+        raise NotTestable(f"the {subject}'s control API does not offer dropped-frames (docs/control-api.md): without "
+                          f"it, a valid frame it accepted and one it dropped look the same on the wire")
+    refused = [e for e in outcome.dropped if e.get("reason") in PARSER_REASONS]
+    assert not refused, (f"the {subject} dropped {what} as unparseable ({ACCEPT_RULE}): dropped-frames reported "
+                         f"{refused[0]!r}; {outcome.describe()}")

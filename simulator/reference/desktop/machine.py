@@ -212,6 +212,11 @@ class Variant(BrokenVariant):
     REOPEN_NEVER_EXPIRES = "reopen-never-expires"
     REOPEN_CARD_MIRRORED = "reopen-card-mirrored"
     LIFECYCLE_CHANGE_NOT_SENT = "lifecycle-change-not-sent"
+    # the robustness profile (robustness_variants.py)
+    GARBAGE_CRASHES = "garbage-crashes"
+    GARBAGE_ANSWERED = "garbage-answered"
+    DEAF_AFTER_GARBAGE = "deaf-after-garbage"
+    PONGS_CAPPED = "pongs-capped"
 
     @classmethod
     def subject(cls) -> str:
@@ -523,7 +528,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
 
         try:
             data = json.loads(raw)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # deep nesting: garbage to drop, never a crash (§2)
             return []
         if not isinstance(data, dict) or data.get("type") != MessageType.TASK_DISPATCH.value:
             return []

@@ -17,6 +17,7 @@ from .provider_variants import PROVIDER_WRAPPED
 from .relay_variants import RELAY_WRAPPED
 from .gateway_variants import GATEWAY_WRAPPED
 from .core_variants import CORE_WRAPPED
+from .robustness_variants import ROBUSTNESS_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -95,6 +96,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     **RELAY_WRAPPED,
     **GATEWAY_WRAPPED,
     **CORE_WRAPPED,
+    **ROBUSTNESS_WRAPPED,
 }
 
 

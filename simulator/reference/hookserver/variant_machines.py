@@ -13,12 +13,14 @@ from .core_variants import CORE_WRAPPED
 from .gateway_variants import GATEWAY_WRAPPED
 from .machine import HookServerMachine
 from .relay_variants import RELAY_WRAPPED
+from .robustness_variants import ROBUSTNESS_WRAPPED
 from .variants import Variant
 
 __all__ = ["WRAPPED", "machine_class"]
 
 #: variant → the subclass of the machine that breaks its rule
-WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {**RELAY_WRAPPED, **GATEWAY_WRAPPED, **CORE_WRAPPED}
+WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {**RELAY_WRAPPED, **GATEWAY_WRAPPED, **CORE_WRAPPED,
+                                                          **ROBUSTNESS_WRAPPED}
 
 
 def machine_class(variant: Variant | None) -> type[HookServerMachine]:

@@ -324,6 +324,10 @@ class Variant(BrokenVariant):
     #: interaction.cancel writes the reason but leaves the buttons pressable. Breaks 阶段 10 interaction.cancel "通知
     #: server 改写卡片(摘按钮 + reason 文案),防止用户按死卡片".
     CANCEL_KEEPS_BUTTONS = "cancel-keeps-buttons"
+    # issue 17, the robustness profile (robustness_variants.py)
+    #: a frame the parser rejects resets the connection's tasks: a later turn.end of them is dropped. Breaks §2 "坏帧返回
+    #: ok:false … 绝不抛异常" (a dropped frame changes nothing).
+    GARBAGE_FORGETS_TASKS = "garbage-forgets-tasks"
     # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
     #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
     ACCEPTS_ANY_TOKEN = "accepts-any-token"

@@ -1,0 +1,114 @@
+"""Step vocabulary for ``features/robustness`` (the robustness profile, ``-m robustness``; issue 17): Hypothesis's
+batches of frames every peer must drop, delivered to the hook subject of the feature's ``@subject:`` tag through the
+frame probe (steps/hook_frames.py's ``frame_probes``), one property judged per scenario.
+
+Theory of operation: ``simulator.drivers.robustness.hook_fuzz``. Options: ``--fuzz-frames N`` (frames per property,
+default 2000), ``--replay FILE`` (send a saved failing batch instead of searching; the file names its requirement,
+and only that requirement's scenario uses it). Hypothesis is imported only when a robustness scenario runs.
+
+* ``Given fuzzed frames every peer must drop, sent to the <subject>``
+* ``Then no batch of them makes it close the connection`` / ``Then the ping after every batch of them is answered``
+  / ``Then nothing is sent in reaction to any batch of them``
+* ``When <n> pings are sent to it back to back`` / ``Then <n> pongs arrive``
+* ``Then <n> task lifecycles run beside them on one connection, none lost and none run twice`` (a hook server with a
+  control API: ``simulator.drivers.robustness.hook_lifecycle``)
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+
+import pytest
+import pytest_bdd as bdd
+from pytest_bdd import parsers
+
+__all__: list[str] = []
+
+_SUBJECTS = {"hook server": "hook-server", "desktop": "desktop"}
+
+
+def _samples(rootdir: Path) -> list[dict]:
+    folder = rootdir / "scenarios" / "hook" / "samples"
+    return [frame for path in sorted(folder.glob("*.json"))
+            for frame in json.loads(path.read_text(encoding="utf-8")).values()]
+
+
+@pytest.fixture
+def robustness(request: pytest.FixtureRequest) -> dict:
+    """The scenario's fuzzer and what its steps found (filled by the steps)."""
+    return {}
+
+
+@bdd.given(parsers.re(r"fuzzed frames every peer must drop, sent to the (?P<subject>hook server|desktop)$"))
+def given_fuzzer(request: pytest.FixtureRequest, robustness: dict, harness, frame_probes, subject: str) -> None:
+    from simulator.drivers.robustness.hook_fuzz import HookFuzzer
+    from simulator.fuzz.replay import load_replay
+
+    marker = request.node.get_closest_marker("req")
+    requirement = marker.kwargs.get("id") if marker else ""
+    replay_path = request.config.getoption("--replay")
+    replay = load_replay(Path(replay_path)) if replay_path else None
+    if replay is not None and replay.requirement != requirement:
+        replay = None  # the file is another requirement's: this scenario searches as usual
+    save_dir = Path(str(request.config.rootpath)) / ".robustness-replays"
+    if harness.config.report_dir is not None:
+        save_dir = Path(harness.config.report_dir) / "robustness-replays"
+    robustness["requirement"] = requirement
+    robustness["fuzzer"] = HookFuzzer(
+        frame_probes.get(_SUBJECTS[subject]), _samples(harness.rootdir),
+        frames=int(request.config.getoption("--fuzz-frames") or 2000), save_dir=save_dir, replay=replay, replay_source=str(replay_path or ""),
+        rng_seed=zlib.crc32(requirement.encode()))
+
+
+def _check(robustness: dict, prop_name: str, record_evidence) -> None:
+    from simulator.drivers.robustness.hook_fuzz import Property
+
+    report = robustness["fuzzer"].check(Property(prop_name), robustness["requirement"])
+    record_evidence(report.evidence())
+
+
+@bdd.then("no batch of them makes it close the connection")
+def then_keeps(robustness: dict, evidence) -> None:
+    _check(robustness, "keep", evidence)
+
+
+@bdd.then("the ping after every batch of them is answered")
+def then_pings(robustness: dict, evidence) -> None:
+    _check(robustness, "ping", evidence)
+
+
+@bdd.then("nothing is sent in reaction to any batch of them")
+def then_no_effect(robustness: dict, evidence) -> None:
+    _check(robustness, "no-effect", evidence)
+
+
+@bdd.then(parsers.parse("{rounds:d} task lifecycles run beside them on one connection, none lost and none run twice"))
+def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_config, wire_log, evidence) -> None:
+    from simulator.drivers.robustness.hook_lifecycle import run_lifecycles
+    from simulator.targets import Role
+
+    fuzzer = robustness["fuzzer"]
+    report = run_lifecycles(fuzzer.probe, subjects.control(Role.HOOK_SERVER, wire_log), fuzzer.samples,
+                            rounds=rounds, step_timeout=harness_config.step_timeout, rng_seed=fuzzer.rng_seed)
+    evidence(report.evidence())
+
+
+@bdd.when(parsers.parse("{count:d} pings are sent to it back to back"))
+def when_flood(robustness: dict, count: int) -> None:
+    from simulator.errors import SubjectTimeout, TargetError
+
+    robustness["pings"] = count
+    try:
+        robustness["pongs"] = robustness["fuzzer"].flood(count)
+    except (SubjectTimeout, TargetError) as exc:  # gone during the profile: the subject's failure, not the harness's
+        raise AssertionError(f"the subject could not be reached for the ping flood: {exc}") from None
+
+
+@bdd.then(parsers.parse("{count:d} pongs arrive"))
+def then_pongs(robustness: dict, count: int, evidence) -> None:
+    got = robustness["pongs"]
+    assert got == count, (f"{robustness['pings']} pings sent back to back got {got} pongs within the step limit "
+                          f"(阶段 1: 收到 ping 必须回 pong)")
+    evidence(f"{robustness['pings']} pings, {got} pongs")
