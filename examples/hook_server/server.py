@@ -28,12 +28,20 @@ from simulator.hook import HOOK_MAX_FRAME_CHARS, parse_hook_message
 FEATURES = ["turn-delivery-v1", "turn-reopen-v1", "lifecycle-announcement-v1"]
 MAX_ATTEMPTS, BACKOFF_MS, RECEIPT_TTL_MS = 3, 1000, 86_400_000
 PUBLISH_ERROR = {"code": "channel_publish_failed", "message": "the channel rejected the update"}
-HANDLED = {"hello", "ping", "pong", "task.ack", "turn.progress", "turn.end", "turn.reopen", "interaction.request",
-           "interaction.cancel", "lifecycle.preference"}
+#: The desktop → server frames taken after hello, and their handlers (spec §5); any other valid type is dropped.
+HANDLERS = {**dict.fromkeys(("task.ack", "turn.progress", "turn.end", "interaction.request", "interaction.cancel"),
+                            "on_request"), "turn.reopen": "reopen", "lifecycle.preference": "on_lifecycle",
+            "bind.start": "on_bind_start", "bind.revoke": "on_bind_revoke", "prefs.get": "on_prefs",
+            "prefs.set": "on_prefs", "query.response": "on_query_response"}
+PREF_KEYS = ("model", "effort", "agentKind", "permissionMode")
+#: Channel command → query kind (§1 "/bind /model /effort 指令实时拉取工作区 / 模型清单"), and each kind's list key.
+QUERIES = {"/bind": "workspaces", "/model": "models", "/effort": "models", "/session": "sessions"}
+LISTS, QUERY_TTL_MS = {"workspaces": "workspaces", "models": "agents", "sessions": "sessions"}, 10_000
 FINAL = {"ok": "done", "error": "failed", "cancelled": "cancelled"}
 CAPABILITIES = ["config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections",
                 "dropped-frames", "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace",
-                "set-cleanup-latency", "ping-desktops", "press-button", "restart"]
+                "set-cleanup-latency", "ping-desktops", "press-button", "restart", "slack-authorize", "list-bindings",
+                "channel-set-prefs", "list-queries"]
 
 
 class ControlError(Exception):
@@ -119,7 +127,8 @@ class Hub:
         round still in progress is closed out, and every accepted result not yet published is published."""
         self.conns: dict[str, Conn] = {}
         self.dropped, self.rules, self.held, self.latency, self.cleanups = deque(maxlen=20000), [], False, 0, []
-        for kind in ("tasks", "messages", "routes", "lanes", "devices"):
+        self.queries: dict[str, dict] = {}
+        for kind in ("tasks", "messages", "routes", "lanes", "devices", "bindings", "pending", "prefs"):
             setattr(self, kind, self.store.load(kind))
         for rid, route in self.routes.items():
             if "msg" in route and not route["ended"] and "bad" not in route:
@@ -171,18 +180,17 @@ class Hub:
             self.hello(conn, p)
         elif not conn.hellos:
             self.drop(conn, "before-hello", type_, rid=p.get("requestId"))
-        elif type_ not in HANDLED:  # part 2 is absent: its negotiated families are off (docs/control-api.md)
+        elif type_ in HANDLERS:
+            getattr(self, HANDLERS[type_])(conn, type_, p, raw)
+        else:  # the negotiated part-2 families are off (no welcome feature), the rest is not taken from a desktop
             gated = type_.startswith("provider.") or type_ in ("tool.request", "msg.op")
             self.drop(conn, "feature-not-declared" if gated else "unhandled-type", type_)
-        elif type_ == "lifecycle.preference":
-            if "lifecycle-announcement-v1" not in self.features:
-                return self.drop(conn, "feature-not-declared", type_)
-            conn.announce = p["enabled"]
-        elif type_ == "turn.reopen":
-            self.reopen(conn, p)
-        else:
-            self.on_request(conn, type_, p, raw)
         self.store.flush()
+
+    def on_lifecycle(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
+        if "lifecycle-announcement-v1" not in self.features:
+            return self.drop(conn, "feature-not-declared", type_)
+        conn.announce = p["enabled"]
 
     def hello(self, conn: Conn, p: dict) -> None:
         """阶段 1: welcome; the latest hello counts; a newer connection of the device supersedes the older one."""
@@ -275,7 +283,7 @@ class Hub:
 
     # -- reopen rounds (阶段 18) ----------------------------------------------------------------------------------
 
-    def reopen(self, conn: Conn, p: dict) -> None:
+    def reopen(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
         rid, of = p["requestId"], p["reopenOf"]
         if "turn-reopen-v1" not in self.features:
             return self.drop(conn, "feature-not-declared", "turn.reopen", rid=rid)
@@ -341,6 +349,79 @@ class Hub:
                 self.cleanups.append((self.now() + self.latency, rid))
         self.tick()
 
+    # -- Slack binding and preferences (阶段 5, 阶段 11); multi-team is never on: one binding per device (阶段 13) ---
+
+    def bind_update(self, device: str, state: str, **fields) -> None:
+        """bind.update to the device's open connection (offline: none; the outcome is kept)."""
+        if conn := self.online(device):
+            conn.send(frame("bind.update", {"state": state, "slackUserId": None, "slackUserName": None,
+                                            "message": None, **fields}))
+
+    def unbind(self, device: str, team: str | None) -> None:
+        self.bindings.pop(device, None)
+        self.keep("bindings", device)
+        self.bind_update(device, "revoked", teamId=team)
+
+    def on_bind_start(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
+        """A new pending sign-in (replacing an older one): pending with the identity provider's URL and a nonce."""
+        team = p.get("teamId")
+        self.pending[conn.device] = {"teamId": team}
+        self.keep("pending", conn.device)
+        url = f"https://slack.com/openid/connect/authorize?response_type=code&scope=openid&state={uuid.uuid4().hex}"
+        self.bind_update(conn.device, "pending", authorizeUrl=url + (f"&team={team}" if team else ""), teamId=team)
+
+    def on_bind_revoke(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
+        """pendingOnly "只作废在途授权、不动已确认绑定"; else, multi-team off, "解绑本设备全部" (and the pending one)."""
+        self.pending.pop(conn.device, None)
+        self.keep("pending", conn.device)
+        if not p.get("pendingOnly"):
+            self.unbind(conn.device, p.get("teamId"))
+
+    def on_prefs(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
+        """prefs.get / prefs.set → prefs.state {replyTo: requestId}; a set patches the bound user's row (unbound:
+        nothing stored)."""
+        if type_ == "prefs.set" and (b := self.bindings.get(conn.device)):
+            self.patch(b, p)
+        self.send_prefs(conn, p["requestId"])
+
+    def patch(self, b: dict, p: dict) -> None:
+        """"部分更新某目录偏好(undefined 不动、null 显式清空)", values stored as given."""
+        key = f"{b['teamId']}|{b['slackUserId']}"
+        row = self.prefs.setdefault(key, {}).setdefault(p["workspace"], dict.fromkeys(PREF_KEYS))
+        row.update({k: p[k] for k in PREF_KEYS if k in p})
+        self.keep("prefs", key)
+
+    def send_prefs(self, conn: Conn, reply: str | None) -> None:
+        """The full snapshot of the device's bound user ("bound=false 时 prefs 恒空数组")."""
+        b = self.bindings.get(conn.device)
+        rows = self.prefs.get(f"{b['teamId']}|{b['slackUserId']}", {}) if b else {}
+        conn.send(frame("prefs.state", {"replyTo": reply, "bound": bool(b),
+                                        "prefs": [{"workspace": w, **v} for w, v in rows.items()]}))
+
+    # -- queries (阶段 6: queryId server 生成,响应回传配对,server 自行超时) ---------------------------------------
+
+    def ask(self, device: str, kind: str, body: dict, ext: str) -> dict:
+        conn, qid, now = self.online(device), None, self.now()
+        if conn and (kind != "sessions" or "session-picker-v1" in set(conn.features) & set(self.features)):
+            qid = f"q-{uuid.uuid4().hex}"
+            self.queries[qid] = {"queryId": qid, "deviceId": device, "kind": kind, "provider": body["provider"],
+                                 "chatId": body["chatId"], "threadId": body.get("threadId"), "state": "pending",
+                                 "askedAt": now, "expiresAt": now + QUERY_TTL_MS, "answer": None, "error": None}
+            conn.send(frame("query.request", {"queryId": qid, "kind": kind}))
+        return {"ok": True, "kind": "query", "requestId": None, "messageId": None, "externalKey": ext, "queryId": qid}
+
+    def on_query_response(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
+        """The answer of a pending query of this device and kind ends it; any other is "迟到" and ignored."""
+        self.tick()
+        q = self.queries.get(p["queryId"])
+        if not q or q["state"] != "pending" or (q["deviceId"], q["kind"]) != (conn.device, p["kind"]):
+            return self.drop(conn, "unknown-query", type_)
+        if p["ok"]:  # shown as the channel shows it: a lone surrogate becomes "?"
+            shown = json.dumps({LISTS[q["kind"]]: p[LISTS[q["kind"]]]}, ensure_ascii=False)
+            q.update(state="answered", answer=json.loads(shown.encode("utf-8", "replace")))
+        else:
+            q.update(state="failed", error=p["error"])
+
     # -- delivery (§5 turn.delivery, turn.delivery 可靠性与兼容) ----------------------------------------------------
 
     def report(self, task: dict) -> None:
@@ -386,6 +467,9 @@ class Hub:
             if (d.get("receiptExpiresAt") or now + 1) <= now:
                 del self.tasks[rid]
                 self.keep("tasks", rid)
+        for q in self.queries.values():
+            if q["state"] == "pending" and q["expiresAt"] <= now:
+                q["state"] = "timed-out"
         due = [c for c in self.cleanups if c[0] <= now]
         self.cleanups = [c for c in self.cleanups if c[0] > now]
         for _, rid in due:
@@ -432,6 +516,8 @@ class Hub:
             device = max(live, key=lambda d: self.devices[d]["seq"], default=None)
         if device not in self.devices:
             raise ControlError(409, "no-device", f"no device {device!r} said hello")
+        if text in QUERIES:
+            return self.ask(device, QUERIES[text], body, ext)
         hello, rid, mid = self.devices[device], f"r-{uuid.uuid4().hex}", f"m-{uuid.uuid4().hex[:16]}"
         workspace = next((w for w in (lane["workspace"], hello["default"]) if w in hello["workspaces"]), "chat")
         channel = {"slack": f"#{chat}", "x": f"@{chat}"}.get(provider, chat)
@@ -559,6 +645,64 @@ class Hub:
         if conn := self.online(task["deviceId"]):
             conn.send(frame("interaction.decision", {"requestId": rid, "interactionId": iid, "buttonId": bid}))
         return {"ok": True}
+
+    def c_slack_authorize(self, body: dict) -> dict:
+        """The identity provider's outcome of the device's pending sign-in (阶段 5 bind.update 状态机)."""
+        device, outcome = need(body, "deviceId", str, None), need(body, "outcome")
+        if device is None and len(self.pending) > 1:
+            raise ControlError(400, "invalid-request", "several devices have a pending sign-in: name one")
+        device = device or next(iter(self.pending), None)
+        if device not in self.pending:
+            raise ControlError(409, "no-pending", f"device {device!r} has no pending sign-in")
+        pinned, msg = self.pending[device]["teamId"], body.get("message")
+        if outcome == "confirm":
+            team, user = need(body, "teamId"), need(body, "slackUserId")
+            if pinned not in (None, team):
+                raise ControlError(400, "invalid-request", f"the sign-in was pinned to team {pinned!r}")
+            for other, b in list(self.bindings.items()):  # "被顶": the user's binding leaves any other device
+                if other != device and (b["teamId"], b["slackUserId"]) == (team, user):
+                    self.unbind(other, team)
+            b = self.bindings[device] = {"teamId": team, "teamName": body.get("teamName"), "slackUserId": user,
+                                         "slackUserName": body.get("slackUserName")}
+            self.keep("bindings", device)
+            self.bind_update(device, "confirmed", **b)
+        elif outcome in ("deny", "expire"):
+            self.bind_update(device, {"deny": "denied", "expire": "expired"}[outcome])
+        elif outcome == "fail":
+            self.bind_update(device, "failed", message=msg or "authorization failed")
+        elif outcome == "not-installed":
+            url = body.get("installUrl", "https://slack.com/apps")
+            self.bind_update(device, "failed", message=msg or "the Slack app is not installed in this workspace",
+                             reason="not-installed", **({"installUrl": url} if url else {}))
+        else:
+            raise ControlError(400, "invalid-request", f"unknown outcome {outcome!r}")
+        del self.pending[device]
+        self.keep("pending", device)
+        return {"ok": True}
+
+    def c_list_bindings(self, body: dict) -> dict:
+        mine = lambda d: body.get("deviceId") in (None, d)  # noqa: E731
+        return {"slack": [{"deviceId": d, **b} for d, b in self.bindings.items() if mine(d)],
+                "slackPending": [{"deviceId": d, **p} for d, p in self.pending.items() if mine(d)],
+                "provider": [], "attempts": []}
+
+    def c_channel_set_prefs(self, body: dict) -> dict:
+        """A change made in the channel (the /model card), pushed as prefs.state {replyTo: null} ("主动推送 … 为 null")."""
+        key = (need(body, "teamId"), need(body, "slackUserId")) if need(body, "provider") == "slack" else None
+        holders = [d for d, b in self.bindings.items() if (b["teamId"], b["slackUserId"]) == key]
+        if not holders:
+            raise ControlError(409, "not-bound", "no device holds that binding")
+        need(body, "workspace")
+        if any(not isinstance(body[k], (str, type(None))) for k in PREF_KEYS if k in body):
+            raise ControlError(400, "invalid-request", "a preference is a string or null")
+        self.patch(self.bindings[holders[0]], body)
+        conns = [c for c in map(self.online, holders) if c]
+        for conn in conns:
+            self.send_prefs(conn, None)
+        return {"ok": True, "pushed": len(conns)}
+
+    def c_list_queries(self, body: dict) -> dict:
+        return {"queries": [q for q in self.queries.values() if body.get("queryId") in (None, q["queryId"])]}
 
     def c_restart(self, body: dict) -> dict:
         for conn in self.conns.values():
