@@ -168,10 +168,10 @@ class Hub:
             reason = {"UNKNOWN_TYPE": "unknown-type", "FRAME_TOO_LARGE": "too-large"}.get(code, "invalid")
             try:  # the log names the frame's type when it has one
                 type_ = json.loads(raw).get("type") if len(raw) < 1 << 20 else None
-            except (ValueError, AttributeError):
+            except (ValueError, AttributeError, RecursionError):
                 type_ = None
             return self.drop(conn, reason, type_ if isinstance(type_, str) else None, code, path)
-        type_, p = result.message.type.value, json.loads(raw)["payload"]
+        type_, p = result.message.type.value, result.message.payload.to_wire()  # the core decoded it (deep, big)
         if type_ == "ping":
             return conn.send(frame("pong", {}))
         if type_ == "pong":
