@@ -1,12 +1,15 @@
 """A minimal third-party hook server (slack-hook-protocol.md) with the test-mode control API of docs/control-api.md
-"## hook-server", part 1 only: written from those documents, importing nothing of the reference.
+"## hook-server": part 1, plus the part-2 families no welcome feature can decline (Slack binding and preferences, the
+workspaces / models queries; "What a server may leave out"). Written from those documents, importing nothing of the
+reference.
 
     python examples/hook_server/server.py --listen 127.0.0.1:0 --control 127.0.0.1:0 --token T --db FILE
 
 prints one line ``{"ready": true, "url": "ws://…/", "control": "http://…"}`` and serves until SIGTERM / SIGINT.
 Desktops dial over WebSocket with ``Authorization: Bearer T`` (spec §7). The channel is a fake one kept here: users'
 messages come in through the control API, the bot's replies are the messages it lists. Tasks, lanes, messages,
-reopen routes and delivery receipts are kept in SQLite (spec "turn.delivery 可靠性与兼容": accepted = durable).
+reopen routes, delivery receipts, Slack bindings and preferences are kept in SQLite (spec "turn.delivery 可靠性与兼容":
+accepted = durable).
 """
 
 from __future__ import annotations
@@ -38,10 +41,6 @@ PREF_KEYS = ("model", "effort", "agentKind", "permissionMode")
 QUERIES = {"/bind": "workspaces", "/model": "models", "/effort": "models", "/session": "sessions"}
 LISTS, QUERY_TTL_MS = {"workspaces": "workspaces", "models": "agents", "sessions": "sessions"}, 10_000
 FINAL = {"ok": "done", "error": "failed", "cancelled": "cancelled"}
-CAPABILITIES = ["config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections",
-                "dropped-frames", "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace",
-                "set-cleanup-latency", "ping-desktops", "press-button", "restart", "slack-authorize", "list-bindings",
-                "channel-set-prefs", "list-queries"]
 
 
 class ControlError(Exception):
@@ -375,7 +374,7 @@ class Hub:
         self.pending.pop(conn.device, None)
         self.keep("pending", conn.device)
         if not p.get("pendingOnly"):
-            self.unbind(conn.device, p.get("teamId"))
+            self.unbind(conn.device, None)
 
     def on_prefs(self, conn: Conn, type_: str, p: dict, raw: str) -> None:
         """prefs.get / prefs.set → prefs.state {replyTo: requestId}; a set patches the bound user's row (unbound:
@@ -479,6 +478,7 @@ class Hub:
     # -- the control API (docs/control-api.md "## hook-server") ---------------------------------------------------
 
     def control(self, cap: str, body: dict) -> dict:
+        """A capability is the method ``c_<name>`` (``GET /v1`` lists them all)."""
         if cap not in CAPABILITIES:
             raise ControlError(404, "unknown-capability", f"no capability {cap!r}")
         answer = getattr(self, "c_" + cap.replace("-", "_"))(body)
@@ -710,6 +710,9 @@ class Hub:
             conn.open = False
         self.recover()
         return {"ok": True}
+
+
+CAPABILITIES = [name[2:].replace("_", "-") for name in vars(Hub) if name.startswith("c_")]
 
 
 async def serve_desktop(hub: Hub, ws) -> None:
