@@ -144,6 +144,14 @@ def pytest_configure(config: pytest.Config) -> None:
         harness = Harness(harness_cfg, rootdir)
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
+    replay = config.getoption("--replay")
+    if replay:  # a bad replay file is a usage error before anything runs, not an error in one scenario
+        from .fuzz.replay import load_replay
+
+        try:
+            load_replay(Path(replay))
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
     if harness_cfg.markers and not config.option.markexpr:
         config.option.markexpr = harness_cfg.markers
     config.stash[_HARNESS] = harness

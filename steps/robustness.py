@@ -52,14 +52,13 @@ def given_fuzzer(request: pytest.FixtureRequest, robustness: dict, harness, fram
     replay = load_replay(Path(replay_path)) if replay_path else None
     if replay is not None and replay.requirement != requirement:
         replay = None  # the file is another requirement's: this scenario searches as usual
-    save_dir = Path(str(request.config.rootpath)) / ".robustness-replays"
-    if harness.config.report_dir is not None:
-        save_dir = Path(harness.config.report_dir) / "robustness-replays"
+    # beside the reports when the run names their folder, else in the directory the run started from
+    save_dir = Path(harness.config.report_dir or Path.cwd()) / "robustness-replays"
     robustness["requirement"] = requirement
     robustness["fuzzer"] = HookFuzzer(
         frame_probes.get(_SUBJECTS[subject]), _samples(harness.rootdir),
-        frames=int(request.config.getoption("--fuzz-frames") or 2000), save_dir=save_dir, replay=replay, replay_source=str(replay_path or ""),
-        rng_seed=zlib.crc32(requirement.encode()))
+        frames=int(request.config.getoption("--fuzz-frames") or 2000), save_dir=save_dir, replay=replay,
+        replay_source=str(replay_path or ""), rng_seed=zlib.crc32(requirement.encode()))
 
 
 def _check(robustness: dict, prop_name: str, record_evidence) -> None:
