@@ -14,6 +14,9 @@ evidence. A failing batch (Hypothesis generates; the search stops at the first f
 (``_shrink``: each frame alone, then the shortest failing prefix), saved as a replay file (``simulator.fuzz.replay``)
 whose path the failure names, and ``--replay FILE`` sends exactly that batch again.
 
+``--fuzz-frames N`` is spent exactly: the search sends batches until at least N fuzzed frames have gone out (the frame over
+the size limit, sent first, not counted).
+
 ``PING_FLOOD``: a burst of pings, each answered with one pong, judged on its own (``flood``).
 """
 
@@ -148,9 +151,11 @@ class HookFuzzer:
         stopped: list[AssertionError] = []
         streak = [0]
 
-        def attempt(batch: list[WireInput]) -> None:
+        def attempt(batch: list[WireInput], *, budgeted: bool = True) -> None:
             if stopped:  # after the first finding Hypothesis only replays it: nothing more is sent
                 raise stopped[0]
+            if budgeted and report.tried >= self.frames:
+                return  # the budget is spent: Hypothesis's last examples go unsent
             try:
                 outcome = self._deliver(batch)
             except (SubjectTimeout, TargetError) as exc:
@@ -180,16 +185,17 @@ class HookFuzzer:
 
         if self.replay is None:
             try:  # the frame limit once per run, at the start (§3: dropped, the connection kept)
-                attempt([oversize_input()])
+                attempt([oversize_input()], budgeted=False)
             except _Violation as exc:
                 raise AssertionError(f"{exc} — the frame one UTF-16 unit over 48 MiB") from None
         if self.replay is not None:
             try:
-                attempt(list(self.replay.inputs))
+                attempt(list(self.replay.inputs), budgeted=False)
             except _Violation as exc:
                 raise AssertionError(f"{exc} (replayed from {self.replay_source})") from None
         else:
-            examples = max(1, -(-self.frames // ((MAX_BATCH + 1) // 2)))
+            # a batch holds 1 to MAX_BATCH inputs, about 4.8 on average: enough examples to spend the whole budget
+            examples = max(1, -(-self.frames // 4) + 10)
 
             @seed(self.rng_seed)
             @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
