@@ -19,7 +19,7 @@ Kinds (``InputKind``), seeded from the valid samples of ``scenarios/hook/samples
 * ``surrogate``: a lone UTF-16 surrogate escape (``\\ud800``) where a string is checked;
 * ``duplicate-keys``: a frame whose object repeats a key, the last value invalid (JSON.parse keeps the last one);
 * ``huge-number``: an integer literal of 300 to 5,000 digits where a number is checked (``v``, ``ts``);
-* ``oversize``: one frame a UTF-16 code unit over 48 MiB (``oversize_input``), sent first in each property's run, not fuzzed.
+* ``oversize``: one frame a UTF-16 code unit over 48 MiB (``oversize_input``), sent last in each property's run, not fuzzed.
 
 (The frame features cover the far ends, 100,000 levels and 10,000 digits, once each; repeated here they would
 cost the parser's slow path a second per input.)
@@ -93,7 +93,7 @@ def is_garbage(item: WireInput) -> bool:
 
 def oversize_input(units: int = HOOK_MAX_FRAME_CHARS + 1) -> WireInput:
     """A ping padded to ``units`` UTF-16 code units (one over the limit by default, §3 HOOK_MAX_FRAME_CHARS): too
-    large, dropped before JSON parsing. Deterministic, sent first in each property's run (50 MB do not fuzz well)."""
+    large, dropped before JSON parsing. Deterministic, sent after the search of each property's run (50 MB do not fuzz well)."""
     head = '{"v":1,"type":"ping","id":"oversize","ts":1767225600000,"payload":{},"padding":"'
     tail = '"}'
     return WireInput(InputKind.OVERSIZE, head + "a" * (units - len(head) - len(tail)) + tail)

@@ -19,7 +19,7 @@ from simulator.drivers.hook_frames import (
     open_probe,
     refuses_invalid_dispatch,
 )
-from simulator.errors import SubjectTimeout
+from simulator.errors import NotTestable, SubjectTimeout
 from simulator.hook import make_task_ack, parse_hook_message, serialize_hook_message
 from simulator.roles.frame_probe import DeliveryOutcome, DesktopOpener, HookServerOpener
 from simulator.roles.hook_conn import CloseInfo, Inbound
@@ -38,6 +38,9 @@ class FakeProbe:
     def deliver(self, data: str | bytes, wire: WireLog, **kw: Any) -> DeliveryOutcome:
         self.calls.append((data, kw))
         return self.outcome
+
+    def retire(self) -> None:
+        self.calls.append(("retire", {}))
 
 
 def _inbound(message) -> Inbound:
@@ -156,7 +159,7 @@ def test_a_rejected_ping_must_not_be_answered(samples):
         frames.expect_rejected_at("/payload")
 
 
-def test_an_accepted_ping_is_answered_and_other_accepted_frames_are_not_wire_cases(samples):
+def test_an_accepted_ping_is_answered(samples):
     probe = FakeProbe(answered_barrier=True, pongs=2)
     frames = _driver(samples, probe)
     frames.use_sample("ping/empty")
@@ -171,10 +174,29 @@ def test_an_accepted_ping_is_answered_and_other_accepted_frames_are_not_wire_cas
     dropped.use_sample("ping/empty")
     with pytest.raises(AssertionError, match="answered one pong for two pings, a valid ping and the barrier ping"):
         dropped.expect_accepted()
-    other = _driver(samples, FakeProbe(**ALIVE))
-    other.use_text('{"type":"pong"}')
-    with pytest.raises(AssertionError, match="judges accepted frames only for ping"):
-        other.expect_accepted()
+
+
+def _valid_pong(samples, probe: FakeProbe):
+    frames = _driver(samples, probe)
+    frames.use_text('{"v":1,"type":"pong","id":"f","ts":1767225600000,"payload":{}}')
+    return frames
+
+
+def test_another_valid_frame_is_judged_by_the_drops_the_subject_reports(samples):
+    """A valid frame other than ping: no drop with a parser's reason (docs/control-api.md dropped-frames); a drop for
+    a reason about a parsed frame is fine; without dropped-frames, not testable. Its connection is retired after."""
+    fine = FakeProbe(dropped=[{"reason": "unhandled-type", "path": None}], **ALIVE)
+    _valid_pong(samples, fine).expect_accepted()
+    assert fine.calls[-1] == ("retire", {})
+    refused = FakeProbe(dropped=[{"reason": "invalid", "path": "/payload"}], **ALIVE)
+    with pytest.raises(AssertionError, match="dropped a valid frame as unparseable"):
+        _valid_pong(samples, refused).expect_accepted()
+    assert refused.calls[-1] == ("retire", {})
+    with pytest.raises(NotTestable, match="does not offer dropped-frames"):
+        _valid_pong(samples, FakeProbe(**ALIVE)).expect_accepted()
+    closed = FakeProbe(closed=CloseInfo(1008, "x", "peer", 0.1), dropped=[], answered_barrier=False)
+    with pytest.raises(AssertionError, match="closed the connection after a valid frame"):
+        _valid_pong(samples, closed).expect_accepted()
 
 
 # -- the probes of the run -------------------------------------------------------------------------------------

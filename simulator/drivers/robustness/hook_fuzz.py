@@ -14,8 +14,8 @@ evidence. A failing batch (Hypothesis generates; the search stops at the first f
 (``_shrink``: each frame alone, then the shortest failing prefix), saved as a replay file (``simulator.fuzz.replay``)
 whose path the failure names, and ``--replay FILE`` sends exactly that batch again.
 
-``--fuzz-frames N`` is spent exactly: the search sends batches until at least N fuzzed frames have gone out (the frame over
-the size limit, sent first, not counted).
+``--fuzz-frames N`` is spent in full: the search sends batches until at least N fuzzed frames have gone out; then
+one frame a UTF-16 unit over the size limit goes (not saved when it fails: 50 MB, and made again at will).
 
 ``PING_FLOOD``: a burst of pings, each answered with one pong, judged on its own (``flood``).
 """
@@ -183,11 +183,6 @@ class HookFuzzer:
                     f"[{_RULES[prop]}]"))
                 raise stopped[0]
 
-        if self.replay is None:
-            try:  # the frame limit once per run, at the start (§3: dropped, the connection kept)
-                attempt([oversize_input()], budgeted=False)
-            except _Violation as exc:
-                raise AssertionError(f"{exc} — the frame one UTF-16 unit over 48 MiB") from None
         if self.replay is not None:
             try:
                 attempt(list(self.replay.inputs), budgeted=False)
@@ -218,6 +213,12 @@ class HookFuzzer:
                 raise AssertionError(f"{message} — after {report.tried} fuzzed frames; the failing batch of "
                                      f"{len(batch)} shrunk to {len(smallest)} frame(s), saved to {path} "
                                      f"(replay: --replay {path})") from None
+        if self.replay is None:
+            try:  # the frame limit once per run, after the search (§3: dropped, the connection kept)
+                attempt([oversize_input()], budgeted=False)
+            except _Violation as exc:
+                raise AssertionError(f"{exc} — the frame one UTF-16 unit over 48 MiB (not saved: "
+                                     f"simulator.fuzz.wire_inputs.oversize_input() makes it again)") from None
         report.seconds = time.monotonic() - started
         if self.replay is None and report.observed < MIN_OBSERVED_SHARE * report.tried:
             raise AssertionError(f"the {subject} could be observed after only {report.observed} of {report.tried} "
