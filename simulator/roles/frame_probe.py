@@ -144,15 +144,8 @@ class FrameProbe:
         except (MissingFrame, SubjectTimeout, HookConnectionClosed) as exc:
             outcome.note = str(exc)
             outcome.silent = isinstance(exc, SubjectTimeout)
-        after = [e for e in conn.received if e.seq > floor]
-        found = [e for e in after if e.type == "pong"]
-        outcome.pongs = len(found)
-        last_pong = found[-1].seq if found else None
-        outcome.reactions = [e for e in after if e.type not in _HEARTBEAT and e.type != "pong"
-                             and (last_pong is None or e.seq < last_pong)]
-        outcome.closed = conn.closed
+        self._observe(conn, floor, outcome)
         if outcome.closed is None:
-            conn.drain()
             if self.role is not None:
                 entries = self._dropped(self.role)
                 if entries is not None:
@@ -185,6 +178,13 @@ class FrameProbe:
         except (MissingFrame, SubjectTimeout, HookConnectionClosed) as exc:
             outcome.note = str(exc)
             outcome.silent = isinstance(exc, SubjectTimeout)
+        self._observe(conn, floor, outcome)
+        return outcome
+
+    @staticmethod
+    def _observe(conn: HookConnection, floor: int, outcome: DeliveryOutcome) -> None:
+        """What arrived after ``floor``: the pongs, the frames sent in reaction before the last pong, whether the
+        connection closed; the inbox is drained when it is still open."""
         after = [e for e in conn.received if e.seq > floor]
         found = [e for e in after if e.type == "pong"]
         outcome.pongs = len(found)
@@ -194,7 +194,6 @@ class FrameProbe:
         outcome.closed = conn.closed
         if outcome.closed is None:
             conn.drain()
-        return outcome
 
     def close(self) -> None:
         if self.role is not None and self.role is not getattr(self.opener, "server", None):
