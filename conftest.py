@@ -16,7 +16,8 @@ import pytest
 
 pytest_plugins = [
     "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop",
-    "steps.hook_server", "steps.robustness",
+    "steps.hook_server", "steps.robustness", "steps.robustness_mcp", "steps.faults_hook_server",
+    "steps.faults_desktop",
 ]
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -19,7 +19,7 @@ __all__ = ["FAMILIES", "Falsifier", "family_of", "figure", "load_falsifiers", "r
 
 #: Requirement id prefix → the family the figure reports it under.
 FAMILIES = (("HOOK-FRAME-", "hook frames"), ("HOOK-SERVER-", "hook server"), ("HOOK-DESKTOP-", "desktop"),
-            ("CCWEB-", "ccweb"), ("PROBE-", "probe-kit"), ("ROBUST-", "robustness"))
+            ("CCWEB-", "ccweb"), ("PROBE-", "probe-kit"), ("ROBUST-", "robustness"), ("FAULT-", "faults"))
 LEVELS = ("must", "should", "may")
 
 

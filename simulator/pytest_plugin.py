@@ -259,7 +259,7 @@ def scenario_wire_log(item: pytest.Item) -> WireLog | None:
 
 _LEVEL_TAGS = frozenset({"must", "should", "may"})
 #: Profiles off by default: their scenarios run only when the ``-m`` expression names them (docs/targets.md).
-PROFILE_TAGS = frozenset({"robustness"})
+PROFILE_TAGS = frozenset({"robustness", "faults"})
 
 
 def pytest_bdd_apply_tag(tag: str, function: Any) -> Any:

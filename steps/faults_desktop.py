@@ -1,0 +1,1 @@
+"""Step vocabulary of faults_desktop (filled in by its issue-17 work)."""
