@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from simulator.results import RequirementResult, RunRecord
+from simulator.results import RequirementResult, RunRecord, limits_of
 
 from ._common import HARNESS_NAME, VERDICT_LABELS, VERDICTS, visible
 
@@ -162,6 +162,23 @@ def _matrix(record: RunRecord) -> list[str]:
     ]
 
 
+def _limit_row(r: dict[str, Any]) -> str:
+    value = f"{r['value']:,} {r['unit']}".strip()
+    subject = f"{r['role']} ({r['target']})" if r["role"] else "–"
+    return (f"<tr><td>{esc(subject)}</td><td>{esc(r['name'])}</td>"
+            f'<td class="num">{esc(value)}</td><td>{_span(r["note"] or "–")}</td>'
+            f"<td>{esc(r['requirement'] or '–')}</td></tr>")
+
+
+def _limits(record: RunRecord) -> list[str]:
+    rows = [_limit_row(r) for r in limits_of(record.scenarios)]
+    if not rows:
+        return []
+    return ["<h2>Limits</h2>", '<table class="noscript-limits">',
+            "<thead><tr><th>subject</th><th>measured</th><th>value</th><th>how</th><th>requirement</th></tr></thead>",
+            "<tbody>", *rows, "</tbody>", "</table>"]
+
+
 def render_noscript(record: RunRecord, view: dict[str, Any]) -> str:
     """The ``<noscript>`` element of the page."""
     by_id = {r.id: r for r in record.requirements}
@@ -170,6 +187,7 @@ def render_noscript(record: RunRecord, view: dict[str, Any]) -> str:
         *_spec_table(view),
         *_attention(record, view, by_id),
         *_not_applicable(view, by_id),
+        *_limits(record),
         *_matrix(record),
     ]
     return '<noscript>\n<div class="noscript">\n' + "\n".join(parts) + "\n</div>\n</noscript>"

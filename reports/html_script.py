@@ -15,6 +15,7 @@ What it builds, top to bottom:
   and how to reproduce (``pre.reproduce-command``); then the stale baseline entries;
 * ``#not-applicable``: each not-applicable requirement with its reason;
 * ``#falsifiability``: only when report.json carries a ``falsifiability`` object (a later schema may add it);
+* ``#limits``: only when report.json carries measurements (``limits``, 1.3: the robustness profile);
 * ``#all-requirements``: verdict tiles, filters (verdict, level, search) and the requirement × verdict matrix
   (``tr.req-row.v-<verdict>[data-req-id][data-verdict]``, a ``td.cell`` per verdict, ``hit`` in the verdict's);
 * ``#other-scenarios``: scenarios that did not pass and belong to no listed requirement, if any.
@@ -425,6 +426,24 @@ JS = r"""
       Array.isArray(fig.rows) ? falsifiabilityTable(fig) : valueNode(fig)]);
   }
 
+  // ---- limits (only when report.json carries measurements: the robustness profile) --------------------
+  var limits = null;
+  if (Array.isArray(data.limits) && data.limits.length) {
+    limits = h("section", {id: "limits", class: "limits"}, [h("h2", {text: "Limits"}),
+      h("p", {text: "What the robustness profile measured of each subject (measurements, not verdicts)."}),
+      h("table", {class: "limits-table"}, [
+        h("thead", {}, [h("tr", {}, ["subject", "measured", "value", "how", "requirement"].map(
+          function (t) { return h("th", {text: t}); }))]),
+        h("tbody", {}, data.limits.map(function (r) {
+          return h("tr", {"data-role": r.role}, [
+            h("td", {text: r.role ? r.role + " (" + r.target + ")" : "\u2013"}), h("td", {text: r.name}),
+            h("td", {class: "num", text: Number(r.value).toLocaleString("en-US") + " " + r.unit}),
+            h("td", {text: r.note || "\u2013"}), h("td", {text: r.requirement || "\u2013"})]);
+        })),
+      ]),
+    ]);
+  }
+
   // ---- the full requirement x verdict matrix -------------------------------------------------------------
   var all = h("section", {id: "all-requirements"}, [
     h("h2", {text: "All requirements (" + data.requirements.length + ")"})]);
@@ -531,7 +550,7 @@ JS = r"""
     view.otherScenarios.forEach(function (i) { others.appendChild(scenarioBlock(i, null)); });
   }
 
-  [bySpec, attention, na, falsifiability, all, others].forEach(function (s) { if (s) app.appendChild(s); });
+  [bySpec, attention, na, falsifiability, limits, all, others].forEach(function (s) { if (s) app.appendChild(s); });
   app.appendChild(h("footer", {text: "Rendered in the browser from the report.json embedded in this file (schema "
     + data.schemaVersion + "); no network access."}));
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.results import RequirementResult, RunRecord, Verdict
+from simulator.results import RequirementResult, RunRecord, Verdict, limits_of
 
 from ._common import (
     HARNESS_NAME,
@@ -172,6 +172,21 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         for row in fig["rows"]:
             add(_row(md_cell(row["family"]), md_cell(row["level"]), str(row["proven"]), str(row["total"]),
                      md_cell(", ".join(row["unproven"])) or "–"))
+        add("")
+
+    limits = limits_of(record.scenarios)
+    if limits:
+        add("## Limits")
+        add("")
+        add("What the robustness profile measured of each subject (measurements, not verdicts).")
+        add("")
+        add(_row("subject", "measured", "value", "how", "requirement"))
+        add(_row("---", "---", "--:", "---", "---"))
+        for row in limits:
+            subject = f"{row['role']} ({row['target']})" if row["role"] else "–"
+            add(_row(md_cell(subject), md_cell(row["name"]),
+                     md_cell(f"{row['value']:,} {row['unit']}".strip()), md_cell(row["note"]) or "–",
+                     md_cell(row["requirement"] or "–")))
         add("")
 
     add("## Stale baseline entries")

@@ -91,6 +91,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--replay", Kind.VALUE, metavar="FILE",
               help="the robustness profile: send the failing batch saved in FILE (its requirement's scenario) "
                    "instead of searching"),
+    RunOption("--limit-connections", Kind.VALUE, metavar="N", type=int,
+              help="the robustness profile: how many connections the limits scenario dials at once to a hook server "
+                   "(default: the feature's, 200)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
 )

@@ -249,6 +249,20 @@ def evidence(request: pytest.FixtureRequest):
     return found.append
 
 
+_LIMITS = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def limit(request: pytest.FixtureRequest):
+    """``limit(name, value, unit, note="")``: a figure the scenario measured of its subject, for the report's limits
+    section (report.json ``limits``): a measurement kept whatever the verdict, never a verdict itself."""
+    found: list[dict[str, Any]] = request.node.stash.setdefault(_LIMITS, [])
+
+    def record(name: str, value: float, unit: str, note: str = "") -> None:
+        found.append({"name": name, "value": value, "unit": unit, "note": note})
+    return record
+
+
 def scenario_wire_log(item: pytest.Item) -> WireLog | None:
     """The wire log of ``item``'s scenario, or None when the scenario asked for none (for plugins that read the
     traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py)."""
@@ -492,6 +506,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if material and (verdict is Verdict.REVIEW or review_entry is not None):
         result.evidence.append(_trim(f"material to review: {material}", MAX_EVIDENCE_CHARS))
     result.evidence.extend(_trim(text, MAX_EVIDENCE_CHARS) for text in item.stash.get(_EVIDENCE, []))
+    result.limits = list(item.stash.get(_LIMITS, []))
     if verdict is not Verdict.PASS:
         if call.excinfo is not None and reason != str(call.excinfo.value):
             result.evidence.append(_trim(str(call.excinfo.value), MAX_EVIDENCE_CHARS))

@@ -3,7 +3,9 @@
     RunRecord
     ├── harness version, spec revisions, subjects (per role), started / finished
     ├── scenarios: ScenarioResult(nodeid, feature, name, requirement, level, verdict, reason, evidence, wire, duration)
-    └── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios)
+    ├── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios)
+    └── limits: what the profiles measured of each subject (the largest ping answered, pongs under a flood,
+        connections held), gathered from the scenarios' ``limits`` (``limits_of``)
 
 Verdicts (``Verdict``; the table in docs/targets.md "Verdicts" is the contract): pass; fail; warn (a @should not
 met); review (only a human reader can judge: neither passes nor fails a run until ``--reviews`` settles it);
@@ -36,15 +38,16 @@ __all__ = [
     "exit_code_for",
     "requirement_verdict",
     "subjects_of",
+    "limits_of",
     "READABLE_SCHEMA_VERSIONS",
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.2"
+REPORT_SCHEMA_VERSION = "1.3"
 #: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/reproduce.py).
 TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
-#: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``).
-READABLE_SCHEMA_VERSIONS = ("1.1", "1.2")
+#: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3")
 
 
 class Verdict(StrEnum):
@@ -116,6 +119,9 @@ class ScenarioResult:
     #: The Gherkin scenario as it ran (simulator/gherkin_steps.py): feature title, scenario line, steps with their
     #: statuses. None for a result that is not a Gherkin scenario (emitted frames) or never began.
     gherkin: dict[str, Any] | None = None
+    #: What the scenario measured of its subject for the report's limits section: ``{"name", "value", "unit",
+    #: "note"}`` each (a measurement, not a verdict: the scenario's requirement is judged on its own).
+    limits: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -133,6 +139,7 @@ class ScenarioResult:
             "subject": dict(self.subject) if self.subject else None,
             "review": dict(self.review) if self.review else None,
             "gherkin": self.gherkin,
+            "limits": [dict(x) for x in self.limits],
         }
 
     @classmethod
@@ -152,6 +159,7 @@ class ScenarioResult:
             subject=dict(data["subject"]) if data.get("subject") else None,
             review=dict(data["review"]) if data.get("review") else None,
             gherkin=data.get("gherkin"),
+            limits=[dict(x) for x in data.get("limits", [])],
         )
 
 
@@ -254,6 +262,7 @@ class RunRecord:
             "falsifiability": self.falsifiability,
             "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
+            "limits": limits_of(self.scenarios),
             "staleBaseline": list(self.stale_baseline),
             "requirements": [r.to_json() for r in self.requirements],
             "scenarios": [s.to_json() for s in self.scenarios],
@@ -288,6 +297,15 @@ def subjects_of(scenarios: list[ScenarioResult]) -> list[dict[str, str]]:
         if s.subject:
             by.setdefault((s.subject["role"], s.subject.get("target", "")), []).append(s.verdict)
     return [{"role": role, "target": target, "verdict": worst(v).value} for (role, target), v in sorted(by.items())]
+
+
+def limits_of(scenarios: list[ScenarioResult]) -> list[dict[str, Any]]:
+    """The report's limits section: every measurement of the scenarios, with the subject it was taken of and the
+    requirement and scenario that took it, ordered by subject, then as measured."""
+    rows = [{"role": (s.subject or {}).get("role", ""), "target": (s.subject or {}).get("target", ""),
+             "name": m["name"], "value": m["value"], "unit": m.get("unit", ""), "note": m.get("note", ""),
+             "requirement": s.requirement, "scenario": s.name} for s in scenarios for m in s.limits]
+    return sorted(rows, key=lambda r: (r["role"], r["target"]))
 
 
 def requirement_verdict(scenarios: list[ScenarioResult]) -> Verdict:

@@ -12,6 +12,10 @@ and only that requirement's scenario uses it). Hypothesis is imported only when 
 * ``When <n> pings are sent to it back to back`` / ``Then <n> pongs arrive``
 * ``Then <n> task lifecycles run beside them on one connection, none lost and none run twice`` (a hook server with a
   control API: ``simulator.drivers.robustness.hook_lifecycle``)
+* ``Given a robustness probe of the <subject>`` / ``Then pings padded to <a>, <b> … and <z> characters are each
+  answered`` / ``And on every connection of up to <n> held at once a ping is answered`` (the limits:
+  ``simulator.drivers.robustness.limits``; ``--limit-connections N`` replaces the feature's ceiling). Their figures
+  and the ping flood's go to the report's limits section (the ``limit`` fixture).
 """
 
 from __future__ import annotations
@@ -98,16 +102,73 @@ def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_co
 def when_flood(robustness: dict, count: int) -> None:
     from simulator.errors import SubjectTimeout, TargetError
 
+    import time
+
     robustness["pings"] = count
+    started = time.monotonic()
     try:
         robustness["pongs"] = robustness["fuzzer"].flood(count)
+        robustness["flood_seconds"] = time.monotonic() - started
     except (SubjectTimeout, TargetError) as exc:  # gone during the profile: the subject's failure, not the harness's
         raise AssertionError(f"the subject could not be reached for the ping flood: {exc}") from None
 
 
 @bdd.then(parsers.parse("{count:d} pongs arrive"))
-def then_pongs(robustness: dict, count: int, evidence) -> None:
-    got = robustness["pongs"]
+def then_pongs(robustness: dict, count: int, evidence, limit) -> None:
+    got, seconds = robustness["pongs"], robustness["flood_seconds"]
+    limit("pongs under a flood", got, "pongs",
+          f"{robustness['pings']:,} pings sent back to back; {seconds:.2f} s until the last pong (or the step limit): "
+          f"{got / seconds if seconds else 0:,.0f} pongs/s")
     assert got == count, (f"{robustness['pings']} pings sent back to back got {got} pongs within the step limit "
                           f"(阶段 1: 收到 ping 必须回 pong)")
-    evidence(f"{robustness['pings']} pings, {got} pongs")
+    evidence(f"{robustness['pings']} pings, {got} pongs in {seconds:.2f} s")
+
+
+# -- limits (issue 17 item 3) -----------------------------------------------------------------------------------
+
+
+@bdd.given(parsers.re(r"a robustness probe of the (?P<subject>hook server|desktop)$"))
+def given_probe(robustness: dict, frame_probes, subject: str) -> None:
+    robustness["probe"] = frame_probes.get(_SUBJECTS[subject])
+    robustness["subject"] = _SUBJECTS[subject]
+
+
+@bdd.then(parsers.re(r"pings padded to (?P<sizes>[\d, ]+(?: and \d+)?) characters are each answered$"))
+def then_ladder(robustness: dict, sizes: str, evidence, limit) -> None:
+    from simulator.drivers.robustness.limits import ping_ladder
+
+    wanted = sorted(int(x) for x in sizes.replace(" and ", ",").split(",") if x.strip())
+    steps = ping_ladder(robustness["probe"], wanted)
+    answered = [s for s in steps if s.answered]
+    if answered:
+        best = answered[-1]
+        limit("largest ping answered", best.chars, "UTF-16 units",
+              f"pings padded to {', '.join(f'{c:,}' for c in wanted)} characters; the largest answered in "
+              f"{best.seconds:.2f} s")
+    evidence("; ".join(f"{s.chars:,} characters: {'answered' if s.answered else 'NOT answered'} in {s.seconds:.2f} s"
+                       for s in steps))
+    if len(answered) < len(wanted):
+        failed = steps[-1]
+        raise AssertionError(f"a valid ping of {failed.chars:,} characters (within the 48 MiB frame limit, §3 帧上限 "
+                             f"HOOK_MAX_FRAME_CHARS) was not answered: {failed.note} (阶段 1: 收到 ping 必须回 pong)")
+
+
+@bdd.then(parsers.parse("on every connection of up to {ceiling:d} held at once a ping is answered"))
+def then_connections(request: pytest.FixtureRequest, robustness: dict, ceiling: int, subjects, harness_config,
+                     evidence, limit) -> None:
+    from simulator.drivers.robustness.limits import connections_held
+
+    ceiling = int(request.config.getoption("--limit-connections") or ceiling)
+    found = connections_held(subjects.hook_server_url(), subjects.hook_server_token(), ceiling,
+                             harness_config.step_timeout)
+    limit("connections held", found.welcomed, "connections",
+          f"{ceiling} desktops dialled at once; {found.welcomed} welcomed, {found.answered} answered a ping, "
+          f"{len(found.refused)} refused; {found.seconds:.1f} s")
+    evidence(f"{ceiling} connections dialled at once: {found.welcomed} welcomed, {found.answered} pongs"
+             + (f"; refused: {found.refused[0]}" if found.refused else ""))
+    if found.welcomed == 0:
+        raise AssertionError(f"none of {ceiling} connections dialled at once was welcomed: no evidence "
+                             f"({found.refused[0] if found.refused else 'no reason seen'})")
+    if found.unanswered:
+        raise AssertionError(f"{len(found.unanswered)} of the {found.welcomed} connections the hook server welcomed "
+                             f"did not answer a ping (阶段 1: 收到 ping 必须回 pong): {found.unanswered[0]}")

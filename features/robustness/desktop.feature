@@ -25,3 +25,8 @@ Feature: Robustness of the desktop under test against garbage (the robustness pr
     Given fuzzed frames every peer must drop, sent to the desktop
     When 1000 pings are sent to it back to back
     Then 1000 pongs arrive
+
+  @req:ROBUST-DESKTOP-LIMITS-01 @must
+  Scenario: The desktop answers pings up to the frame limit
+    Given a robustness probe of the desktop
+    Then pings padded to 1024, 1048576, 16777216 and 50331648 characters are each answered

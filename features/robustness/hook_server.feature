@@ -30,3 +30,9 @@ Feature: Robustness of the hook server under test against garbage (the robustnes
   Scenario: Task lifecycles beside the garbage lose nothing and run nothing twice
     Given fuzzed frames every peer must drop, sent to the hook server
     Then 20 task lifecycles run beside them on one connection, none lost and none run twice
+
+  @req:ROBUST-HOOK-SERVER-LIMITS-01 @must
+  Scenario: The hook server answers pings up to the frame limit and on every connection it holds
+    Given a robustness probe of the hook server
+    Then pings padded to 1024, 1048576, 16777216 and 50331648 characters are each answered
+    And on every connection of up to 200 held at once a ping is answered

@@ -14,6 +14,8 @@ Modes that break a rule of the robustness profile (features/robustness, issue 17
 ``acks-bad-frames`` above:
 * ``deaf-after-garbage``: after ten frames it drops on a connection, it stops answering pings there.
 * ``pongs-capped``: answers at most 50 pings in any 100 ms on a connection (a rate limit against ping floods).
+* ``small-frames``: its WebSocket server takes messages of at most 1 MiB (a library default kept), so a valid frame
+  within the spec's 48 MiB limit closes the connection (1009).
 
 Modes that break one rule of accepting frames (issue 16: each fails exactly its requirement):
 * ``closes-on-binary``: closes the connection (1003) on a binary frame instead of dropping what it cannot decode (a
@@ -212,7 +214,8 @@ class Control(BaseHTTPRequestHandler):
 
 
 async def main() -> None:
-    async with serve(handler, "127.0.0.1", 0, max_size=4 * 48 * 1024 * 1024, ping_interval=None) as server:
+    max_size = 1024 * 1024 if MODE == "small-frames" else 4 * 48 * 1024 * 1024
+    async with serve(handler, "127.0.0.1", 0, max_size=max_size, ping_interval=None) as server:
         port = server.sockets[0].getsockname()[1]
         control = ThreadingHTTPServer(("127.0.0.1", 0), Control)
         threading.Thread(target=control.serve_forever, daemon=True).start()

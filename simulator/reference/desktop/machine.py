@@ -217,6 +217,7 @@ class Variant(BrokenVariant):
     GARBAGE_ANSWERED = "garbage-answered"
     DEAF_AFTER_GARBAGE = "deaf-after-garbage"
     PONGS_CAPPED = "pongs-capped"
+    SMALL_FRAME_CAP = "small-frame-cap"
 
     @classmethod
     def subject(cls) -> str:

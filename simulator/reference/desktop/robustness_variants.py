@@ -75,9 +75,20 @@ class PongsCapped(DesktopMachine):
         return super()._dispatch_frame(msg, now)
 
 
+class SmallFrameCap(DesktopMachine):
+    """``small-frame-cap``: a frame over 1 MiB is dropped as too large (a cap of its own, below the spec's). Breaks §3
+    "帧上限 HOOK_MAX_FRAME_CHARS = 48 MiB": a valid 16 MiB ping goes unanswered (ROBUST-DESKTOP-LIMITS-01)."""
+
+    def on_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        if len(raw) > 1024 * 1024:
+            return []
+        return super().on_frame(raw, now)
+
+
 ROBUSTNESS_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.GARBAGE_CRASHES: GarbageCrashes,
     Variant.GARBAGE_ANSWERED: GarbageAnswered,
     Variant.DEAF_AFTER_GARBAGE: DeafAfterGarbage,
     Variant.PONGS_CAPPED: PongsCapped,
+    Variant.SMALL_FRAME_CAP: SmallFrameCap,
 }
