@@ -126,10 +126,15 @@ class DropRounds:
         def look() -> Inbound:
             got = self.frames(rid, kind, since)
             if not got:
-                raise AssertionError(f"round {self.report.rounds + 1}: {what}: no {kind.value} of {rid} arrived "
+                raise AssertionError(f"{self.where}: {what}: no {kind.value} of {rid} arrived "
                                      f"within {self.desk.step_timeout:g} s [{self.rule}]")
             return got[0][1]
         return eventually(look, self.desk.step_timeout, poll=POLL_S)
+
+    @property
+    def where(self) -> str:
+        """Where the rounds are, for a failure: the round under way, or after the last one."""
+        return "after the last round" if self.report.rounds >= self.rounds else f"round {self.report.rounds + 1}"
 
     @staticmethod
     def payload(entry: Inbound) -> dict[str, Any]:
@@ -226,7 +231,7 @@ class DropRounds:
             if any(old.get(k) != new.get(k) for k in keys):
                 self.report.duplicated += 1
                 raise AssertionError(
-                    f"round {self.report.rounds + 1}: the re-dispatched {rid} was acked "
+                    f"{self.where}: the re-dispatched {rid} was acked "
                     f"{ {k: new.get(k) for k in keys} }, not the replay of its first ack "
                     f"{ {k: old.get(k) for k in keys} } [{self.rule}]")
         self._ended(rid, first)
@@ -241,7 +246,7 @@ class DropRounds:
             again = self.wait(rid, MessageType.TURN_END, dropped + 1,
                               "the turn.end not accepted yet, on the next connection")
             if self.payload(again) != self.payload(end):
-                raise AssertionError(f"round {self.report.rounds + 1}: the turn.end of {rid} re-sent after a "
+                raise AssertionError(f"{self.where}: the turn.end of {rid} re-sent after a "
                                      f"reconnect differs from the one sent first: {again.text[:300]} vs "
                                      f"{end.text[:300]} [{self.rule}]")
         self.accept(rid)
@@ -269,7 +274,7 @@ class DropRounds:
         answer = self.desk.call("retry-turn", {"requestId": rid})
         reopen_rid = answer.get("reopenRequestId") if isinstance(answer, dict) else None
         if not isinstance(reopen_rid, str) or not reopen_rid:
-            raise AssertionError(f"round {self.report.rounds + 1}: the retry of {rid} was no reopen with "
+            raise AssertionError(f"{self.where}: the retry of {rid} was no reopen with "
                                  f"turn-reopen-v1 in welcome: {answer!r} (docs/control-api.md retry-turn) "
                                  f"[{self.rule}]")
         since = self.current
@@ -338,7 +343,7 @@ class DropRounds:
                 self.report.duplicated += 1
                 failures.append(f"{rid} ran {ran if ran is not None else '?'} times and sent {len(ends)} different "
                                 f"turn.end payloads")
-            since = self.accepted.get(rid)
+            since = self.accepted.get(rid) if self.kind == "end" else None
             if since is not None:
                 late = [i for i, _ in self.frames(rid, MessageType.TURN_END, since + 1)]
                 if late:
