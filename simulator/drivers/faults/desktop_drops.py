@@ -49,8 +49,9 @@ __all__ = ["KINDS", "DropReport", "DropRounds", "RULES"]
 #: The spec sentence each kind of round enforces (slack-hook-protocol.md), quoted in every failure.
 RULES: dict[str, str] = {
     "dispatch": "§4: requestId 幂等:任务重投不重跑,desktop 只回放上次 ack。",
-    "end": "§5 turn.delivery: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end; §4: desktop 以 "
-           "turn.delivery(state=accepted) 作为 server 已持久接管结果与重试责任的边界",
+    "end": "§5 turn.delivery: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end，server 必须幂等并回放"
+           "最新状态。§4: 双方协商 turn-delivery-v1 时，desktop 以 turn.delivery(state=accepted) 作为 server 已持久接管结果"
+           "与重试责任的边界",
     "progress": "§4: 断线重连:server 重投未 ack 的任务;desktop 补发未送达的 turn.end。",
     "reopen": "§5 阶段 18: 续跑轮的 turn.progress / turn.end 一律直发,不缓存、不在重连后补发。",
     "storm": "§4: 断线重连:server 重投未 ack 的任务;desktop 补发未送达的 turn.end; requestId 幂等:任务重投不重跑",
