@@ -1,18 +1,20 @@
 """The fault profile against a desktop (features/faults/desktop.feature, ``-m faults``; issue 17) judges desktops it
-has never seen: the reference passes it, embedded and as a separate process dialling the harness, and broken variants
-of the reference desktop that mishandle a dropped connection (simulator/reference/desktop/fault_variants.py, and the
-older variants that break the same rules) fail it under the right id (issue 16: every requirement proven able to
-fail). Every desktop but the embedded one is a separate process reached through ``--target desktop=listen:…``.
+has never seen: the reference passes it, embedded and as a separate process dialling the harness, so does the
+example desktop written from the documents alone (examples/desktop/desktop.py), and broken variants of the reference
+desktop that mishandle a dropped connection (simulator/reference/desktop/fault_variants.py, and the older variants
+that break the same rules) fail it under the right id (issue 16: every requirement proven able to fail). Every desktop but the embedded one is a separate process reached through ``--target desktop=listen:…``.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
 import pytest
 from conformance_runs import (
-    PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features, serving,
+    PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features,
+    serving,
 )
 
 FEATURES = "features/faults/test_faults.py"
@@ -45,6 +47,18 @@ def _embedded(workdir: Path) -> Run:
     return run_features("desktop-embedded", workdir, FEATURES, ["--target=desktop=ref", *PROFILE, f"--req={_D}*"])
 
 
+def _example(workdir: Path) -> Run:
+    """The example desktop (examples/desktop/desktop.py), written from the documents alone."""
+    port, token = free_port(), f"faults-{uuid.uuid4().hex}"
+    cmd = [PYTHON, str(ROOT / "examples" / "desktop" / "desktop.py"), "--connect", f"ws://127.0.0.1:{port}/hook",
+           "--token", token, "--control", "127.0.0.1:0", "--db", str(workdir / "desktop.sqlite3")]
+    env = child_env(PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with serving(cmd, env=env) as ready:
+        return run_features("desktop-example", workdir, FEATURES,
+                            [f"--target=desktop=listen:127.0.0.1:{port}", f"--control=desktop={ready['control']}",
+                             f"--hook-token={token}", *PROFILE, f"--req={_D}*"])
+
+
 def _desktop(variant: str | None):
     def job(workdir: Path) -> Run:
         port, token = free_port(), f"faults-{uuid.uuid4().hex}"
@@ -60,15 +74,15 @@ def _desktop(variant: str | None):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory):
-    jobs = {"desktop-embedded": _embedded, "desktop-reference": _desktop(None)}
+    jobs = {"desktop-embedded": _embedded, "desktop-reference": _desktop(None), "desktop-example": _example}
     jobs |= {f"desktop-{variant}": _desktop(variant) for variant in VARIANTS}
     pool = RunPool(tmp_path_factory.mktemp("faults-desktop-runs"), jobs, workers=2)
     yield pool
     pool.close()
 
 
-@pytest.mark.parametrize("name", ["desktop-embedded", "desktop-reference"])
-def test_the_reference_desktop_passes_every_fault_requirement(runs: RunPool, name: str) -> None:
+@pytest.mark.parametrize("name", ["desktop-embedded", "desktop-reference", "desktop-example"])
+def test_a_conformant_desktop_passes_every_fault_requirement(runs: RunPool, name: str) -> None:
     run = runs[name]
     assert_all_pass(run)
     assert set(run.verdicts()) == ALL, run.explain()
