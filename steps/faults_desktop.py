@@ -15,6 +15,7 @@ scenario, default 10). The rounds are seeded by the requirement id, so a run rep
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import pytest
@@ -41,16 +42,15 @@ def desktop_drops() -> dict:
     return {}
 
 
-@bdd.when(parsers.re(r"in each round (?P<what>.+)$"))
+@bdd.when(parsers.re(r"in each round (?P<what>" + "|".join(map(re.escape, _WHEN)) + r")$"))
 def when_rounds(request: pytest.FixtureRequest, desk, desktop_drops: dict, evidence, what: str) -> None:
     from simulator.drivers.faults.desktop_drops import DropRounds
 
-    kind = _WHEN.get(what)
-    if kind is None:
-        raise ValueError(f"no drop round is called {what!r}: one of {sorted(_WHEN)}")
+    kind = _WHEN[what]
     marker = request.node.get_closest_marker("req")
     requirement = marker.kwargs.get("id") if marker else kind
-    rounds = request.config.getoption("--desktop-drop-rounds") or DEFAULT_ROUNDS
+    rounds = request.config.getoption("--desktop-drop-rounds")
+    rounds = DEFAULT_ROUNDS if rounds is None else rounds  # 0 rounds: no evidence, a failure
     drops = desktop_drops["rounds"] = DropRounds(desk, kind, int(rounds), seed=zlib.crc32(requirement.encode()))
     try:
         drops.play()
