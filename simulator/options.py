@@ -88,6 +88,8 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
                    "its own); by default an unreachable target stops the run at once with exit code 3"),
     RunOption("--fuzz-frames", Kind.VALUE, metavar="N", type=int,
               help="the robustness profile (-m robustness): fuzzed frames per property (default 2000)"),
+    RunOption("--desktop-drop-rounds", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile against a desktop (-m faults): rounds of each drop scenario (default 10)"),
     RunOption("--replay", Kind.VALUE, metavar="FILE",
               help="the robustness profile: send the failing batch saved in FILE (its requirement's scenario) "
                    "instead of searching"),

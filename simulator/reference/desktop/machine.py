@@ -218,6 +218,10 @@ class Variant(BrokenVariant):
     DEAF_AFTER_GARBAGE = "deaf-after-garbage"
     PONGS_CAPPED = "pongs-capped"
     SMALL_FRAME_CAP = "small-frame-cap"
+    # the fault profile, desktop side (fault_variants.py)
+    RERUNS_REDELIVERED = "reruns-redelivered"
+    END_NOT_RESENT = "end-not-resent"
+    TURNS_DIE_WITH_CONNECTION = "turns-die-with-connection"
 
     @classmethod
     def subject(cls) -> str:

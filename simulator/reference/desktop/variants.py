@@ -18,6 +18,7 @@ from .relay_variants import RELAY_WRAPPED
 from .gateway_variants import GATEWAY_WRAPPED
 from .core_variants import CORE_WRAPPED
 from .robustness_variants import ROBUSTNESS_WRAPPED
+from .fault_variants import FAULT_WRAPPED
 
 __all__ = [
     "StaleLifecycleHello", "ArchiveIgnored", "ProgressUnthrottled", "ProgressConcatenated", "WorkspacePathsInQuery",
@@ -97,6 +98,7 @@ WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     **GATEWAY_WRAPPED,
     **CORE_WRAPPED,
     **ROBUSTNESS_WRAPPED,
+    **FAULT_WRAPPED,
 }
 
 
