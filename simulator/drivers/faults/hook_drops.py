@@ -77,7 +77,8 @@ class DropReport:
     def evidence(self) -> str:
         extra = (f", {self.redispatched} redispatched after the drop" if self.step == "dispatch" else
                  f", {self.replayed_ends} turn.end resent" if self.step == "end" else "")
-        return (f"{self.rounds} rounds dropping the connection after {self.step}: {self.drops} drops, {self.tasks} "
+        where = "in the middle of a reopened round" if self.step == "reopen" else f"after {self.step}"
+        return (f"{self.rounds} rounds dropping the connection {where}: {self.drops} drops, {self.tasks} "
                 f"tasks{extra}; {self.lost} lost, {self.duplicated} duplicated; {self.seconds:.1f} s")
 
 
@@ -205,7 +206,7 @@ class HookDrops:
                 try:
                     self._round(step, n, report)
                 except _Duplicated as exc:
-                    report.failures.append(f"round {n} (drop after {step.value}): the task ran twice: {exc}")
+                    report.failures.append(f"round {n} (drop after {step.value}): the task was duplicated: {exc}")
                     break
                 except (AssertionError, MissingFrame, SubjectTimeout) as exc:
                     report.lost += 1
