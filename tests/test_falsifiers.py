@@ -53,6 +53,9 @@ def _expected() -> dict[str, frozenset[str]]:
             for v, (rid, _) in robust.SERVER_VARIANTS.items()}
     out |= {f"{path}::test_a_desktop_that_mishandles_garbage_fails_its_requirement[{v}]": frozenset({rid})
             for v, (rid, _) in robust.DESKTOP_VARIANTS.items()}
+    path = "tests/faults/test_faults_falsified.py"
+    out |= {f"{path}::test_a_hook_server_that_loses_or_duplicates_across_drops_fails_its_requirement[{v}]":
+            frozenset(caught) for v, (caught, _) in _module(path).VARIANTS.items()}
     path = "tests/frames/test_parser_requirements_falsified.py"
     out |= {f"{path}::test_a_broken_parser_fails_exactly_its_requirement[{p}]": frozenset({rid})
             for p, rid in _module(path).PROVES.items()}
