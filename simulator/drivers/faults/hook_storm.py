@@ -39,6 +39,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from ...control import ControlClient
 from ...errors import NotTestable
 from ...hook import (
     HOOK_FEATURE_TURN_DELIVERY, make_hello, make_pong, make_task_ack, make_turn_end, make_turn_progress,
@@ -365,6 +366,8 @@ def run_storm(url: str, token: str | None, control: Any, *, desktops: int, round
               step_timeout: float, requirement: str = "FAULT-HOOK-SERVER-STORM-01") -> StormReport:
     """Run the storm (its own event loop, on the calling thread) and judge the channel; the report."""
     require_control(control, ("inject-message", "list-messages"), requirement)
+    # the storm's listing of the channel grows with desktops × rounds: its control calls get more than a step
+    control = ControlClient(control.base_url, role=control.role, timeout=max(control.timeout, 120.0))
     raise_fd_limit(desktops)
     started = time.monotonic()
 
