@@ -1,5 +1,5 @@
 @faults @subject:hook-server
-Feature: The hook server under test loses nothing and runs nothing twice when desktops drop (the fault profile: -m faults)
+Feature: A hook server loses nothing and runs nothing twice when desktops drop (the fault profile: -m faults)
   The harness plays conformant desktops of the hook server and cuts their TCP connections abruptly (no closing
   handshake) at every step of the task lifecycle, many rounds at seeded random timing (--drop-rounds), and in
   reconnect storms of many desktops at once (--storm-desktops, --storm-rounds): nothing the server acknowledged is

@@ -78,8 +78,8 @@ class StormReport:
 
     def evidence(self) -> str:
         return (f"{self.desktops} desktops, {self.rounds} reconnect-storm rounds: {self.drops} drops, {self.tasks} "
-                f"tasks, {self.redelivered} dispatches again after a drop ({self.acks_replayed} answered by the replayed "
-                f"ack), {self.ends_resent} turn.end resent; {self.lost} lost, {self.duplicated} duplicated, "
+                f"tasks, {self.redelivered} dispatches again after a drop ({self.acks_replayed} answered by the "
+                f"replayed ack), {self.ends_resent} turn.end resent; {self.lost} lost, {self.duplicated} duplicated, "
                 f"{self.in_progress} left in progress; {self.seconds:.1f} s")
 
 
