@@ -96,6 +96,13 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--limit-connections", Kind.VALUE, metavar="N", type=int,
               help="the robustness profile: how many connections the limits scenario dials at once to a hook server "
                    "(default: the feature's, 200)"),
+    RunOption("--drop-rounds", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile (-m faults): task lifecycles per disconnect scenario, each dropping the "
+                   "connection once (default 10)"),
+    RunOption("--storm-desktops", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile: desktops of the reconnect storm (default 100)"),
+    RunOption("--storm-rounds", Kind.VALUE, metavar="R", type=int,
+              help="the fault profile: reconnect-storm rounds, each dropping every desktop once (default 3)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
 )

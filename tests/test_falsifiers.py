@@ -56,6 +56,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/faults/test_faults_desktop_falsified.py"
     out |= {f"{path}::test_a_desktop_that_mishandles_a_dropped_connection_fails_its_requirement[{v}]": frozenset(c)
             for v, (c, _) in _module(path).VARIANTS.items()}
+    path = "tests/faults/test_faults_falsified.py"
+    out |= {f"{path}::test_a_hook_server_that_loses_or_duplicates_across_drops_fails_its_requirement[{v}]":
+            frozenset(caught) for v, (caught, _) in _module(path).VARIANTS.items()}
     path = "tests/frames/test_parser_requirements_falsified.py"
     out |= {f"{path}::test_a_broken_parser_fails_exactly_its_requirement[{p}]": frozenset({rid})
             for p, rid in _module(path).PROVES.items()}

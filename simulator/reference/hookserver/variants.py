@@ -328,6 +328,10 @@ class Variant(BrokenVariant):
     #: a frame the parser rejects resets the connection's tasks: a later turn.end of them is dropped. Breaks §2 "坏帧返回
     #: ok:false … 绝不抛异常" (a dropped frame changes nothing).
     GARBAGE_FORGETS_TASKS = "garbage-forgets-tasks"
+    # issue 17, the fault profile against a hook server (fault_variants.py)
+    #: a turn.end resent on a new connection after a reconnect is published once more. Breaks §5 "desktop 在 accepted
+    #: 前可按同一 requestId 重放完全相同的普通 turn.end,server 必须幂等并回放最新状态".
+    RESENT_END_REPUBLISHED = "resent-end-republished"
     # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
     #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
     ACCEPTS_ANY_TOKEN = "accepts-any-token"

@@ -942,7 +942,7 @@ def test_public_names_are_pinned():
         "new-keeps-key", "lifecycle-default-off", "lifecycle-hello-ignored", "lifecycle-preference-ignored",
         "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
         "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",
-        "garbage-forgets-tasks"])
+        "garbage-forgets-tasks", "resent-end-republished"])
 
 
 def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():

@@ -1,0 +1,46 @@
+"""Broken variants of the reference hook server for the fault profile against a hook server (features/faults, issue
+17): the correct ``HookServerMachine`` with one method overridden so that a dropped connection does harm the way an
+implementer might let it; the correct machine's code paths know nothing about them. Picked by
+``variant_machines.machine_class``; the fault profile must catch each one (tests/faults/test_faults_falsified.py).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ...hook import HookMessage
+from .effects import Effect
+from .channel import MessageState
+from .machine import Connection, HookServerMachine
+from .variants import Variant
+
+__all__ = ["FAULTS_WRAPPED"]
+
+
+class ResentEndRepublished(HookServerMachine):
+    """``resent-end-republished``: a turn.end sent again on a new connection (the desktop's resend after a reconnect)
+    for a task whose result is already published is published once more: the channel shows the result twice. The
+    replay is answered as the correct server answers it. Breaks §5 "desktop 在 accepted 前可按同一 requestId 重放完全
+    相同的普通 turn.end,server 必须幂等并回放最新状态" (FAULT-HOOK-SERVER-DROP-END-01, -STORM-01)."""
+
+    def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
+        first: dict[str, str] = self.__dict__.setdefault("_ended_on", {})
+        rid = message.payload.request_id
+        task = self.tasks.get(rid)
+        delivery = self.deliveries.get(rid)
+        super()._on_end(conn, message, now, out)
+        if task is None or rid in self.routes:
+            return
+        if delivery is None:
+            first.setdefault(rid, conn.conn_id)
+            return
+        m = self.messages.get(delivery.message_id)
+        if first.get(rid) not in (None, conn.conn_id) and m is not None and m.state is MessageState.DONE:
+            m.publishes += 1  # the result posted to the channel again
+            m.revision += 1
+            self._persist_message(out, m)
+
+
+FAULTS_WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {
+    Variant.RESENT_END_REPUBLISHED: ResentEndRepublished,
+}
