@@ -11,7 +11,8 @@ and only that requirement's scenario uses it). Hypothesis is imported only when 
   / ``Then nothing is sent in reaction to any batch of them``
 * ``When <n> pings are sent to it back to back`` / ``Then <n> pongs arrive``
 * ``Then <n> task lifecycles run beside them on one connection, none lost and none run twice`` (a hook server with a
-  control API: ``simulator.drivers.robustness.hook_lifecycle``)
+  control API: ``simulator.drivers.robustness.hook_lifecycle``); ``Then <n> task lifecycles run at the desktop beside
+  them, none lost and none run twice`` (a desktop with ``script-next-turn``: ``…robustness.desktop_lifecycle``)
 * ``Given a robustness probe of the <subject>`` / ``Then pings padded to <a>, <b> … and <z> characters are each
   answered`` / ``And on every connection of up to <n> held at once a ping is answered`` (the limits:
   ``simulator.drivers.robustness.limits``; ``--limit-connections N`` replaces the feature's ceiling). Their figures
@@ -95,6 +96,25 @@ def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_co
     fuzzer = robustness["fuzzer"]
     report = run_lifecycles(fuzzer.probe, subjects.control(Role.HOOK_SERVER, wire_log), fuzzer.samples,
                             rounds=rounds, step_timeout=harness_config.step_timeout, rng_seed=fuzzer.rng_seed)
+    evidence(report.evidence())
+
+
+@bdd.then(parsers.parse("{rounds:d} task lifecycles run at the desktop beside them, none lost and none run twice"))
+def then_desktop_lifecycles(robustness: dict, rounds: int, subjects, harness_config, wire_log, evidence) -> None:
+    from simulator.drivers.robustness.desktop_lifecycle import run_desktop_lifecycles
+    from simulator.targets import Role
+
+    from simulator.control import ControlClient
+
+    fuzzer = robustness["fuzzer"]
+    fuzzer.probe.connection(wire_log)  # the embedded reference desktop is started when the probe first connects
+    handle = getattr(fuzzer.probe.opener, "handle", None)
+    control = (ControlClient(handle.control_url, role=Role.DESKTOP.value, timeout=harness_config.step_timeout,
+                             wire=wire_log) if getattr(handle, "control_url", None)
+               else subjects.control(Role.DESKTOP, wire_log))
+    report = run_desktop_lifecycles(fuzzer.probe, control, fuzzer.samples,
+                                    rounds=rounds, step_timeout=harness_config.step_timeout,
+                                    rng_seed=fuzzer.rng_seed)
     evidence(report.evidence())
 
 

@@ -26,6 +26,11 @@ Feature: Robustness of the desktop under test against garbage (the robustness pr
     When 1000 pings are sent to it back to back
     Then 1000 pongs arrive
 
+  @req:ROBUST-DESKTOP-LIFECYCLE-01 @must
+  Scenario: Task lifecycles at the desktop beside the garbage lose nothing and run nothing twice
+    Given fuzzed frames every peer must drop, sent to the desktop
+    Then 20 task lifecycles run at the desktop beside them, none lost and none run twice
+
   @req:ROBUST-DESKTOP-LIMITS-01 @must
   Scenario: The desktop answers pings up to the frame limit
     Given a robustness probe of the desktop

@@ -218,6 +218,7 @@ class Variant(BrokenVariant):
     DEAF_AFTER_GARBAGE = "deaf-after-garbage"
     PONGS_CAPPED = "pongs-capped"
     SMALL_FRAME_CAP = "small-frame-cap"
+    GARBAGE_DROPS_DISPATCH = "garbage-drops-dispatch"
     # the fault profile, desktop side (fault_variants.py)
     RERUNS_REDELIVERED = "reruns-redelivered"
     END_NOT_RESENT = "end-not-resent"

@@ -85,10 +85,31 @@ class SmallFrameCap(DesktopMachine):
         return super().on_frame(raw, now)
 
 
+class GarbageDropsDispatch(DesktopMachine):
+    """``garbage-drops-dispatch``: after a frame it could not read, the next task.dispatch is discarded as possibly
+    torn (a "resync" that swallows one more frame). Breaks §2 "坏帧返回 ok:false" (a dropped frame changes nothing):
+    a valid task beside the garbage is lost, never acked (ROBUST-DESKTOP-LIFECYCLE-01)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._resync = False
+
+    def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
+        self._resync = True
+        return super()._on_bad_frame(raw, now)
+
+    def _dispatch_frame(self, msg: HookMessage, now: float) -> list[Effect]:
+        if msg.type is MessageType.TASK_DISPATCH and self._resync:
+            self._resync = False
+            return []
+        return super()._dispatch_frame(msg, now)
+
+
 ROBUSTNESS_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.GARBAGE_CRASHES: GarbageCrashes,
     Variant.GARBAGE_ANSWERED: GarbageAnswered,
     Variant.DEAF_AFTER_GARBAGE: DeafAfterGarbage,
     Variant.PONGS_CAPPED: PongsCapped,
     Variant.SMALL_FRAME_CAP: SmallFrameCap,
+    Variant.GARBAGE_DROPS_DISPATCH: GarbageDropsDispatch,
 }
