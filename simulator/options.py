@@ -91,6 +91,11 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--replay", Kind.VALUE, metavar="FILE",
               help="the robustness profile: send the failing batch saved in FILE (its requirement's scenario) "
                    "instead of searching"),
+    RunOption("--kill-cycles", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile (-m faults): SIGKILL/restart cycles of a hook server started by command "
+                   "(default 6, one per kill point of a task's lifecycle)"),
+    RunOption("--fault-seed", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile: the seed of the random kill points (default 0; the report names it)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
 )
