@@ -153,6 +153,8 @@ class KillReport:
     ends: int = 0
     resends: int = 0
     accepted: int = 0
+    #: tasks whose message is ``done`` at the end, and those with exactly one publish
+    published: int = 0
     published_once: int = 0
     redispatched_after_ack: int = 0
     #: accepted results not ``done`` at the end: requestId → the message states seen
@@ -166,8 +168,8 @@ class KillReport:
 
     def evidence(self) -> str:
         per = self.seconds / self.kills if self.kills else 0.0
-        return (f"{self.kills} SIGKILL/restart cycles of {self.what} at seeded random points (--fault-seed "
-                f"{self.seed}): {self.tasks} tasks, {self.ends} turn.end sent and {self.resends} resent identical "
+        return (f"{self.kills} SIGKILL/restart cycles at seeded random points (--fault-seed {self.seed}) of "
+                f"{self.what}: {self.tasks} tasks, {self.ends} turn.end sent and {self.resends} resent identical "
                 f"after a restart, {self.accepted} answered accepted, {self.published_once} published exactly once; "
                 f"{len(self.lost)} lost, {len(self.duplicated)} published twice, {self.redispatched_after_ack} "
                 f"redispatches of acknowledged tasks answered by replaying the ack (no task run twice), "
@@ -197,7 +199,7 @@ class KillReport:
             out.append(f"{len(self.resend_unanswered)} of {self.resends} turn.end resent identical after a restart "
                        f"got no turn.delivery with the latest state: {', '.join(self.resend_unanswered[:5])} "
                        f"[{RULE_ONCE}]")
-        if self.published_once == 0:
+        if self.published == 0:
             out.append(f"no result was seen published in {self.kills} cycles: no evidence [{RULE_ONCE}]")
         return out
 
@@ -434,6 +436,8 @@ class _Run:
             publishes = row.get("publishes")
             if isinstance(publishes, int) and publishes > 1:
                 report.duplicated[record.rid] = publishes
+            if row.get("state") == "done":
+                report.published += 1
             if record.accepted:
                 if row.get("state") != "done":
                     report.lost[record.rid] = str(row.get("state") or "absent")

@@ -50,7 +50,7 @@ def kill_target(subjects: Any, step_timeout: float, wire: WireLog | None) -> Ite
         command.start()
         yield KillTarget(
             what="the reference hook server's own command (python -m simulator serve hook-server --db "
-                 "{state}/hook.sqlite3), started for this scenario as a separate process because the embedded "
+                 "{state}/hook.sqlite3), started for the kill run as a separate process because the embedded "
                  "reference runs inside the harness and cannot be killed",
             url=lambda: command.url,
             control=lambda: ControlClient(command.control_url, role=Role.HOOK_SERVER.value, timeout=step_timeout,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from .core_variants import CORE_WRAPPED
+from .fault_variants import FAULT_WRAPPED
 from .gateway_variants import GATEWAY_WRAPPED
 from .machine import HookServerMachine
 from .relay_variants import RELAY_WRAPPED
@@ -20,7 +21,7 @@ __all__ = ["WRAPPED", "machine_class"]
 
 #: variant → the subclass of the machine that breaks its rule
 WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {**RELAY_WRAPPED, **GATEWAY_WRAPPED, **CORE_WRAPPED,
-                                                          **ROBUSTNESS_WRAPPED}
+                                                          **ROBUSTNESS_WRAPPED, **FAULT_WRAPPED}
 
 
 def machine_class(variant: Variant | None) -> type[HookServerMachine]:

@@ -328,6 +328,13 @@ class Variant(BrokenVariant):
     #: a frame the parser rejects resets the connection's tasks: a later turn.end of them is dropped. Breaks §2 "坏帧返回
     #: ok:false … 绝不抛异常" (a dropped frame changes nothing).
     GARBAGE_FORGETS_TASKS = "garbage-forgets-tasks"
+    # issue 17, the fault profile's SIGKILL/restart (fault_variants.py; server_variants.py for the shell)
+    #: turn.delivery accepted goes out at once while the result's rows are committed a while later (in memory until
+    #: then). Breaks "accepted … 是最终结果已进入 server 的持久交接/恢复边界" (a SIGKILL loses an accepted result).
+    ACCEPTED_BEFORE_COMMIT = "accepted-before-commit"
+    #: a restart forgets which results were published and posts every delivered one again. Breaks "server 必须幂等并
+    #: 回放最新状态" (a result published twice).
+    REPUBLISHES_AFTER_RESTART = "republishes-after-restart"
     # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
     #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
     ACCEPTS_ANY_TOKEN = "accepts-any-token"
