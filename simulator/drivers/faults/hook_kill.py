@@ -51,12 +51,9 @@ from ...wirelog import WireLog
 __all__ = ["Step", "TASKS_PER_CYCLE", "DEFAULT_CYCLES", "KillTarget", "TaskRecord", "Ledger", "KillReport",
            "kill_points", "run_kill_cycles", "RULE_ACCEPTED", "RULE_ONCE", "RULE_RECONNECT"]
 
-RULE_ACCEPTED = ("§4: 双方协商 turn-delivery-v1 时,desktop 以 turn.delivery(state=accepted) 作为 server 已持久接管结果"
-                 "与重试责任的边界; §5 turn.delivery: accepted … 是最终结果已进入 server 的持久交接/恢复边界;从这一刻起"
-                 "重试归 server")
-RULE_ONCE = ("§5 turn.delivery: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end,server 必须幂等并"
-             "回放最新状态; §4: requestId 幂等:任务重投不重跑,desktop 只回放上次 ack")
-RULE_RECONNECT = "§4: 断线重连:server 重投未 ack 的任务;desktop 补发未送达的 turn.end"
+RULE_ACCEPTED = "§5 turn.delivery 可靠性与兼容: accepted 不是“WebSocket 收到”或“写入本机 socket”，而是最终结果已进入 server 的持久交接/恢复边界；从这一刻起重试归 server。"
+RULE_ONCE = "§5 turn.delivery 可靠性与兼容: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end，server 必须幂等并回放最新状态。 §4: requestId 幂等:任务重投不重跑,desktop 只回放上次 ack。"
+RULE_RECONNECT = "§4: 断线重连:server 重投未 ack 的任务;desktop 补发未送达的 turn.end。"
 #: The control capabilities a cycle needs.
 NEEDS = ("inject-message", "list-messages")
 TASKS_PER_CYCLE = 2
