@@ -51,8 +51,10 @@ from ...wirelog import WireLog
 __all__ = ["Step", "TASKS_PER_CYCLE", "DEFAULT_CYCLES", "KillTarget", "TaskRecord", "Ledger", "KillReport",
            "kill_points", "run_kill_cycles", "RULE_ACCEPTED", "RULE_ONCE", "RULE_RECONNECT"]
 
-RULE_ACCEPTED = "§5 turn.delivery 可靠性与兼容: accepted 不是“WebSocket 收到”或“写入本机 socket”，而是最终结果已进入 server 的持久交接/恢复边界；从这一刻起重试归 server。"
-RULE_ONCE = "§5 turn.delivery 可靠性与兼容: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end，server 必须幂等并回放最新状态。 §4: requestId 幂等:任务重投不重跑,desktop 只回放上次 ack。"
+RULE_ACCEPTED = ("§5 turn.delivery 可靠性与兼容: accepted 不是“WebSocket 收到”或“写入本机 socket”，而是最终结果已进入 "
+                 "server 的持久交接/恢复边界；从这一刻起重试归 server。")
+RULE_ONCE = ("§5 turn.delivery 可靠性与兼容: desktop 在 accepted 前可按同一 requestId 重放完全相同的普通 turn.end，server "
+             "必须幂等并回放最新状态。 §4: requestId 幂等:任务重投不重跑,desktop 只回放上次 ack。")
 RULE_RECONNECT = "§4: 断线重连:server 重投未 ack 的任务;desktop 补发未送达的 turn.end。"
 #: The control capabilities a cycle needs.
 NEEDS = ("inject-message", "list-messages")
@@ -170,7 +172,8 @@ class KillReport:
                 f"after a restart, {self.accepted} answered accepted, {self.published_once} published exactly once; "
                 f"{len(self.lost)} lost, {len(self.duplicated)} published twice, {self.redispatched_after_ack} "
                 f"redispatches of acknowledged tasks answered by replaying the ack (no task run twice), "
-                f"{len(self.not_redelivered)} un-acked tasks not redelivered; {self.seconds:.1f} s "
+                f"{len(self.not_redelivered)} un-acked tasks not redelivered, {len(self.end_unanswered)} turn.end "
+                f"never answered; {self.seconds:.1f} s "
                 f"({per:.2f} s per cycle)")
 
     def accepted_findings(self) -> list[str]:
