@@ -103,6 +103,11 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               help="the fault profile: desktops of the reconnect storm (default 100)"),
     RunOption("--storm-rounds", Kind.VALUE, metavar="R", type=int,
               help="the fault profile: reconnect-storm rounds, each dropping every desktop once (default 3)"),
+    RunOption("--kill-cycles", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile (-m faults): SIGKILL/restart cycles of a hook server started by command "
+                   "(default 6, one per kill point of a task's lifecycle)"),
+    RunOption("--fault-seed", Kind.VALUE, metavar="N", type=int,
+              help="the fault profile: the seed of the random kill points (default 0; the report names it)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
 )

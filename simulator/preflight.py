@@ -6,6 +6,7 @@ minutes) before saying "it is not there". The preflight asks each external targe
 | target | probe | it is there when |
 |---|---|---|
 | ``ws://…`` (hook server) | a WebSocket opening handshake (with ``--hook-token`` as a bearer token) | the handshake completes, or the server answers it with an HTTP status (a refusal is its answer, judged by the scenarios) |
+| ``cmd:COMMAND`` (hook server) | none: the harness starts it at the first scenario that needs it | it prints its readiness line (else that scenario and every later one end in *error*, exit code 3) |
 | ``listen:HOST:PORT`` (desktop) | bind the address the desktop is told to dial | the harness can listen there |
 | ``stdio:COMMAND`` (MCP) | spawn the command and ``initialize`` | it answers ``initialize`` (a result or a JSON-RPC error) |
 | ``http(s)://…/mcp`` (MCP) | ``initialize`` over Streamable HTTP | it answers ``initialize`` (a result or a JSON-RPC error) |

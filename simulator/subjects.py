@@ -2,8 +2,9 @@
 
 One ``Subjects`` object per run (the ``subjects`` fixture) resolves each role's target:
 
-* ``hook-server``: ``hook_server_url()`` → the ``ws://`` URL to dial (an external URL, or the embedded reference
-  started once for the run);
+* ``hook-server``: ``hook_server_url()`` → the ``ws://`` URL to dial (an external URL, the command of a ``cmd:``
+  target started once for the run — ``restart_hook_server()`` SIGKILLs and starts it again, for the fault profile —
+  or the embedded reference started once for the run);
 * ``desktop``: ``desktop_listen()`` → the ``(host, port)`` the harness's server role listens on (for ``ref``, an
   ephemeral port that the embedded reference desktop is pointed at);
 * ``ccweb`` / ``probekit``: ``connect_mcp(role, client)`` connects an ``McpClientRole`` over stdio, Streamable HTTP
@@ -21,6 +22,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from .command_subject import CommandSubject
 from .config import HarnessConfig
 from .control import ControlClient
 from .errors import NotTestable, TargetError
@@ -47,6 +49,8 @@ class Subjects:
         self._note = note or (lambda role, target, identity: None)
         self._running: dict[Role, RunningReference] = {}
         self._dial_watch: Any = None
+        self._commands: dict[Role, CommandSubject] = {}
+        self._command_failed: dict[Role, TargetError] = {}
 
     def _reference(self, role: Role) -> RunningReference:
         running = self._running.get(role)
@@ -62,11 +66,53 @@ class Subjects:
             self._note(role.value, "ref", running.identity)
         return running
 
+    def _command(self, role: Role) -> CommandSubject:
+        """The ``cmd:`` subject of ``role``, started at its first use and kept for the run; a start that failed
+        fails every later use at once with the same ``TargetError`` (one wait for the run, not one per scenario)."""
+        failed = self._command_failed.get(role)
+        if failed is not None:
+            raise TargetError(str(failed))
+        command = self._commands.get(role)
+        if command is None:
+            target = self.config.target(role)
+            command = CommandSubject(target.command or (), role=role.value)
+            try:
+                command.start()
+            except TargetError as exc:
+                command.close()
+                self._command_failed[role] = exc
+                raise
+            self._commands[role] = command
+            self._note(role.value, target.raw, {"pid": command.pid})
+        elif not command.running:
+            raise TargetError(f"{role.value}: the command the harness started exited (its stderr ends with: "
+                              f"{command.stderr_tail(600) or '(nothing)'})")
+        return command
+
+    def hook_server_command(self) -> CommandSubject | None:
+        """The hook server the harness started by command (``cmd:``), or None for any other target."""
+        if self.config.target(Role.HOOK_SERVER).kind is not TargetKind.CMD:
+            return None
+        return self._command(Role.HOOK_SERVER)
+
+    def restart_hook_server(self) -> CommandSubject:
+        """SIGKILL the ``cmd:`` hook server and start the same command again (same ``{state}`` directory); every
+        later ``hook_server_url()`` / ``control()`` gives the new readiness line's addresses. ``NotTestable`` for a
+        target the harness did not start."""
+        command = self.hook_server_command()
+        if command is None:
+            raise NotTestable("the harness can kill and restart only a hook server it started: give --target "
+                              "hook-server=cmd:… so the harness can kill and restart it (docs/targets.md)")
+        command.restart()
+        return command
+
     def hook_server_url(self) -> str:
         target = self.config.target(Role.HOOK_SERVER)
         if target.kind is TargetKind.WS:
             self._note(Role.HOOK_SERVER.value, target.raw, {})
             return target.url or ""
+        if target.kind is TargetKind.CMD:
+            return self._command(Role.HOOK_SERVER).url
         return self._reference(Role.HOOK_SERVER).url or ""
 
     def hook_server_token(self) -> str | None:
@@ -166,11 +212,16 @@ class Subjects:
     def control(self, role: Role | str, wire: WireLog | None = None) -> ControlClient:
         role = Role(role)
         url = self.config.control(role)
+        if url is None and self.config.target(role).kind is TargetKind.CMD:
+            url = self._command(role).control_url
         if url is None and self.config.target(role).is_reference and role in REFERENCE_STARTERS:
             url = self._reference(role).control_url
         return ControlClient(url, role=role.value, timeout=self.config.step_timeout, wire=wire)
 
     def close(self) -> None:
+        for command in list(self._commands.values()):
+            command.close()
+        self._commands.clear()
         for running in list(self._running.values()):
             try:
                 running.stop()

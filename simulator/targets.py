@@ -7,6 +7,8 @@ SPEC one of:
 |---|---|---|
 | ``ref`` | the embedded reference implementation (the default) | all |
 | ``ws://…`` / ``wss://…`` | a hook server listening there | hook-server |
+| ``cmd:COMMAND …`` | a hook server the harness starts as that command line (shell-style quoting) and reads one readiness
+  line from; ``{state}`` in it is a directory kept across restarts (``simulator.command_subject``) | hook-server |
 | ``listen:HOST:PORT`` | the harness listens there and the desktop under test dials in | desktop |
 | ``stdio:COMMAND …`` | an MCP server spawned as that command line (shell-style quoting) | ccweb, probekit |
 | ``http://…/mcp`` / ``https://…`` | an MCP server over Streamable HTTP | ccweb, probekit |
@@ -33,10 +35,11 @@ class TargetKind(StrEnum):
     LISTEN = "listen"
     STDIO = "stdio"
     HTTP = "http"
+    CMD = "cmd"
 
 
 _ALLOWED: dict[Role, frozenset[TargetKind]] = {
-    Role.HOOK_SERVER: frozenset({TargetKind.REF, TargetKind.WS}),
+    Role.HOOK_SERVER: frozenset({TargetKind.REF, TargetKind.WS, TargetKind.CMD}),
     Role.DESKTOP: frozenset({TargetKind.REF, TargetKind.LISTEN}),
     Role.CCWEB: frozenset({TargetKind.REF, TargetKind.STDIO, TargetKind.HTTP}),
     Role.PROBEKIT: frozenset({TargetKind.REF, TargetKind.STDIO, TargetKind.HTTP}),
@@ -98,17 +101,18 @@ def parse_target(role: Role | str, spec: str) -> TargetSpec:
         if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
             raise ConfigError(f"target {role.value}: {text!r} is not listen:HOST:PORT")
         target = TargetSpec(role, TargetKind.LISTEN, text, host=host.strip("[]"), port=int(port))
-    elif text.startswith("stdio:"):
+    elif text.startswith(("stdio:", "cmd:")):
+        prefix, _, rest = text.partition(":")
         try:
-            command = tuple(shlex.split(text[len("stdio:"):]))
+            command = tuple(shlex.split(rest))
         except ValueError as exc:
             raise ConfigError(f"target {role.value}: cannot split the command of {text!r}: {exc}") from None
         if not command:
             raise ConfigError(f"target {role.value}: {text!r} names no command")
-        target = TargetSpec(role, TargetKind.STDIO, text, command=command)
+        target = TargetSpec(role, TargetKind(prefix), text, command=command)
     else:
         raise ConfigError(
-            f"target {role.value}: {text!r} is not one of ref, ws://…, wss://…, listen:HOST:PORT, stdio:COMMAND, http(s)://…"
+            f"target {role.value}: {text!r} is not one of ref, ws://…, wss://…, cmd:COMMAND, listen:HOST:PORT, stdio:COMMAND, http(s)://…"
         )
     if target.kind not in _ALLOWED[role]:
         allowed = ", ".join(sorted(k.value for k in _ALLOWED[role]))

@@ -65,6 +65,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/frames/test_frame_requirements_falsified.py"
     out |= {f"{path}::test_the_hidden_drops_fail_exactly_their_requirements[{n}]": frozenset(h)
             for n, h in _module(path).PROVES.items()}
+    path = "tests/faults/test_faults_kill_falsified.py"
+    out |= {f"{path}::test_a_hook_server_that_breaks_durability_across_a_kill_fails_its_requirement[{v}]":
+            frozenset({rid}) for v, (rid, _) in _module(path).VARIANTS.items()}
     return out
 
 

@@ -332,6 +332,13 @@ class Variant(BrokenVariant):
     #: a turn.end resent on a new connection after a reconnect is published once more. Breaks §5 "desktop 在 accepted
     #: 前可按同一 requestId 重放完全相同的普通 turn.end,server 必须幂等并回放最新状态".
     RESENT_END_REPUBLISHED = "resent-end-republished"
+    # issue 17, the fault profile's SIGKILL/restart (fault_variants.py; server_variants.py for the shell)
+    #: turn.delivery accepted goes out at once while the result's rows are committed a while later (in memory until
+    #: then). Breaks "accepted … 是最终结果已进入 server 的持久交接/恢复边界" (a SIGKILL loses an accepted result).
+    ACCEPTED_BEFORE_COMMIT = "accepted-before-commit"
+    #: a restart forgets which results were published and posts every delivered one again. Breaks "server 必须幂等并
+    #: 回放最新状态" (a result published twice).
+    REPUBLISHES_AFTER_RESTART = "republishes-after-restart"
     # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
     #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
     ACCEPTS_ANY_TOKEN = "accepts-any-token"

@@ -942,7 +942,9 @@ def test_public_names_are_pinned():
         "new-keeps-key", "lifecycle-default-off", "lifecycle-hello-ignored", "lifecycle-preference-ignored",
         "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
         "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",
-        "garbage-forgets-tasks", "resent-end-republished"])
+        "garbage-forgets-tasks", "resent-end-republished",
+        # issue 17, the fault profile's SIGKILL/restart (fault_variants.py, server_variants.py)
+        "accepted-before-commit", "republishes-after-restart"])
 
 
 def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():
