@@ -35,6 +35,15 @@ _SUBJECTS = {"ccweb": ("ccweb", "ccweb-mcp"), "probe-kit": ("probekit", "probeki
 DEFAULT_INPUTS = 300
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Import Hypothesis and the fuzzer now, while the run is single-threaded, when a robustness scenario was
+    selected: compiling modules while another thread (the preflight's MCP client) compiles too can raise
+    ``SystemError: AST constructor recursion depth mismatch`` on CPython 3.11 (seen once on the first import of
+    Hypothesis inside a step)."""
+    if any(item.get_closest_marker("robustness") for item in session.items):
+        import simulator.drivers.robustness.mcp_fuzz  # noqa: F401
+
+
 @pytest.fixture
 def mcp_robustness(request: pytest.FixtureRequest) -> dict:
     """The scenario's fuzzer and what its steps found (filled by the steps)."""
