@@ -313,8 +313,8 @@ class McpFuzzer:
                 report.errors += 1
                 error = msg.value["error"]
                 report.error_codes[error.get("code") if isinstance(error, dict) else "?"] += 1
-                if codes and msg.id in codes:
-                    report.unknown_method_errors += 1
+                if codes and msg.id in codes and isinstance(error, dict) and _is_int(error.get("code")):
+                    report.unknown_method_errors += 1  # an error whose code can be read (ERROR_CODE's evidence)
             else:
                 report.results += 1
                 result = msg.value.get("result")
@@ -383,8 +383,9 @@ class McpFuzzer:
         if prop is Property.ANSWER and report.results + report.errors == 0:
             raise AssertionError(f"no fuzzed request was answered at all: no evidence for {requirement}")
         if prop is Property.ERROR_CODE and report.unknown_method_errors == 0:
-            raise AssertionError(f"no request for an unknown method was answered with a JSON-RPC error: its code "
-                                 f"could not be judged, no evidence for {requirement} [{_RULES[prop]}]")
+            raise AssertionError(f"no request for an unknown method was answered with a JSON-RPC error whose code "
+                                 f"is an integer: the code could not be judged, no evidence for {requirement} "
+                                 f"[{_RULES[prop]}]")
         if prop is Property.ERROR_SHAPE and report.errors == 0:
             raise AssertionError(f"no fuzzed input was answered with a JSON-RPC error: the shape of an error could "
                                  f"not be judged, no evidence for {requirement} [{_RULES[prop]}]")
