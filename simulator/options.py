@@ -87,7 +87,8 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               help="run the scenarios even when a target does not answer the preflight probe (each then fails on "
                    "its own); by default an unreachable target stops the run at once with exit code 3"),
     RunOption("--fuzz-frames", Kind.VALUE, metavar="N", type=int,
-              help="the robustness profile (-m robustness): fuzzed frames per property (default 2000)"),
+              help="the robustness profile (-m robustness): fuzzed frames per property (default 2000); for an MCP "
+                   "subject, fuzzed JSON-RPC inputs per property (default 300)"),
     RunOption("--desktop-drop-rounds", Kind.VALUE, metavar="N", type=int,
               help="the fault profile against a desktop (-m faults): rounds of each drop scenario (default 10)"),
     RunOption("--replay", Kind.VALUE, metavar="FILE",

@@ -642,7 +642,8 @@ def _spec_revisions(rootdir: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     for spec in load_spec_revisions(rootdir / "scenarios" / "specs.toml"):
         out[spec.file] = spec.describe()
-        for folder in (rootdir.parent / "shared" / "specs", rootdir.parent / "shared" / "design", rootdir / "specs"):
+        for folder in (rootdir.parent / "shared" / "specs", rootdir.parent / "shared" / "design", rootdir / "specs",
+                       rootdir / "scenarios" / "sources"):
             local = folder / spec.file
             if local.is_file():
                 digest = hashlib.sha256(local.read_bytes()).hexdigest()

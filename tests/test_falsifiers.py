@@ -59,6 +59,12 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/faults/test_faults_falsified.py"
     out |= {f"{path}::test_a_hook_server_that_loses_or_duplicates_across_drops_fails_its_requirement[{v}]":
             frozenset(caught) for v, (caught, _) in _module(path).VARIANTS.items()}
+    path = "tests/robustness/test_robustness_mcp_falsified.py"
+    robust_mcp = _module(path)
+    out |= {f"{path}::test_an_mcp_reference_variant_that_mishandles_garbage_fails_its_requirement[{n}]":
+            frozenset({t[3]}) for n, t in robust_mcp.VARIANTS.items()}
+    out |= {f"{path}::test_an_mcp_fake_that_shapes_its_errors_wrongly_fails_its_requirement[{n}]": frozenset({t[2]})
+            for n, t in robust_mcp.FAKES.items()}
     path = "tests/frames/test_parser_requirements_falsified.py"
     out |= {f"{path}::test_a_broken_parser_fails_exactly_its_requirement[{p}]": frozenset({rid})
             for p, rid in _module(path).PROVES.items()}

@@ -61,7 +61,8 @@ def test_every_quoted_spec_has_a_recorded_revision_matching_the_spec_beside_the_
     quoted = {r.spec for r in load_registry(ROOT / "scenarios" / "requirements")[0].values()} - {"targets.md"}
     assert quoted <= set(recorded), f"specs quoted without a recorded revision: {sorted(quoted - set(recorded))}"
     assert all(s.title and s.revision and re.fullmatch(r"[0-9a-f]{64}", s.sha256) for s in recorded.values())
-    folders = [ROOT.parent / "shared" / "specs", ROOT.parent / "shared" / "design"]
+    # scenarios/sources: the excerpts of published specs the MCP robustness requirements quote (JSON-RPC 2.0, MCP)
+    folders = [ROOT.parent / "shared" / "specs", ROOT.parent / "shared" / "design", ROOT / "scenarios" / "sources"]
     if not folders[0].is_dir():
         pytest.skip("the spec files are not beside this checkout (../shared/specs): the hashes cannot be compared")
     for name, spec in recorded.items():
@@ -84,7 +85,8 @@ def test_every_quote_is_verbatim_from_its_spec():
     and a table's escaped bars (``_quotable``). docs/targets.md is this project's own contract and is not compared."""
     import pytest
 
-    folders = [ROOT.parent / "shared" / "specs", ROOT.parent / "shared" / "design"]
+    # scenarios/sources: the excerpts of published specs the MCP robustness requirements quote (JSON-RPC 2.0, MCP)
+    folders = [ROOT.parent / "shared" / "specs", ROOT.parent / "shared" / "design", ROOT / "scenarios" / "sources"]
     if not folders[0].is_dir():
         pytest.skip("the spec files are not beside this checkout (../shared/specs): the quotes cannot be compared")
     texts: dict[str, str] = {}

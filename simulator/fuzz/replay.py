@@ -3,6 +3,13 @@ that ``--replay FILE`` sends exactly that batch again (sans-I/O apart from the t
 
     {"requirement": "ROBUST-HOOK-SERVER-KEEP-01", "subject": "hook-server",
      "inputs": [{"kind": "garbage", "text": "{"}, {"kind": "binary", "base64": "AAE="}]}
+
+An MCP subject's batch (``simulator.fuzz.mcp_inputs``) says ``"format": "mcp"``; its inputs are raw JSON-RPC lines,
+``"__ID__"`` where the fresh id goes:
+
+    {"requirement": "ROBUST-CCWEB-ANSWER-01", "subject": "ccweb", "format": "mcp",
+     "inputs": [{"kind": "unknown-method", "lines": ["{\"jsonrpc\":\"2.0\",\"id\":\"__ID__\",\"method\":\"x\"}"],
+                 "expect": "one", "code": -32601}]}
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .mcp_inputs import McpInput
 from .wire_inputs import WireInput
 
 __all__ = ["Replay", "load_replay", "save_replay"]
@@ -22,10 +30,13 @@ __all__ = ["Replay", "load_replay", "save_replay"]
 class Replay:
     requirement: str
     subject: str
-    inputs: tuple[WireInput, ...]
+    inputs: tuple[WireInput, ...] | tuple[McpInput, ...]
+    #: "frames" (WebSocket frames of a hook subject) or "mcp" (raw JSON-RPC lines of an MCP subject).
+    fmt: str = "frames"
 
     def to_json(self) -> dict:
         return {"requirement": self.requirement, "subject": self.subject,
+                **({"format": self.fmt} if self.fmt != "frames" else {}),
                 "inputs": [i.to_json() for i in self.inputs]}
 
 
@@ -47,8 +58,12 @@ def load_replay(path: Path) -> Replay:
             or not isinstance(data.get("inputs"), list) or not data["inputs"]:
         raise ConfigError(f"--replay {path}: not a replay file (an object with 'requirement' and a non-empty "
                           f"'inputs' list)")
+    fmt = data.get("format", "frames")
+    if fmt not in ("frames", "mcp"):
+        raise ConfigError(f"--replay {path}: unknown format {fmt!r} (frames or mcp)")
+    kind = McpInput if fmt == "mcp" else WireInput
     try:
-        inputs = tuple(WireInput.from_json(i) for i in data["inputs"])
-    except (KeyError, ValueError, TypeError) as exc:
+        inputs = tuple(kind.from_json(i) for i in data["inputs"])
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"--replay {path}: an input is malformed: {exc}") from None
-    return Replay(data["requirement"], str(data.get("subject", "")), inputs)
+    return Replay(data["requirement"], str(data.get("subject", "")), inputs, fmt)

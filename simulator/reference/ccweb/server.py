@@ -28,6 +28,7 @@ from mcp.server import Server, ServerRequestContext
 from ... import __version__
 from . import contract
 from .contract import LEGACY_REQUEST_REPLY_TOOL, PUBLIC_TOOL_NAMES, SOURCE_CONVERSATION_META_KEY
+from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
 from .core import CcwebCore
 from .machine import CallPath, ToolOutcome
 from .variants import Variant
@@ -95,5 +96,9 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
             return _result(ToolOutcome.error(f"{name}: internal error in the ccweb reference: "
                                              f"{type(exc).__name__}: {exc}"))
 
-    return Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
-                  on_call_tool=call_tool)
+    server = Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                    on_call_tool=call_tool)
+    if core.variant is not None and core.variant.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
+        server.middleware.append(robustness_middleware(core.variant.value,
+                                                       lambda m: server.get_request_handler(m) is not None))
+    return server

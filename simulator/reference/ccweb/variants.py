@@ -78,6 +78,14 @@ class Variant(BrokenVariant):
     #: The return_and_continue target run prompt carries only its header and notices, not the message.
     RETURN_PROMPT_WITHOUT_CONTENT = "return-prompt-without-content"
 
+    # Issue 17, the robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
+    #: A ``tools/call`` with params over 1 MB of JSON ends the process.
+    CRASH_ON_HUGE_ARGUMENT = "crash-on-huge-argument"
+    #: A request for a method the server does not serve is never answered.
+    SILENT_UNKNOWN_METHOD = "silent-unknown-method"
+    #: A request for a method the server does not serve is answered with the error code -32000, not -32601.
+    UNKNOWN_METHOD_WRONG_CODE = "unknown-method-wrong-code"
+
     @classmethod
     def subject(cls) -> str:
         return "ccweb reference"

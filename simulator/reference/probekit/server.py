@@ -31,6 +31,7 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
+from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
 from .kit import SERVER_NAME, TASK_STEP_ENV, ProbeKit, listed_tools, tools_named
 from .output import to_call_tool_result
 from .variant_kits import kit_class
@@ -80,6 +81,9 @@ def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | Non
                              instructions="mcp-probe-kit reference: development tools and start_* workflows.",
                              on_list_tools=list_tools, on_call_tool=call_tool)
     server.middleware.append(kit.task_middleware)
+    if chosen is not None and chosen.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
+        server.middleware.append(robustness_middleware(chosen.value,
+                                                       lambda m: server.get_request_handler(m) is not None))
     server.add_request_handler("tasks/get", types.GetTaskRequestParams, kit.tasks.tasks_get)
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks.tasks_result)
     server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks.tasks_list)

@@ -54,6 +54,14 @@ class Variant(BrokenVariant):
     TASK_CANCEL_NOT_RECORDED = "task-cancel-not-recorded"  # tasks/cancel answers cancelled, the task runs on
     TASK_NEVER_EXPIRES = "task-never-expires"        # a task's ttl is never enforced
 
+    # Issue 17, the robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
+    #: A ``tools/call`` with params over 1 MB of JSON ends the process.
+    CRASH_ON_HUGE_ARGUMENT = "crash-on-huge-argument"
+    #: A request for a method the server does not serve is never answered.
+    SILENT_UNKNOWN_METHOD = "silent-unknown-method"
+    #: A request for a method the server does not serve is answered with the error code -32000, not -32601.
+    UNKNOWN_METHOD_WRONG_CODE = "unknown-method-wrong-code"
+
     @property
     def requires_main_argument(self) -> bool:
         return self in (Variant.STRICT_INPUTS, Variant.TOOLSET_LEAK)

@@ -103,7 +103,12 @@ def test_the_correct_reference_has_no_symptom(core):
     assert symptoms(core) == set()
 
 
-@pytest.mark.parametrize("variant", list(Variant))
+#: The robustness profile's variants (simulator/reference/mcp_robustness_variants.py) break the raw JSON-RPC handling
+#: only, which these checks do not reach: tests/robustness/test_robustness_mcp_falsified.py catches them.
+_ROBUSTNESS = {"crash-on-huge-argument", "silent-unknown-method", "unknown-method-wrong-code"}
+
+
+@pytest.mark.parametrize("variant", [v for v in Variant if v.value not in _ROBUSTNESS])
 def test_each_variant_breaks_exactly_its_own_requirement(make_core, variant):
     assert symptoms(make_core(variant)) == {variant}
 
