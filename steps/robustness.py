@@ -66,6 +66,17 @@ def given_fuzzer(request: pytest.FixtureRequest, robustness: dict, harness, fram
         replay_source=str(replay_path or ""), rng_seed=zlib.crc32(requirement.encode()))
 
 
+def _reached(what: str, action):
+    """``action()``; a subject gone during the profile fails the scenario (it went away: docs/targets.md "The
+    robustness profile"), it is not a harness error."""
+    from simulator.errors import SubjectTimeout, TargetError
+
+    try:
+        return action()
+    except (SubjectTimeout, TargetError) as exc:
+        raise AssertionError(f"the subject could not be reached for {what}: {exc}") from None
+
+
 def _check(robustness: dict, prop_name: str, record_evidence) -> None:
     from simulator.drivers.robustness.hook_fuzz import Property
 
@@ -94,8 +105,10 @@ def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_co
     from simulator.targets import Role
 
     fuzzer = robustness["fuzzer"]
-    report = run_lifecycles(fuzzer.probe, subjects.control(Role.HOOK_SERVER, wire_log), fuzzer.samples,
-                            rounds=rounds, step_timeout=harness_config.step_timeout, rng_seed=fuzzer.rng_seed)
+    control = subjects.control(Role.HOOK_SERVER, wire_log)
+    report = _reached("the task lifecycles", lambda: run_lifecycles(
+        fuzzer.probe, control, fuzzer.samples, rounds=rounds, step_timeout=harness_config.step_timeout,
+        rng_seed=fuzzer.rng_seed))
     evidence(report.evidence())
 
 
@@ -107,14 +120,14 @@ def then_desktop_lifecycles(robustness: dict, rounds: int, subjects, harness_con
     from simulator.control import ControlClient
 
     fuzzer = robustness["fuzzer"]
-    fuzzer.probe.connection(wire_log)  # the embedded reference desktop is started when the probe first connects
+    _reached("the task lifecycles", lambda: fuzzer.probe.connection(wire_log))  # starts an embedded reference
     handle = getattr(fuzzer.probe.opener, "handle", None)
     control = (ControlClient(handle.control_url, role=Role.DESKTOP.value, timeout=harness_config.step_timeout,
                              wire=wire_log) if getattr(handle, "control_url", None)
                else subjects.control(Role.DESKTOP, wire_log))
-    report = run_desktop_lifecycles(fuzzer.probe, control, fuzzer.samples,
-                                    rounds=rounds, step_timeout=harness_config.step_timeout,
-                                    rng_seed=fuzzer.rng_seed)
+    report = _reached("the task lifecycles", lambda: run_desktop_lifecycles(
+        fuzzer.probe, control, fuzzer.samples, rounds=rounds, step_timeout=harness_config.step_timeout,
+        rng_seed=fuzzer.rng_seed))
     evidence(report.evidence())
 
 
@@ -158,7 +171,7 @@ def then_ladder(robustness: dict, sizes: str, evidence, limit) -> None:
     from simulator.drivers.robustness.limits import ping_ladder
 
     wanted = sorted(int(x) for x in sizes.replace(" and ", ",").split(",") if x.strip())
-    steps = ping_ladder(robustness["probe"], wanted)
+    steps = _reached("the padded pings", lambda: ping_ladder(robustness["probe"], wanted))
     answered = [s for s in steps if s.answered]
     if answered:
         best = answered[-1]
