@@ -202,8 +202,11 @@ class HookFuzzer:
 
             try:
                 search()
-            except Exception:  # noqa: BLE001 - what attempt() stopped on (Hypothesis may wrap it)
+            except Exception as exc:  # noqa: BLE001 - what attempt() stopped on (Hypothesis may wrap it)
                 if not stopped:
+                    inner = getattr(exc, "exceptions", None)
+                    if inner:  # Hypothesis's wrapper (a flaky or multiple failure) names less than what it wraps
+                        raise inner[0] from exc
                     raise
                 if not violations:
                     raise AssertionError(str(stopped[0])) from None
