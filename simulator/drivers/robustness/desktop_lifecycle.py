@@ -17,14 +17,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
-from ...fuzz.wire_inputs import WireInput, wire_inputs
+from ...fuzz.wire_inputs import WireInput
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType, make_ping
 from ...roles.frame_probe import FrameProbe
 from ...wirelog import WireLog
+from .garbage_rounds import run_garbage_rounds
 
 __all__ = ["DesktopLifecycleReport", "run_desktop_lifecycles"]
 
@@ -76,8 +74,6 @@ def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict],
         return [e for e in conn.received if e.type == kind and e.request_id == rid]
 
     def one_round(batches: list[list[WireInput]]) -> None:
-        if failures:
-            raise AssertionError(failures[0])
         n = report.rounds + 1
         try:
             control.call("script-next-turn", {"progress": [f"robust step {n}"], "finalText": f"robust done {n}",
@@ -108,21 +104,9 @@ def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict],
             raise AssertionError(failures[0])
         report.rounds += 1
 
-    batch = st.lists(wire_inputs(samples), min_size=1, max_size=3)
-
-    @seed(rng_seed)
-    @settings(max_examples=rounds, database=None, deadline=None, suppress_health_check=list(HealthCheck),
-              phases=(Phase.generate,), report_multiple_bugs=False)
-    @given(st.lists(batch, min_size=4, max_size=4))
-    def search(batches: list[list[WireInput]]) -> None:
-        one_round(batches)
-
     try:
-        search()
-    except Exception:  # noqa: BLE001 - the first failing round (Hypothesis may wrap it)
-        if failures:
-            raise AssertionError(failures[0]) from None
-        raise
+        run_garbage_rounds(samples, rounds=rounds, gaps=4, rng_seed=rng_seed, one_round=one_round,
+                           failures=failures)
     finally:
         report.seconds = time.monotonic() - started
         probe.retire()

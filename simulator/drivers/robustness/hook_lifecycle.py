@@ -17,15 +17,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
 from ...errors import MissingFrame, NotTestable
-from ...fuzz.wire_inputs import WireInput, wire_inputs
+from ...fuzz.wire_inputs import WireInput
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, MessageType
 from ...roles.frame_probe import FrameProbe
 from ...roles.hook_desktop import DesktopRole
 from ...wirelog import WireLog
+from .garbage_rounds import run_garbage_rounds
 
 __all__ = ["LifecycleReport", "run_lifecycles"]
 
@@ -79,8 +77,6 @@ def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, roun
         report.garbage += len(batch)
 
     def one_round(batches: list[list[WireInput]]) -> None:
-        if failures:
-            raise AssertionError(failures[0])
         n = report.rounds + 1
         chat = f"C-ROBUST-{rng_seed}-{n}"
         try:
@@ -116,21 +112,9 @@ def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, roun
             raise AssertionError(failures[0])
         report.rounds += 1
 
-    batch = st.lists(wire_inputs(samples), min_size=1, max_size=3)
-
-    @seed(rng_seed)
-    @settings(max_examples=rounds, database=None, deadline=None, suppress_health_check=list(HealthCheck),
-              phases=(Phase.generate,), report_multiple_bugs=False)
-    @given(st.lists(batch, min_size=5, max_size=5))
-    def search(batches: list[list[WireInput]]) -> None:
-        one_round(batches)
-
     try:
-        search()
-    except Exception:  # noqa: BLE001 - the first failing round (Hypothesis may wrap it)
-        if failures:
-            raise AssertionError(failures[0]) from None
-        raise
+        run_garbage_rounds(samples, rounds=rounds, gaps=5, rng_seed=rng_seed, one_round=one_round,
+                           failures=failures)
     finally:
         report.seconds = time.monotonic() - started
         role.close()
