@@ -103,15 +103,12 @@ def given_mcp_fuzzer(request: pytest.FixtureRequest, mcp_robustness: dict, harne
     harness.note_subject(role.value, target.raw, {})
     mcp_robustness["requirement"] = requirement
     mcp_robustness["fuzzer"] = fuzzer
+    from simulator.errors import SubjectTimeout, TargetError
+
     try:
         fuzzer.start()
-    except Exception as exc:  # noqa: BLE001 - the subject could not be started or initialized: no evidence
-        from simulator.errors import SubjectTimeout, TargetError
-
-        if isinstance(exc, (SubjectTimeout, TargetError)):
-            raise AssertionError(f"the {subject} subject could not be reached for the robustness run: {exc}") \
-                from None
-        raise
+    except (SubjectTimeout, TargetError) as exc:  # the subject could not be started or initialized: no evidence
+        raise AssertionError(f"the {subject} subject could not be reached for the robustness run: {exc}") from None
 
 
 def _check(mcp_robustness: dict, prop_name: str, record_evidence) -> None:
