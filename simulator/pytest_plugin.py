@@ -41,6 +41,7 @@ from typing import Any
 import pytest
 
 from . import __version__
+from . import bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames
@@ -339,6 +340,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _req_of(item) is not None:
             item.add_marker(pytest.mark.timeout(harness.config.scenario_timeout))
             _show_verdicts_not_tracebacks(item, harness)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The registry of step definitions is complete: pytest-bdd's step lookup is memoised from here on
+    (``simulator.bdd_step_lookup``)."""
+    bdd_step_lookup.install()
 
 
 def _paths_selected(config: pytest.Config) -> bool:
@@ -805,6 +812,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The console's last line: the run's overall verdict (after pytest's own counts)."""
+    bdd_step_lookup.uninstall()
     if _HARNESS not in config.stash:
         return
     record = harness_of(config).record

@@ -39,6 +39,7 @@ from ..hook import (
     jsontext,
     MessageType,
     Wire,
+    make_ping,
     make_pong,
     parse_hook_message,
     serialize_hook_message,
@@ -67,6 +68,9 @@ _NO_CLAIM = frozenset({IssueCode.FRAME_TOO_LARGE, IssueCode.NOT_UTF8, IssueCode.
 _CLAIM_MAX = 4 * 1024 * 1024
 #: Frames we send above this size are not re-parsed for the wire-log verdict when we built them ourselves.
 _RECHECK_MAX = 4 * 1024 * 1024
+#: How long a negative check watches when the subject gives it no barrier (no pong to its ping within the step
+#: limit): the plain window, a harness setting (``simulator.drivers.timing.QUIET_S`` is this value).
+UNBARRED_WINDOW_S = 1.5
 
 
 class HandshakeRejected(SubjectRefused):
@@ -221,6 +225,20 @@ def _claimed_type(raw: str | bytes, issue: HookIssue) -> str | None:
     return value[:80] if isinstance(value, str) else None
 
 
+def _sample_pong() -> Inbound:
+    text = serialize_hook_message(make_pong())
+    d = describe_frame(text, origin="subject")
+    return Inbound(0, 0.0, text, False, d.message, d.issue, d.claimed_type)
+
+
+def _selects(pred: Callable[[Inbound], bool], entry: Inbound) -> bool:
+    """Whether ``pred`` selects ``entry``; a predicate that cannot read it (it expects another type) does not."""
+    try:
+        return bool(pred(entry))
+    except Exception:  # noqa: BLE001 - e.g. a payload attribute a pong does not have
+        return False
+
+
 def _matcher(match: Matcher) -> tuple[Callable[[Inbound], bool], str]:
     """A predicate and its description (for timeout messages)."""
     if isinstance(match, (str, MessageType)):
@@ -252,6 +270,10 @@ def from_dict(cls: type[W], data: Mapping[str, Any]) -> W:
 
 def _text_of(data: str | bytes) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
+#: A pong as the subject would send it: a negative check whose match selects it cannot end on a ping/pong barrier.
+_SAMPLE_PONG = _sample_pong()
 
 
 class HookConnection:
@@ -517,37 +539,82 @@ class HookConnection:
                 f"stopped answering (no pong to a WebSocket ping within {self._ping_limit():g} s)", waited_s=t,
             ) from None
 
-    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True) -> None:
-        """Assert that no matching frame arrives during ``within`` seconds. Unconsumed entries already in the inbox
-        count too unless ``include_pending`` is False. Raises ``AssertionError`` naming the frame that did arrive.
+    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
+                    barrier: bool = True) -> None:
+        """Assert that no matching frame arrives. Unconsumed entries already in the inbox count too unless
+        ``include_pending`` is False. Raises ``AssertionError`` naming the frame that did arrive.
 
-        Silence is evidence only from a live subject: a connection that closes during the window, or a subject that
-        does not answer a WebSocket ping at its end, raises ``NegativeWindowBroken`` (a failure)."""
+        With ``barrier`` (the default) the check first puts a barrier on the connection: a hook-protocol ``ping``
+        and its ``pong`` (阶段 1 "收到 ping 必须回 pong"); a subject that handles its frames in order has sent
+        anything the scenario's earlier actions on this connection caused before that pong. Then it watches
+        ``within`` seconds more (the grace for what the subject does on its own time: timers, other
+        connections, the control API). A subject that does not answer the barrier ping within the step limit
+        gets the plain window instead (``within`` at least ``UNBARRED_WINDOW_S``), as without a barrier.
+
+        Silence is evidence only from a live subject: a connection that closes during the check, or a subject
+        that does not answer a WebSocket ping at its end, raises ``NegativeWindowBroken`` (a failure)."""
         pred, what = _matcher(match)
         floor = 0 if include_pending else self.loop.run(self._max_seq(), self.step_timeout, what="the inbox")
         errors_before = self.harness_errors
+        label = what.removeprefix("a ").removeprefix("an ")
 
         def arrived(e: Inbound) -> bool:
             return e.seq > floor and pred(e)
 
+        found: Inbound | None = None
+        if barrier and _selects(pred, _SAMPLE_PONG):
+            barrier = False  # the check concerns pongs: the barrier's own pong would be one of them
+        elif barrier:
+            def arrived(e: Inbound) -> bool:  # noqa: F811 - pongs are the barriers' (the match selects none)
+                return e.seq > floor and e.type != MessageType.PONG and pred(e)
         try:
-            found = self.loop.run(self._expect(arrived, what, False), within, what=what)
+            if barrier:
+                try:
+                    found = self.loop.run(self._barrier_or(arrived, what), self.step_timeout,
+                                          what=f"the pong to a barrier ping, or {what}")
+                except SubjectTimeout:
+                    self._note(f"no pong to the barrier ping within {self.step_timeout:g} s: the check watches "
+                               f"{max(within, UNBARRED_WINDOW_S):g} s instead", summary="no barrier")
+                    within = max(within, UNBARRED_WINDOW_S)
+            if found is None:
+                found = self.loop.run(self._expect(arrived, what, False), within, what=what)
         except SubjectTimeout:
             if self.harness_errors != errors_before:
                 raise HarnessError(f"{self.role}: the harness failed to handle a frame during a \"nothing arrives\" "
                                    f"window (see the wire log): the window proves nothing") from None
             if not self.is_alive():
                 raise NegativeWindowBroken(
-                    f"{self.role}: expected no {what.removeprefix('a ').removeprefix('an ')} for {within:g} s, but "
+                    f"{self.role}: expected no {label} for {within:g} s, but "
                     f"the subject did not answer a ping at the end of the window: its silence is no evidence"
                 ) from None
             return
         except HookConnectionClosed:
             raise NegativeWindowBroken(
-                f"{self.role}: expected no {what.removeprefix('a ').removeprefix('an ')} for {within:g} s on an open "
-                f"connection, but the connection was {self._closed} during the window"
+                f"{self.role}: expected no {label} on an open connection, but the connection was {self._closed} "
+                f"during the window"
             ) from None
-        raise AssertionError(f"{self.role}: did not expect {what} within {within:g} s, but received: {found.text[:300]}")
+        raise AssertionError(f"{self.role}: did not expect {what}, but received: {found.text[:300]}")
+
+    async def _barrier_or(self, arrived: Callable[[Inbound], bool], what: str) -> Inbound | None:
+        """Send a barrier ``ping`` and wait for a pong received after it or for a frame ``arrived`` selects,
+        whichever comes first. The pong is consumed either way (it is the harness's, not the scenario's: after a
+        frame ``arrived`` selects the wait for it goes on, bounded, so no stray pong is left in the inbox). Returns
+        that frame (a failure to report), or None once the pong is in."""
+        mark = self._seq
+
+        def pong(e: Inbound) -> bool:
+            return e.type == MessageType.PONG and e.seq > mark
+
+        await self._send(serialize_hook_message(make_ping()))
+        entry = await self._expect(lambda e: arrived(e) or pong(e), f"the pong to a barrier ping, or {what}", False)
+        if not arrived(entry):
+            self._inbox.remove(entry)
+            return None
+        try:
+            await asyncio.wait_for(self._expect(pong, "the pong to a barrier ping", True), self.step_timeout)
+        except (TimeoutError, HookConnectionClosed):
+            pass
+        return entry
 
     def _ping_limit(self) -> float:
         return max(1.0, min(self.step_timeout, 3.0))
@@ -751,8 +818,10 @@ class HookRoleBase:
             raise AssertionError(f"{self.role}: the subject's {name} frame is invalid: {entry.issue}")
         return entry.message.payload  # type: ignore[union-attr]
 
-    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True) -> None:
-        self.connection.expect_none(match, within, include_pending=include_pending)
+    def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
+                    barrier: bool = True) -> None:
+        """No matching frame (see ``HookConnection.expect_none``: a ping/pong barrier, then ``within`` s)."""
+        self.connection.expect_none(match, within, include_pending=include_pending, barrier=barrier)
 
     def drain(self) -> list[Inbound]:
         return self.connection.drain()

@@ -36,7 +36,7 @@ class _Control:
 class _Desk:
     """What ``DropRounds`` reads of a ``DesktopSession``: the frames of every connection, the control API."""
 
-    step_timeout, quiet, features = 0.2, 0.0, ("turn-delivery-v1",)
+    step_timeout, quiet, timer, features = 0.2, 0.0, 0.0, ("turn-delivery-v1",)
 
     def __init__(self, runs: dict[str, int] | None = None) -> None:
         self.server, self.control = _Server(), _Control(runs)

@@ -112,8 +112,9 @@ class FakeRole:
         self.dispatches[payload.request_id] = payload
         return payload
 
-    def expect_none(self, match: Any, within: float) -> None:
+    def expect_none(self, match: Any, within: float, *, include_pending: bool = True) -> None:
         self.watched.append((match, within))
+        # the fake's inbox holds only what the test put there for this check: pending or new, it counts
         found = [e for e in self.inbox if _matches(match, e)]
         assert not found, f"{self.role}: unexpected {found[0].type}"
 

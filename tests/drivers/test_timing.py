@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.drivers.timing import QUIET_S, eventually, quiet_window
+from simulator.drivers.timing import GRACE_S, POLL_MAX_S, QUIET_S, eventually, quiet_window, timer_window
 
 
 class FakeClock:
@@ -19,8 +19,31 @@ class FakeClock:
 
 
 def test_quiet_window_is_bounded_by_the_step_limit():
-    assert quiet_window(0.2) == 0.2
-    assert quiet_window(60.0) == QUIET_S
+    assert quiet_window(0.1) == 0.1
+    assert quiet_window(60.0) == GRACE_S
+
+
+def test_the_timer_window_is_longer_than_the_grace_and_bounded_by_the_step_limit():
+    assert timer_window(0.2) == 0.2
+    assert timer_window(60.0) == QUIET_S > GRACE_S
+
+
+def test_the_pause_between_looks_doubles_up_to_its_cap():
+    clock = FakeClock()
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        clock.sleep(seconds)
+
+    def check() -> None:
+        raise AssertionError("not yet")
+
+    with pytest.raises(AssertionError):
+        eventually(check, 2.0, poll=0.01, clock=clock, sleep=sleep)
+    assert pauses[:3] == pytest.approx([0.01, 0.02, 0.04])
+    assert max(pauses) == pytest.approx(POLL_MAX_S)
+    assert clock.now == pytest.approx(2.0)  # the last pause is cut at the deadline: one look exactly at it
 
 
 def test_eventually_returns_the_first_success():

@@ -25,6 +25,7 @@ from simulator.hook import (
     HOOK_MAX_FRAME_CHARS,
     IssueCode,
     make_ping,
+    make_pong,
     make_turn_progress,
     serialize_hook_message,
 )
@@ -38,6 +39,7 @@ from simulator.roles import (
     ServerRole,
     describe_frame,
 )
+from simulator.roles.hook_conn import UNBARRED_WINDOW_S
 from simulator.wirelog import Direction, WireLog
 
 STEP = 2.0  # per-call timeout in these tests: generous for a loaded CI box, short enough to fail fast
@@ -375,6 +377,55 @@ def test_expect_none(pair):
         desktop.expect_none("task.dispatch", within=1.0)
     desktop.expect_none("task.dispatch", within=0.1, include_pending=False)  # only new frames count
     assert len(desktop.drain()) == 1
+
+
+def test_a_negative_check_ends_on_a_ping_pong_barrier_and_leaves_no_pong_behind(pair):
+    """The check pings the peer and waits for its pong (the barrier), then the grace; the barrier's pong is the
+    harness's own: it is consumed, so a later step never reads it as the subject's."""
+    server, desktop = pair
+    desktop.expect_none("task.dispatch", within=0.0)
+    sent = [(s, t) for s, t in frames(desktop.wire, Direction.SENT)]
+    assert sent[-1][0] == "ping"
+    assert frames(desktop.wire, Direction.RECEIVED)[-1][0] == "pong"
+    assert desktop.drain() == []
+
+
+def test_a_frame_the_peer_sends_before_the_barriers_pong_fails_the_check_without_any_grace(pair):
+    """A subject that handles frames in order sends what an earlier action caused before it answers the barrier
+    ping: with no grace at all (``within=0``) the frame still fails the check, and the pong is still consumed."""
+    server, desktop = pair
+    server.auto_pong = False
+
+    def answer_the_barrier() -> None:
+        server.expect("ping")
+        server.dispatch()
+        server.send_message(make_pong())
+
+    worker = threading.Thread(target=answer_the_barrier)
+    worker.start()
+    try:
+        with pytest.raises(AssertionError, match="did not expect a task.dispatch frame"):
+            desktop.expect_none("task.dispatch", within=0.0)
+    finally:
+        worker.join()
+    assert [e.type for e in desktop.drain()] == ["task.dispatch"]
+
+
+def test_a_peer_that_does_not_answer_the_barrier_ping_gets_the_plain_window(roles):
+    """No pong to the barrier ping within the step limit: the check watches the plain window instead (noted in
+    the wire log) and holds on a live connection (the peer answers WebSocket pings)."""
+    server, _ = roles
+    desktop = DesktopRole(step_timeout=0.3)
+    try:
+        desktop.connect(server.listen())
+        server.accept()
+        server.auto_pong = False
+        started = time.monotonic()
+        desktop.expect_none("task.dispatch", within=0.0)
+        assert time.monotonic() - started >= UNBARRED_WINDOW_S
+        assert any(e.direction is Direction.NOTE and e.summary == "no barrier" for e in desktop.wire)
+    finally:
+        desktop.close()
 
 
 def test_desktop_drop_seen_by_server_as_closed(pair):

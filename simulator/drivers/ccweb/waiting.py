@@ -6,7 +6,9 @@ A positive wait (a target run appears, the output is written back, a continuatio
 within N s"), naming what was seen instead. A malformed answer met on the way fails at once, as the subject's answer.
 
 A negative wait ("nothing was sent", "nothing was written back") watches a short settle window, never longer than the
-shared ``quiet_window``, and fails as soon as something shows. These are harness settings, not protocol numbers.
+shared ``timer_window`` (what it waits out is the server's background work: the dispatch of a run, a write-back
+after an asynchronous event; no MCP barrier orders those), looking every ``LOOK_S``, and fails as soon as
+something shows. These are harness settings, not protocol numbers.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ...errors import MissingFrame
-from ..timing import POLL_S, NotYet, eventually, quiet_window
+from ..timing import POLL_S, NotYet, eventually, timer_window
 
 __all__ = ["SETTLE_REFUSED_S", "SETTLE_WRITE_BACK_S", "wait_for", "stays_absent"]
 
@@ -27,6 +29,8 @@ T = TypeVar("T")
 SETTLE_REFUSED_S = 0.5
 #: After a one_way target run ends nothing may be written back: a write-back follows an asynchronous event.
 SETTLE_WRITE_BACK_S = 1.0
+#: The pause between two looks of a negative wait.
+LOOK_S = 0.05
 
 
 def wait_for(what: str, probe: Callable[[], T | None], observed: Callable[[], str], step_timeout: float, *,
@@ -47,12 +51,12 @@ def wait_for(what: str, probe: Callable[[], T | None], observed: Callable[[], st
 
 def stays_absent(what: str, probe: Callable[[], Any], settle_s: float, step_timeout: float, *,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
-    """Watch for ``settle_s`` (at most the shared quiet window) that ``probe()`` finds nothing; fail as soon as it
+    """Watch for ``settle_s`` (at most the shared timer window) that ``probe()`` finds nothing; fail as soon as it
     does, with what it found."""
-    deadline = clock() + min(settle_s, quiet_window(step_timeout))
+    deadline = clock() + min(settle_s, timer_window(step_timeout))
     while True:
         found = probe()
         assert not found, f"{what}: {json.dumps(found, ensure_ascii=False)[:2000]}"
         if clock() >= deadline:
             return
-        sleep(POLL_S)
+        sleep(LOOK_S)

@@ -331,7 +331,7 @@ class DropRounds:
         """After the rounds: one more drop (a resend after the last accepted shows there), a quiet window, then every
         task ran once, ended once, and nothing was re-sent that must not be."""
         self.drop()
-        self.sleep(self.desk.quiet)
+        self.sleep(self.desk.timer)
         failures: list[str] = []
         runs = self._runs()
         for rid in self.tasks:

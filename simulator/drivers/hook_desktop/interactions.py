@@ -98,7 +98,7 @@ class InteractionOps(DesktopSession):
         a ping barrier its state shows the run not finished, with no decision taken."""
         rid = self.rid(name)
         self.server.expect_none(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
-                                and e.request_id == rid, self.quiet)
+                                and e.request_id == rid, self.timer)
         self.barrier()
         state = self.call("state")  # checked against $defs/state.response (``DesktopSession.call``)
         runs = [r for r in state["runs"] if r["requestId"] == rid]

@@ -195,7 +195,7 @@ class QueryChecks(DesktopSession):
         live connection, after a ping answered with a pong (the desktop has read the query by then)."""
         match = self._answer_match(name)
         try:
-            entry = self.server.expect(match, self.quiet)
+            entry = self.server.expect(match, self.timer)
         except MissingFrame:
             self.barrier()
             late = [e for e in self.server.pending() if match(e)]

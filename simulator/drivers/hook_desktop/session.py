@@ -26,7 +26,7 @@ from ...hook import MessageType
 from ...roles.hook_conn import Inbound
 from ...roles.hook_server import ServerRole
 from ...wirelog import Direction, WireLog
-from ..timing import POLL_S, NotYet, eventually, quiet_window
+from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control
 
 __all__ = ["RECONNECT_MIN_S", "DesktopSession"]
@@ -139,8 +139,16 @@ class DesktopSession:
 
     @property
     def quiet(self) -> float:
-        """How long a "nothing was sent" check watches the desktop."""
+        """How long a "nothing was sent" check watches the desktop after its ping/pong barrier, for a frame the
+        desktop would send in direct answer to the harness's frames or to a control-API action."""
         return quiet_window(self.step_timeout)
+
+    @property
+    def timer(self) -> float:
+        """How long a "nothing was sent" check watches, after its barrier, for what the desktop does in the
+        background (an agent run and what it sends: turn.progress, turn.end, turn.reopen, tool.request; the re-send
+        of undelivered results): the barrier proves nothing about work still running."""
+        return timer_window(self.step_timeout)
 
     def note(self, text: str, summary: str) -> None:
         """A harness note in the wire log (what the harness chose not to do, and why)."""

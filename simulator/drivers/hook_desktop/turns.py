@@ -95,7 +95,7 @@ class TurnChecks(DesktopSession):
 
     def check_end_not_resent(self, name: str) -> None:
         rid = self.rid(name)
-        self.server.expect_none(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, self.quiet)
+        self.server.expect_none(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, self.timer)
 
     def check_nothing_for(self, name: str) -> None:
         """No turn.progress or turn.end of ``name``, and no turn.reopen of it, within the quiet window."""
@@ -103,4 +103,4 @@ class TurnChecks(DesktopSession):
         self.server.expect_none(
             lambda e: (e.type in (MessageType.TURN_PROGRESS, MessageType.TURN_END) and e.request_id == rid)
             or (e.type == MessageType.TURN_REOPEN and e.ok and e.payload.reopen_of == rid),
-            self.quiet)
+            self.timer)

@@ -237,7 +237,7 @@ class BindingOps(RecordChecks):
         """No ``type_`` frame, pending or arriving in the quiet window, on a connection that stays open."""
         self.barrier()
         role = self.device(dev).role
-        role.expect_none(type_, self.quiet)
+        self.none_arrives(role, type_)
         assert role.closed is None, f"the server closed the connection: {role.closed}"
 
     # -- Then: the server's records (list-bindings) -------------------------------------------------------------------

@@ -92,9 +92,9 @@ class CardOps(ChannelOps):
         """No interaction.decision of the card arrives; an invalid one cannot be shown to concern another card, so
         it counts too."""
         iid = self._asked().interaction_id
-        self.device(dev).role.expect_none(
-            lambda e: e.type == MessageType.INTERACTION_DECISION and (not e.ok or e.payload.interaction_id == iid),
-            self.quiet)
+        self.none_arrives(
+                          self.device(dev).role, lambda e: e.type == MessageType.INTERACTION_DECISION
+                          and (not e.ok or e.payload.interaction_id == iid))
 
     def withdraw(self, dev: str, reason: str) -> None:
         """interaction.cancel of the card, with ``reason``."""

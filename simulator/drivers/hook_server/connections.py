@@ -136,7 +136,7 @@ class ConnectionOps(HookServerScenario):
     def expect_nothing_but_pong(self, dev: str) -> None:
         """Nothing but pong arrives for the quiet window, and the connection stays open."""
         role = self.device(dev).role
-        role.expect_none(lambda e: e.type != MessageType.PONG, self.quiet)
+        self.none_arrives(role, lambda e: e.type != MessageType.PONG)
         assert role.closed is None, f"the server closed the connection: {role.closed}"
 
     def expect_welcomed(self, dev: str) -> None:

@@ -107,11 +107,11 @@ class DeliveryChecks(ChannelOps):
 
     def expect_no_delivery_for(self, dev: str, name: str) -> None:
         rid = self.rid(name)
-        self.device(dev).role.expect_none(
-            lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid, self.quiet)
+        self.none_arrives(
+            self.device(dev).role, lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid)
 
     def expect_no_delivery(self, dev: str) -> None:
-        self.device(dev).role.expect_none(MessageType.TURN_DELIVERY, self.quiet)
+        self.none_arrives(self.device(dev).role, MessageType.TURN_DELIVERY)
 
     # -- the delivery receipt ------------------------------------------------------------------------------------
 

@@ -217,7 +217,7 @@ class GroupRelayOps(ProviderBindingOps):
         match = self._is_group_message(msg)
         for dev in devs:
             role = self.device(dev).role
-            role.expect_none(match, self.quiet)
+            self.none_arrives(role, match)
             sent = [e.text for conn in role.connections for e in conn.received if match(e)]
             what = f"group message {name!r}" if name else "a group.message"
             assert not sent, f"device {dev!r} received {what}: {sent!r}"[:800]

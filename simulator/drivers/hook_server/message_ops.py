@@ -147,7 +147,7 @@ class MessageOps(TaskChecks, RecordChecks):
         def about(e: Any) -> bool:
             return e.type == MessageType.MSG_OP_RESULT.value and (not e.ok or e.payload.op_id == op_id)
 
-        role.expect_none(about, self.quiet)
+        self.none_arrives(role, about)
         sent = [e.text for conn in role.connections for e in conn.received if about(e)]
         assert not sent, f"the server answered the msg.op {name!r}: {sent!r}"[:600]
 

@@ -230,13 +230,13 @@ class ProviderBindingOps(RecordChecks):
                 return False
             return not e.ok or e.payload.attempt_id == aid or (bid is not None and e.payload.binding_id == bid)
 
-        self.device(dev).role.expect_none(about, self.quiet, include_pending=False)
+        self.none_arrives(self.device(dev).role, about, include_pending=False)
 
     def expect_no_provider_frame(self, dev: str) -> None:
         """spec §2: with a family off the server sends none of its frames on the device's current connection (since
         it opened, and for the quiet window, the connection alive)."""
         role = self.device(dev).role
-        role.expect_none(lambda e: e.type in PROVIDER_FRAME_TYPES, self.quiet)
+        self.none_arrives(role, lambda e: e.type in PROVIDER_FRAME_TYPES)
         sent = [e.text for e in role.connection.received if e.type in PROVIDER_FRAME_TYPES]
         assert not sent, f"the server sent provider frames to device {dev!r}: {sent!r}"[:600]
 
@@ -264,7 +264,7 @@ class ProviderBindingOps(RecordChecks):
         """The /start message became no task: no device receives a task.dispatch, the chat holds no message."""
         for dev in self.devices.values():
             if dev.role.conn is not None and dev.role.conn.is_open:
-                dev.role.expect_none(MessageType.TASK_DISPATCH, self.quiet)
+                self.none_arrives(dev.role, MessageType.TASK_DISPATCH)
         rows = self.rows("list-messages", {"provider": "telegram", "chatId": self.chat(chat)})
         assert not rows, f"the /start message became a channel message (a task): {rows!r}"[:600]
 

@@ -8,7 +8,8 @@ get a fresh UUID v4.
 
 Timing. Before observing the channel a check puts a barrier on every open device connection (a ``ping`` and its
 ``pong``: the server has read every frame sent before it), then polls the control API up to the step limit for a
-positive expectation (``eventually``); a negative one watches ``quiet`` (``simulator.drivers.timing``).
+positive expectation (``eventually``); a negative one (``none_arrives``) ends on the watched connection's own
+barrier and then watches ``quiet``, the short grace (``simulator.drivers.timing``, docs/waits.md).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, TypeVar
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, MessageType, Provider, make_ping
 from ...roles.hook_desktop import DesktopRole
 from ...wirelog import WireLog
-from ..timing import eventually, quiet_window
+from ..timing import GRACE_S, eventually, quiet_window, timer_window
 from .control_answers import HOOK_SERVER_CONTROL_SCHEMA, HOOK_SERVER_LISTINGS, CheckedControl, ControlCalls, Row
 
 __all__ = ["DEFAULT_HELLO", "DEFAULT_PROVIDER", "SETTLE_S", "Device", "HookServerScenario"]
@@ -36,8 +37,8 @@ DEFAULT_PROVIDER = Provider.SLACK.value
 #: lifecycleAnnouncement, no defaultWorkspace.
 DEFAULT_HELLO: dict[str, Any] = {"workspaces": [HOOK_CHAT_WORKSPACE_ALIAS], "features": [HOOK_FEATURE_TURN_DELIVERY]}
 #: After a barrier, how long a "nothing changed" check lets asynchronous channel writes land before it looks (a
-#: harness setting, not a protocol rule).
-SETTLE_S = 0.3
+#: harness setting, not a protocol rule): the grace of every barrier-ended check.
+SETTLE_S = GRACE_S
 
 
 @dataclass
@@ -156,8 +157,14 @@ class HookServerScenario:
 
     @property
     def quiet(self) -> float:
-        """How long a "nothing arrives" check watches."""
+        """How long a "nothing arrives" check watches after its ping/pong barrier (``HookConnection.expect_none``)."""
         return quiet_window(self.step_timeout)
+
+    @property
+    def timer(self) -> float:
+        """How long a "nothing arrives" check watches what the server does after a disconnect it learns of on its
+        own time (the closed connection's clean-up: no barrier reaches it)."""
+        return timer_window(self.step_timeout)
 
     def eventually(self, check: Callable[[], T], timeout: float | None = None) -> T:
         """``check()`` until it stops raising ``AssertionError`` (up to the step limit); the last failure otherwise."""
@@ -173,6 +180,13 @@ class HookServerScenario:
             floor = len(conn.received)
             dev.role.send_message(make_ping())
             conn.expect(lambda e, f=floor: e.type == MessageType.PONG and e.seq > f)
+
+    def none_arrives(self, role: DesktopRole, match: Any, *, include_pending: bool = True) -> None:
+        """No frame ``match`` selects reaches ``role``: first the barrier on every open device connection (the
+        server has read every frame any device sent before), then the role's own check (its ping/pong barrier and
+        the ``quiet`` grace, the connection alive: ``HookConnection.expect_none``)."""
+        self.barrier()
+        role.expect_none(match, self.quiet, include_pending=include_pending)
 
     def settle(self) -> None:
         """The barrier, then ``SETTLE_S`` for asynchronous channel writes to land: before a "nothing changed" look."""

@@ -53,7 +53,7 @@ class TaskChecks(ChannelOps):
         assert not changed, f"the redelivered task.dispatch differs from the first one: {changed!r}"[:1200]
 
     def expect_no_dispatch(self, dev: str) -> None:
-        self.device(dev).role.expect_none(MessageType.TASK_DISPATCH, self.quiet)
+        self.none_arrives(self.device(dev).role, MessageType.TASK_DISPATCH)
 
     def expect_dispatch_count(self, name: str, n: int) -> None:
         """The server dispatched ``name`` ``n`` times, and no redelivery made another task of the same lane."""

@@ -1,0 +1,171 @@
+"""Suite benchmark: how long the conformance run takes against the embedded references, and how busy it keeps the
+machine (issue 18: "the whole conformance run in under a minute on two cores by waiting on events instead of
+clocks").
+
+One invocation measures, each as its own ``python -m simulator run --no-report`` subprocess:
+
+* every feature family of the default run on its own (``features/hook/frames``, ``…/server``, ``…/desktop``,
+  ``features/ccweb``, ``features/probekit``; the robustness and fault profiles are opt-in runs of their own),
+  serially;
+* the full run, serially;
+* the full run with ``-n 2`` (pytest-xdist, one worker per core of the 2-core reference machine).
+
+For each: wall time, CPU time (user + system of the run and every process it started and waited for:
+``RUSAGE_CHILDREN``), the busy ratio (CPU / wall: 1.0 is one core kept busy the whole time, 2.0 both), the number
+of tests and the run's exit code. A run that does not end CONFORMANT (exit 0) fails the benchmark: its timings
+would describe a different run. A benchmark, not a test: it asserts no timing, it prints the figures and one
+verdict line per target (MET / NOT MET) and exits 0 unless a run failed.
+
+    python -m bench.bench_suite                  # the full measurement (several minutes)
+    python -m bench.bench_suite --quick          # smoke: a few requirements per family (CI)
+    python -m bench.bench_suite --json bench/out/suite.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TextIO
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: The feature families of the default run (features/hook/frames, …/server, …/desktop, features/ccweb,
+#: features/probekit), by the requirement ids they judge.
+FAMILIES: dict[str, str] = {"hook frames": "HOOK-FRAME-*", "hook server": "HOOK-SERVER-*",
+                            "hook desktop": "HOOK-DESKTOP-*", "ccweb": "CCWEB-*", "probe-kit": "PROBE-*"}
+#: ``--quick``: a few requirements of each family instead of all of them.
+QUICK: dict[str, str] = {"hook frames": "HOOK-FRAME-ENV-TYPE-02", "hook server": "HOOK-SERVER-DISPATCH-*",
+                         "hook desktop": "HOOK-DESKTOP-ACK-ACCEPTED-*", "ccweb": "CCWEB-SCHEMA-*",
+                         "probe-kit": "PROBE-TOOLSET-CORE*"}
+
+#: The issue's targets on the 2-core reference machine.
+TARGET_SERIAL_WALL_S = 60.0
+TARGET_PARALLEL_WALL_S = 40.0
+TARGET_SERIAL_BUSY = 0.5
+
+_PASSED = re.compile(r"(\d+) passed")
+
+
+@dataclass
+class RunFigure:
+    """One measured run."""
+
+    name: str
+    argv: list[str]
+    wall_s: float
+    cpu_s: float
+    tests: int
+    exit_code: int
+
+    @property
+    def busy(self) -> float:
+        return self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {**asdict(self), "busy": round(self.busy, 3)}
+
+
+def measure(name: str, args: Sequence[str], *, python: str = sys.executable, cwd: Path = ROOT) -> RunFigure:
+    """Run ``python -m simulator run --no-report ARGS`` and measure it (wall clock, children's CPU)."""
+    argv = [python, "-m", "simulator", "run", "--no-report", *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    found = _PASSED.findall(proc.stdout)
+    figure = RunFigure(name, argv[3:], round(wall, 2), round(cpu, 2), int(found[-1]) if found else 0,
+                       proc.returncode)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
+        raise RuntimeError(f"bench_suite: the run {name!r} ended with exit {proc.returncode}, not CONFORMANT:\n{tail}")
+    return figure
+
+
+def plan(*, quick: bool, families: Sequence[str], workers: int) -> list[tuple[str, list[str]]]:
+    """The runs to measure, in order: each family, then the full run (every family) serially, then with
+    ``-n workers``. ``quick`` narrows each family to a few requirements (``QUICK``)."""
+    table = QUICK if quick else FAMILIES
+    unknown = [f for f in families if f not in table]
+    if unknown:
+        raise ValueError(f"unknown famil{'ies' if len(unknown) > 1 else 'y'} {', '.join(unknown)} "
+                         f"(known: {', '.join(table)})")
+    runs = [(family, [table[family]]) for family in families]
+    full = [] if not quick else list(table.values())
+    runs.append(("full, serial", list(full)))
+    if workers > 1:
+        runs.append((f"full, -n {workers}", [*full, "--", "-n", str(workers)]))
+    return runs
+
+
+def verdicts(figures: Sequence[RunFigure], *, workers: int) -> list[dict[str, object]]:
+    """One line per target (the issue's figures for the 2-core machine)."""
+    out: list[dict[str, object]] = []
+    serial = next((f for f in figures if f.name == "full, serial"), None)
+    parallel = next((f for f in figures if f.name == f"full, -n {workers}"), None)
+    if serial is not None:
+        out.append({"target": f"full serial run <= {TARGET_SERIAL_WALL_S:g} s wall", "value": serial.wall_s,
+                     "met": serial.wall_s <= TARGET_SERIAL_WALL_S})
+        out.append({"target": f"full serial run >= {TARGET_SERIAL_BUSY:.0%} busy (CPU / wall)",
+                     "value": round(serial.busy, 3), "met": serial.busy >= TARGET_SERIAL_BUSY})
+    if parallel is not None:
+        out.append({"target": f"full run with -n {workers} <= {TARGET_PARALLEL_WALL_S:g} s wall",
+                     "value": parallel.wall_s, "met": parallel.wall_s <= TARGET_PARALLEL_WALL_S})
+    return out
+
+
+def render(figures: Sequence[RunFigure], checks: Sequence[dict[str, object]], out: TextIO) -> None:
+    out.write(f"{'run':<22} {'tests':>6} {'wall s':>8} {'CPU s':>8} {'busy':>6}\n")
+    for f in figures:
+        out.write(f"{f.name:<22} {f.tests:>6} {f.wall_s:>8.1f} {f.cpu_s:>8.1f} {f.busy:>6.2f}\n")
+    for check in checks:
+        out.write(f"{'MET' if check['met'] else 'NOT MET':<8} {check['target']}: {check['value']}\n")
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few requirements per family (a smoke run)")
+    parser.add_argument("--families", default=",".join(FAMILIES),
+                        help=f"comma-separated families to measure one by one (empty: none; of {', '.join(FAMILIES)})")
+    parser.add_argument("--workers", type=int, default=2, help="the -n of the parallel full run (1: none)")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    try:
+        runs = plan(quick=args.quick, families=families, workers=args.workers)
+    except ValueError as exc:
+        parser.error(str(exc))
+    figures: list[RunFigure] = []
+    try:
+        for name, run_args in runs:
+            figures.append(measure(name, run_args))
+            out.write(f"  measured {name}: {figures[-1].wall_s:.1f} s wall\n")
+            out.flush()
+    except RuntimeError as exc:
+        out.write(f"{exc}\n")
+        return 1
+    # the targets concern the full run: a quick run measures a few requirements, so it judges none
+    checks = [] if args.quick else verdicts(figures, workers=args.workers)
+    render(figures, checks, out)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"python": platform.python_version(), "cpus": os.cpu_count(), "quick": args.quick,
+                "load_before": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
+        args.json.write_text(json.dumps({"meta": meta, "runs": [f.to_json() for f in figures], "verdicts": checks},
+                                        indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
