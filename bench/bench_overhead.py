@@ -64,7 +64,7 @@ TOOL = "detect_shell"  # the probe-kit tool with the smallest answer
 TRANSPORTS = ("memory", "stdio", "http")
 READY_TIMEOUT_S = 30.0
 #: (calls per pass, passes) per mode.
-MCP_SIZES = {"full": {"memory": (400, 9), "stdio": (300, 9), "http": (100, 7)},
+MCP_SIZES = {"full": {"memory": (400, 9), "stdio": (300, 9), "http": (60, 7)},
              "quick": {"memory": (60, 3), "stdio": (40, 3), "http": (15, 3)}}
 HOOK_SIZES = {"full": {"rtt": (500, 9), "burst": (2000, 9)}, "quick": {"rtt": (80, 3), "burst": (300, 3)}}
 
