@@ -458,9 +458,9 @@ def hook_frames(rtt: tuple[int, int], burst: tuple[int, int], profile: bool = Fa
 
             return role_pass, (lambda: bare.run(bare_many())), role_loop_pass, role_loop_many, bare_many
 
-        for unit, (n, reps), k in (("rtt", rtt, 0), ("burst", burst, 0)):
-            if unit == "burst":
-                k, n = n, 1  # one burst of n pongs + one ping barrier per pass
+        # (unit, round trips per pass, pongs before each ping, passes): rtt = n bare round trips; burst = one burst
+        # of K pongs closed by one ping barrier per pass
+        for unit, n, k, reps in (("rtt", rtt[0], 0, rtt[1]), ("burst", 1, burst[0], burst[1])):
             role_pass, bare_pass, loop_pass, loop_many, bare_many = unit_pass(n, k)
             frames = n * (k + 1)
             switches: dict[str, list[int]] = {}
