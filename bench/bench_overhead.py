@@ -76,25 +76,28 @@ class BenchError(Exception):
 # -- timing ----------------------------------------------------------------------------------------------------
 
 
-def context_switches() -> int | None:
-    """Context switches (voluntary + involuntary) of every thread of this process so far (Linux ``/proc``; None
-    elsewhere): each thread hop costs at least two, which a profile of either thread does not show."""
-    total = 0
+def sched_counters() -> dict[str, int] | None:
+    """Scheduler counters of every thread of this process so far (Linux ``/proc``; None elsewhere):
+    ``ctx_switches`` (voluntary + involuntary; each thread hop costs at least four) and ``runq_wait_ns`` (time the
+    threads were runnable but waited for a CPU, ``schedstat``'s second field). A profile of either thread shows
+    neither."""
+    switches = wait = 0
     try:
-        for status in Path("/proc/self/task").glob("*/status"):
-            for line in status.read_text().splitlines():
+        for task in Path("/proc/self/task").iterdir():
+            for line in (task / "status").read_text().splitlines():
                 if "ctxt_switches:" in line:
-                    total += int(line.split(":")[1])
-    except (OSError, ValueError):
+                    switches += int(line.split(":")[1])
+            wait += int((task / "schedstat").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
         return None
-    return total
+    return {"ctx_switches": switches, "runq_wait_ns": wait}
 
 
 def alternate(passes: dict[str, Callable[[], int]], reps: int, warmup: int = 1,
-              switches: dict[str, list[int]] | None = None) -> dict[str, list[int]]:
+              sched: dict[str, list[dict[str, int]]] | None = None) -> dict[str, list[int]]:
     """Nanoseconds of each timed pass of each client (each callable runs one pass and returns its ns). The clients
     alternate and swap order every pass, so they share the machine's state; gc is disabled while timing. With
-    ``switches``, each pass's context switches are appended there (read outside the timed region)."""
+    ``sched``, each pass's ``sched_counters`` deltas are appended there (read outside the timed region)."""
     names = list(passes)
     for _ in range(warmup):
         for name in names:
@@ -106,11 +109,11 @@ def alternate(passes: dict[str, Callable[[], int]], reps: int, warmup: int = 1,
     try:
         for r in range(reps):
             for name in names if r % 2 == 0 else reversed(names):
-                before = context_switches() if switches is not None else None
+                before = sched_counters() if sched is not None else None
                 samples[name].append(passes[name]())
-                after = context_switches() if before is not None else None
-                if switches is not None and before is not None and after is not None:
-                    switches.setdefault(name, []).append(after - before)
+                after = sched_counters() if before is not None else None
+                if sched is not None and before is not None and after is not None:
+                    sched.setdefault(name, []).append({k: after[k] - before[k] for k in before})
     finally:
         if was_enabled:
             gc.enable()
@@ -118,17 +121,20 @@ def alternate(passes: dict[str, Callable[[], int]], reps: int, warmup: int = 1,
 
 
 def ratio_row(unit: str, transport: str, n: int, samples: dict[str, list[int]], per: int | None = None,
-              switches: dict[str, list[int]] | None = None) -> dict[str, Any]:
+              sched: dict[str, list[dict[str, int]]] | None = None) -> dict[str, Any]:
     """One result row: µs per unit (best pass ÷ ``per``, default ``n``) of each client, role / bare and the extra;
-    with ``switches``, the median context switches per unit of each client."""
+    with ``sched``, the median context switches and run-queue wait (µs) per unit of each client."""
     per = per or n
     row: dict[str, Any] = {"unit": unit, "transport": transport, "n": n, "per": per, "reps": len(samples["bare"])}
     for name, ns in samples.items():
         best = min(ns)
         row[name] = {"best_ns": best, "median_ns": sorted(ns)[len(ns) // 2], "us": best / 1e3 / per}
-        counts = (switches or {}).get(name)
-        if counts:
-            row[name]["ctx_switches_per_unit"] = sorted(counts)[len(counts) // 2] / per
+        deltas = (sched or {}).get(name)
+        if deltas:
+            switches = sorted(d["ctx_switches"] for d in deltas)
+            waits = sorted(d["runq_wait_ns"] for d in deltas)
+            row[name]["ctx_switches_per_unit"] = switches[len(switches) // 2] / per
+            row[name]["runq_wait_us_per_unit"] = waits[len(waits) // 2] / 1e3 / per
     row["ratio"] = row["role"]["us"] / row["bare"]["us"]
     row["extra_us"] = row["role"]["us"] - row["bare"]["us"]
     if "role.loop" in row:
@@ -328,10 +334,10 @@ def mcp_transport(transport: str, n: int, reps: int, profile: bool = False) -> d
         def bare_pass() -> int:
             return bare.run(bare_many())
 
-        switches: dict[str, list[int]] = {}
+        sched: dict[str, list[dict[str, int]]] = {}
         samples = alternate({"bare": bare_pass, "role": role_pass, "role.loop": role_loop_pass,
-                             "hop": lambda: hop_pass(role._loop, n)}, reps, switches=switches)
-        row = ratio_row("tools/call", transport, n, samples, switches=switches)
+                             "hop": lambda: hop_pass(role._loop, n)}, reps, sched=sched)
+        row = ratio_row("tools/call", transport, n, samples, sched=sched)
         row["hops_per_unit"] = 1
         row["wirelog_events"] = len(role.wirelog)
         if profile:
@@ -463,11 +469,10 @@ def hook_frames(rtt: tuple[int, int], burst: tuple[int, int], profile: bool = Fa
         for unit, n, k, reps in (("rtt", rtt[0], 0, rtt[1]), ("burst", 1, burst[0], burst[1])):
             role_pass, bare_pass, loop_pass, loop_many, bare_many = unit_pass(n, k)
             frames = n * (k + 1)
-            switches: dict[str, list[int]] = {}
+            sched: dict[str, list[dict[str, int]]] = {}
             samples = alternate({"bare": bare_pass, "role": role_pass, "role.loop": loop_pass,
-                                 "hop": lambda: hop_pass(role.loop, frames)}, reps, switches=switches)
-            row = ratio_row(f"hook {unit}", "websocket", n if unit == "rtt" else k, samples, per=frames,
-                            switches=switches)
+                                 "hop": lambda: hop_pass(role.loop, frames)}, reps, sched=sched)
+            row = ratio_row(f"hook {unit}", "websocket", n if unit == "rtt" else k, samples, per=frames, sched=sched)
             row["hops_per_unit"] = 2 if unit == "rtt" else (k + 2) / (k + 1)  # sends + one expect per barrier
             row["frames_per_pass"] = frames
             if profile:
@@ -495,6 +500,20 @@ def _table(rows: list[dict[str, Any]]) -> str:
             f"{r['unit']:<14} {r['transport']:<10} {r['n']:>6} {r['bare']['us']:>10.1f} {r['role']['us']:>10.1f} "
             f"{r['ratio']:>9.2f}x {r['extra_us']:>8.1f} {r['role.loop']['us']:>10.1f} {r['loop_ratio']:>9.2f}x "
             f"{r['hop']['us']:>8.1f} {r['hops_per_unit']:>5.2f}")
+    return "\n".join(lines)
+
+
+def _sched_table(rows: list[dict[str, Any]]) -> str:
+    """Per unit, median pass: context switches / run-queue wait (µs) of all the bench process's threads."""
+    clients = ("bare", "role", "role.loop", "hop")
+    head = f"{'switches / runq-wait us':<26} " + " ".join(f"{c:>14}" for c in clients)
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        cells = []
+        for c in clients:
+            sw, wait = r[c].get("ctx_switches_per_unit"), r[c].get("runq_wait_us_per_unit")
+            cells.append(f"{sw:>6.1f} /{wait:>6.1f}" if sw is not None and wait is not None else f"{'-':>14}")
+        lines.append(f"{r['unit'] + ' ' + r['transport']:<26} " + " ".join(f"{x:>14}" for x in cells))
     return "\n".join(lines)
 
 
@@ -538,10 +557,7 @@ def run(args: argparse.Namespace, out: Any = sys.stdout) -> tuple[dict[str, Any]
         say("")
         if any("ctx_switches_per_unit" in r["bare"] for r in rows):
             say("")
-            say("context switches per unit (all threads of this process, median pass): " + "; ".join(
-                f"{r['unit']} {r['transport']}: " + ", ".join(
-                    f"{w} {r[w].get('ctx_switches_per_unit', float('nan')):.1f}" for w in ("bare", "role", "role.loop", "hop"))
-                for r in rows))
+            say(_sched_table(rows))
         say("us = best pass / units; role = the synchronous role API as steps use it; loop = the role's async path "
             "inside its own loop (no thread hop); bare = the library alone; hop = one empty LoopThread.run round trip "
             "(hops = thread hops the role makes per unit: role ~ loop + hops x hop).")

@@ -51,6 +51,8 @@ def test_bench_runs_quick_in_process(tmp_path) -> None:
             assert row[client]["us"] > 0, (key, client)
         assert row["ratio"] > 0 and row["loop_ratio"] > 0, key
         assert row["hops_per_unit"] >= 1, key
+        if bench_overhead.sched_counters() is not None:  # Linux: the scheduler counters of each pass
+            assert row["role"]["ctx_switches_per_unit"] >= 0 and row["role"]["runq_wait_us_per_unit"] >= 0, key
     assert rows[("hook burst", "websocket")]["frames_per_pass"] > rows[("hook burst", "websocket")]["n"]
     assert len(data["verdicts"]) == len(rows)
     assert all(isinstance(v["met"], bool) for v in data["verdicts"])
