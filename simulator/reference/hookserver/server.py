@@ -51,6 +51,7 @@ from websockets.protocol import State
 from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
 from .variant_machines import machine_class
+from .loops import new_event_loop
 from .store import HookServerStore
 
 __all__ = ["HookServer", "MAX_SIZE", "LAZY_FLUSH_S"]
@@ -110,8 +111,11 @@ class _Batch:
 
 class HookServer:
     def __init__(self, settings: ServerSettings, store: HookServerStore, *, host: str = "127.0.0.1",
-                 port: int = 0, token: str | None = None, ids: Callable[[], str] | None = None) -> None:
+                 port: int = 0, token: str | None = None, ids: Callable[[], str] | None = None,
+                 loop: str = "asyncio") -> None:
         self.settings, self.store = settings, store
+        #: the loop asked for (``loops.LOOP_CHOICES``) and, once started, the one that runs (``loop_name``)
+        self.loop_choice, self.loop_name = loop, ""
         self.host, self.port, self.token = host, port, token
         self._ids = ids
         self.machine = self._new_machine()
@@ -166,7 +170,12 @@ class HookServer:
         return self
 
     def _run(self) -> None:
-        loop = asyncio.new_event_loop()
+        try:
+            loop, self.loop_name = new_event_loop(self.loop_choice)
+        except (ValueError, RuntimeError) as exc:
+            self._start_error = exc
+            self._ready.set()
+            return
         self.loop = loop
         asyncio.set_event_loop(loop)
         try:
