@@ -45,6 +45,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import WebSocketException
+from websockets.frames import TEXT, Frame
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
@@ -79,20 +80,65 @@ class _Outbox:
         self.closed = False  # a Close is posted (or a write failed): later frames are dropped
 
 
-def _write_now(ws: ServerConnection, text: str) -> bool:
+def _write_now(ws: ServerConnection, text: str, flush: bool = True) -> bool:
     """Write a text frame without a task switch when ``ws.send`` would not wait: the connection open, its write
     buffer under the high-water mark, no fragmented message in progress (what ``send`` checks before it writes).
-    False: the caller queues the frame for the writer task."""
+    False: the caller queues the frame for the writer task. ``flush=False`` only frames the text into the
+    connection's outgoing bytes; the caller then hands them to the transport with ``_flush_writes`` (one write
+    for several frames to one connection)."""
     if ws.protocol.state is not State.OPEN or getattr(ws, "paused", True) \
             or getattr(ws, "send_in_progress", True) is not None:
         return False
     try:
         ws.protocol.send_text(text.encode())
-        ws.send_data()
+        if flush:
+            ws.send_data()
     except Exception as exc:  # noqa: BLE001 - as ws.send does: the connection is dropped
         log.info("could not write to a connection: %s", exc)
         ws.transport.abort()
     return True
+
+
+def _flush_writes(ws: ServerConnection) -> None:
+    """Hand the frames ``_write_now(..., flush=False)`` framed to the transport, in one write."""
+    try:
+        ws.send_data()
+    except Exception as exc:  # noqa: BLE001 - as ws.send does: the connection is dropped
+        log.info("could not write to a connection: %s", exc)
+        ws.transport.abort()
+
+
+class _Connection(ServerConnection):
+    """A ``websockets`` server connection that hands a complete text frame to ``sink`` from ``data_received``
+    (no queue, no task switch), when that keeps the order of the connection's inputs: ``direct`` is set by the
+    connection's handler once it has taken every frame queued before (``HookServer._handler``), and cleared by any
+    frame that goes the usual way. The usual way, through ``recv`` and the handler, stays for everything else: a
+    binary or fragmented frame, a text frame that is not UTF-8 (``recv`` fails the connection with 1007, RFC 6455
+    §8.1), and a frame that ``sink`` declines (a restart or a control command holds the machine: it returns
+    False)."""
+
+    sink: Callable[[str], bool] | None = None
+    direct = False
+
+    def process_event(self, event: Any) -> None:
+        if self.direct and type(event) is Frame and event.opcode is TEXT and event.fin:
+            sink = self.sink
+            if sink is not None:
+                try:
+                    text = event.data.decode()
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    if sink(text):
+                        return
+        if self.request is not None and type(event) is Frame and event.opcode.value <= 2:  # a data frame
+            self.direct = False
+        super().process_event(event)
+
+    def queue_empty(self) -> bool:
+        """No frame waits in ``recv``'s queue (False when this ``websockets`` does not say: no direct path)."""
+        frames = getattr(self.recv_messages, "frames", None)
+        return frames is not None and len(frames) == 0
 
 
 class _Batch:
@@ -216,7 +262,7 @@ class HookServer:
         await self._flush()
         self._server = await serve(self._handler, self.host, self.port, process_request=self._check_token,
                                    max_size=MAX_SIZE, max_queue=64, ping_interval=None, compression=None,
-                                   close_timeout=2)
+                                   close_timeout=2, create_connection=_Connection)
         sock = next(iter(self._server.sockets))
         self.bound = (sock.getsockname()[0], sock.getsockname()[1])
         ticker = asyncio.create_task(self._ticker())
@@ -268,29 +314,28 @@ class HookServer:
         outbox = self._outboxes[conn_id] = _Outbox(ws)
         self._sockets[conn_id] = ws
         machine = self.machine
+        direct = type(ws) is _Connection
         try:
             await self._event(lambda now: machine.connect(conn_id, now), machine)
             lock = self._lock
             assert lock is not None
+            if direct:
+                ws.sink = self._direct_sink(conn_id, machine)  # type: ignore[attr-defined]
+                ws.direct = ws.queue_empty()  # type: ignore[attr-defined]
             async for raw in ws:
                 binary = type(raw) is not str
                 if lock.locked():  # a restart or a control command is running: wait for it
                     await self._event(lambda now, raw=raw, b=binary: machine.frame(conn_id, raw, now, binary=b),
                                       machine)
-                    continue
-                # the common case, without a task switch: nothing holds the lock, and carrying out the effects
-                # never awaits, so this runs as one step under the lock would
-                if machine is not self.machine:
-                    continue  # a connection of the machine before a restart: its events end with it
-                try:
-                    effects = machine.frame(conn_id, raw, self.now(), binary=binary)
-                except Exception:  # noqa: BLE001 - a machine bug must not take the server down; it is logged
-                    log.exception("the hook server machine failed on an input")
-                    continue
-                self._apply(effects)
+                else:
+                    self._take(conn_id, machine, raw, binary)
+                if direct and ws.queue_empty():  # type: ignore[attr-defined]
+                    ws.direct = True  # type: ignore[attr-defined]  # what arrives now is the next input
         except WebSocketException as exc:
             log.info("%s ended: %s", conn_id, exc)
         finally:
+            if direct:
+                ws.sink, ws.direct = None, False  # type: ignore[attr-defined]
             await self._event(lambda now: machine.disconnect(conn_id, now), machine)
             if self._outboxes.get(conn_id) is outbox:
                 del self._outboxes[conn_id]
@@ -302,11 +347,47 @@ class HookServer:
                 except (TimeoutError, asyncio.CancelledError):
                     writer.cancel()
 
-    def _post(self, outbox: _Outbox, effect: Send | Close) -> None:
+    def _take(self, conn_id: str, machine: HookServerMachine, raw: str | bytes, binary: bool) -> None:
+        """One frame, in the common case: nothing holds the lock, and carrying out the effects never awaits, so
+        this runs as one step under the lock would (called without a task switch, by the handler or from
+        ``data_received`` through ``_direct_sink``)."""
+        if machine is not self.machine:
+            return  # a connection of the machine before a restart: its events end with it
+        try:
+            effects = machine.frame(conn_id, raw, self.now(), binary=binary)
+        except Exception:  # noqa: BLE001 - a machine bug must not take the server down; it is logged
+            log.exception("the hook server machine failed on an input")
+            return
+        self._apply(effects)
+
+    def _direct_sink(self, conn_id: str, machine: HookServerMachine) -> Callable[[str], bool]:
+        """What ``_Connection`` calls with a text frame as it arrives: takes it (True), or declines it while a
+        restart or a control command holds the lock (False: it goes through ``recv`` and waits for the lock)."""
+        lock = self._lock
+        assert lock is not None
+
+        def sink(text: str) -> bool:
+            if lock.locked():
+                return False
+            try:
+                self._take(conn_id, machine, text, False)
+            except Exception:  # noqa: BLE001 - as in the handler, where it ended the connection; logged
+                log.exception("the hook server failed on an input")
+            return True
+
+        return sink
+
+    def _post(self, outbox: _Outbox, effect: Send | Close,
+              unflushed: dict[int, ServerConnection] | None = None) -> None:
+        """Write ``effect`` now, or queue it behind the connection's writer task. ``unflushed`` (a batch's release):
+        frame it only, and note the connection; the caller then writes each noted connection's frames in one
+        transport write (``_flush_writes``), before anything else can write to it."""
         if outbox.closed:
             return
         if type(effect) is Send:
-            if outbox.task is None and _write_now(outbox.ws, effect.text):
+            if outbox.task is None and _write_now(outbox.ws, effect.text, unflushed is None):
+                if unflushed is not None:
+                    unflushed[id(outbox.ws)] = outbox.ws
                 return
         else:
             outbox.closed = True
@@ -374,10 +455,10 @@ class HookServer:
         self._kick()
         return batch if persisted else None
 
-    def _deliver(self, effect: Send | Close) -> None:
+    def _deliver(self, effect: Send | Close, unflushed: dict[int, ServerConnection] | None = None) -> None:
         outbox = self._outboxes.get(effect.conn)
         if outbox is not None:
-            self._post(outbox, effect)
+            self._post(outbox, effect, unflushed)
 
     def _kick(self) -> None:
         """Hand the open batch to the committer thread when it is idle and the batch is due."""
@@ -431,15 +512,18 @@ class HookServer:
             log.error("a commit failed (%d rows): %r; the frames that waited for it are not sent", len(batch.rows),
                       error, exc_info=error)
         closed: set[str] = set()
+        unflushed: dict[int, ServerConnection] = {}  # the frames of one connection go in one write
         for effect in batch.sends:
             conn = effect.conn
             if held.get(conn) is batch:
                 del held[conn]
             if error is None:
-                self._deliver(effect)
+                self._deliver(effect, unflushed)
             elif conn not in closed:
                 closed.add(conn)  # not durable: the peer must not see what follows; it reconnects and resumes
                 self._deliver(Close(conn, 1011, "internal error"))
+        for ws in unflushed.values():
+            _flush_writes(ws)
         batch.finished, batch.error = True, error
         if batch.done is not None and not batch.done.done():
             batch.done.set_result(None)
