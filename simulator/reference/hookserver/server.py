@@ -18,9 +18,18 @@ command — is fed to the machine under one lock, so effects keep their order; t
   everything first;
 * ``Send`` / ``Close`` go to the connection's outbox (``_Outbox``): a text frame is written at once when nothing
   waits before it and ``websockets`` would not wait either (connection open, write buffer under its high-water
-  mark); otherwise it is queued, and a writer task writes the queue in order (a slow peer never blocks the machine);
+  mark); otherwise it is queued, and a writer task writes the queue in order (a slow peer never blocks the machine).
+  The frames a committed batch releases to one connection (a ``task.dispatch``, a ``turn.delivery(accepted)`` and
+  its ``delivered``) are framed one after the other and handed to the transport in one write;
 * ``Wake`` re-arms the ticker (unless it already sleeps until that time or sooner), which calls ``tick(now)``
   when the earliest wake-up is due.
+
+Inputs arrive without a task switch: a connection (``_Connection``) hands a complete text frame to the machine
+from ``data_received`` as it is parsed, unless a frame of that connection still waits in ``recv``'s queue (a
+binary or fragmented one, or one that arrived while a restart or a control command held the lock): then the frame
+is queued behind it and the connection's handler takes them in order, as every frame was taken before.
+
+The event loop is asyncio's, or uvloop's when the CLI finds it installed (``loops.py``).
 
 The clock is the wall clock in unix ms plus an offset that the control capability ``advance-clock`` moves forward.
 The bearer token is checked at the upgrade (HTTP 401 with a text body, docs/hook-server-plan.md). ``max_size`` is
