@@ -390,7 +390,8 @@ async def run_lifecycle(n: int, k: int, args: argparse.Namespace, workdir: Path,
     desktops = [Desktop(i, run_id, shared) for i in range(n)]
     control = Control(server.ready["control"], args.timeout)
     shown = ["<token>" if a == token else a for a in cmd[1:]]
-    result: dict[str, Any] = {"server": {"url": server.ready["url"], "command": shown}}
+    result: dict[str, Any] = {"server": {"url": server.ready["url"], "command": shown},
+                              "loop": server.ready.get("loop") or "?"}
     try:
         connect_s = await _connect_all(desktops, server.ready["url"], token, args.timeout)
         result["connect_s"] = connect_s
@@ -573,9 +574,12 @@ class EchoClient:
                 pass
 
 
-async def run_echo(n: int, k: int, sizes: list[int], args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    server = await Child.start("echo server", [sys.executable, "-m", "bench.bench_hook_server", "--echo-server"],
-                               workdir / f"echo-{n}.log")
+async def run_echo(n: int, k: int, sizes: list[int], args: argparse.Namespace, workdir: Path,
+                   loop: str = "asyncio") -> dict[str, Any]:
+    """``loop``: the echo server's event loop (``asyncio`` or ``uvloop``): by default the one the hook server
+    reported, so that the ratio compares the servers' work, not their loops."""
+    server = await Child.start("echo server", [sys.executable, "-m", "bench.bench_hook_server", "--echo-server",
+                                               "--echo-loop", loop], workdir / f"echo-{n}.log")
     frames = ["x" * s for s in sizes]
     clients = [EchoClient(frames, k) for _ in range(n)]
     try:
@@ -603,7 +607,7 @@ async def run_echo(n: int, k: int, sizes: list[int], args: argparse.Namespace, w
     return {"desktops": n, "tasks": n * k, "frame_sizes": sizes, "elapsed_s": elapsed, "frames": nframes,
             "frames_per_s": nframes / elapsed, "tasks_per_s": n * k / elapsed, "bytes": nbytes,
             "mb_per_s": nbytes / elapsed / 1e6, "server_cpu_s": server_cpu, "client_cpu_s": client_cpu,
-            "passes": len(passes), "pass_elapsed_s": [p[0] for p in passes],
+            "passes": len(passes), "pass_elapsed_s": [p[0] for p in passes], "loop": server.ready.get("loop"),
             "server_cpu_us_per_frame": _per_frame(server_cpu, nframes)}
 
 
@@ -616,7 +620,8 @@ async def _echo_server_main() -> None:
 
     async with serve(echo, "127.0.0.1", 0, max_size=MAX_SIZE, ping_interval=None) as server:
         host, port = next(iter(server.sockets)).getsockname()[:2]
-        print(json.dumps({"ready": True, "url": f"ws://{host}:{port}/"}), flush=True)
+        loop = "uvloop" if type(asyncio.get_running_loop()).__module__.startswith("uvloop") else "asyncio"
+        print(json.dumps({"ready": True, "url": f"ws://{host}:{port}/", "loop": loop}), flush=True)
         stop = asyncio.get_running_loop().create_future()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
         await stop
@@ -711,7 +716,7 @@ def _fmt(x: float | None, spec: str = ",.0f") -> str:
 
 def _table(runs: list[dict[str, Any]]) -> str:
     head = (f"{'desktops':>8}{'tasks':>7} |{'tasks/s':>9}{'frames/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-            f"{'srv cpu':>8}{'cli cpu':>8} |{'echo f/s':>10}{'srv cpu':>8}{'cli cpu':>8} |{'ratio':>7}")
+            f"{'srv cpu':>8}{'cli cpu':>8} |{'echo f/s':>10}{'srv cpu':>8}{'cli cpu':>8} |{'ratio':>7}  loop")
     lines = [head, "-" * len(head)]
     for r in runs:
         lc, ec = r["lifecycle"], r.get("echo") or {}
@@ -725,7 +730,7 @@ def _table(runs: list[dict[str, Any]]) -> str:
             f"{_fmt(lc['latency_ms']['p50'], ',.1f'):>9}{_fmt(lc['latency_ms']['p99'], ',.1f'):>9}"
             f"{util(lc, 'server_cpu_s'):>8}{util(lc, 'client_cpu_s'):>8} |{_fmt(ec.get('frames_per_s')):>10}"
             f"{util(ec, 'server_cpu_s'):>8}{util(ec, 'client_cpu_s'):>8} |"
-            f"{_fmt(r.get('ratio'), '.2f'):>7}")
+            f"{_fmt(r.get('ratio'), '.2f'):>7}  {lc.get('loop', '?')}")
     return "\n".join(lines)
 
 
@@ -749,12 +754,16 @@ async def _run_async(args: argparse.Namespace, say) -> tuple[dict[str, Any], int
                 f"progress {args.progress_chars} chars x1/x2/x3, finalText {args.final_chars} chars)")
             lc = await run_lifecycle(n, k, args, workdir, say)
             say(f"  lifecycle: {lc['completed']:,}/{lc['tasks']:,} delivered in {lc['elapsed_s']:.2f} s, "
-                f"{lc['frames']:,} frames ({lc['mb_per_s']:.2f} MB/s); connect {lc['connect_s']:.2f} s")
+                f"{lc['frames']:,} frames ({lc['mb_per_s']:.2f} MB/s); connect {lc['connect_s']:.2f} s; "
+                f"server loop {lc['loop']}")
             run: dict[str, Any] = {"desktops": n, "lifecycle": lc}
             if not args.no_echo:
                 sizes = echo_sizes(lc["slot_mean_bytes"])
-                ec = await run_echo(n, k, sizes, args, workdir)
-                say(f"  echo: {ec['frames']:,} frames of {sizes} bytes in {ec['elapsed_s']:.2f} s")
+                echo_loop = args.echo_loop if args.echo_loop != "same" else (
+                    "uvloop" if lc["loop"] == "uvloop" else "asyncio")
+                ec = await run_echo(n, k, sizes, args, workdir, echo_loop)
+                say(f"  echo: {ec['frames']:,} frames of {sizes} bytes in {ec['elapsed_s']:.2f} s; "
+                    f"server loop {ec['loop']}")
                 run["echo"] = ec
                 run["ratio"] = lc["frames_per_s"] / ec["frames_per_s"]
             runs.append(run)
@@ -823,6 +832,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-verify", dest="verify", action="store_false",
                     help="skip the control-API cross-check after the timed phase")
     ap.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
+    ap.add_argument("--echo-loop", choices=["same", "asyncio", "uvloop"], default="same",
+                    help="the echo server's event loop (default: the one the hook server reported running)")
     ap.add_argument("--echo-passes", type=int, default=5, help="echo passes, the best counts (default 5)")
     ap.add_argument("--json", metavar="OUT", nargs="?", const="-",
                     help="also write every figure as JSON to OUT (no OUT or '-': stdout)")
@@ -849,7 +860,12 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         argv, extra = argv[:i], argv[i + 1:]
     args = _parser().parse_args(argv)
     if args.echo_server:
-        asyncio.run(_echo_server_main())
+        if args.echo_loop == "uvloop":
+            import uvloop
+
+            uvloop.run(_echo_server_main())
+        else:
+            asyncio.run(_echo_server_main())
         return 0
     if args.profile_child:
         return _profile_child(args.profile_child, extra, args.profile_clock)

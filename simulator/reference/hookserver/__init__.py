@@ -71,9 +71,11 @@ def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = 
                  db: str | Path | None = None, features: Iterable[str] | None = None,
                  server_name: str = DEFAULT_SERVER_NAME, variant: Variant | str | None = None,
                  control: tuple[str, int] | None = ("127.0.0.1", 0), policy: RetryPolicy | None = None,
-                 synchronous: str = "FULL", ids: Callable[[], str] | None = None) -> HookServerHandle:
+                 synchronous: str = "FULL", ids: Callable[[], str] | None = None,
+                 loop: str = "asyncio") -> HookServerHandle:
     """Start one hook server. Without ``db`` the SQLite file lives in a temp directory removed at stop; a
-    ``variant`` given as None is read from ``$HOOK_SERVER_REFERENCE_VARIANT``."""
+    ``variant`` given as None is read from ``$HOOK_SERVER_REFERENCE_VARIANT``; ``loop``: ``loops.LOOP_CHOICES``
+    (the embedded reference keeps asyncio's loop; the CLI takes uvloop when it is installed)."""
     chosen = variant if isinstance(variant, Variant) else Variant.parse(
         variant if variant is not None else os.environ.get(VARIANT_ENV))
     settings = ServerSettings(server_name=server_name,
@@ -84,7 +86,7 @@ def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = 
         temp_dir = Path(tempfile.mkdtemp(prefix="hook-server-reference-"))
         db = temp_dir / "hook-server.sqlite3"
     store = HookServerStore(db, synchronous=synchronous)
-    server = server_class(chosen)(settings, store, host=host, port=port, token=token, ids=ids)
+    server = server_class(chosen)(settings, store, host=host, port=port, token=token, ids=ids, loop=loop)
     try:
         server.start()
         api = HookServerControlApi(server, *control).start() if control is not None else None

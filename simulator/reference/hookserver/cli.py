@@ -1,10 +1,10 @@
 """``python -m simulator serve hook-server``: the reference hook server as a process (docs/hook-server-plan.md).
 
     python -m simulator serve hook-server --listen HOST:PORT --control HOST:PORT [--db PATH] [--token T]
-        [--features a,b,c] [--server-name NAME] [--variant NAME]
+        [--features a,b,c] [--server-name NAME] [--variant NAME] [--synchronous MODE] [--loop auto|asyncio|uvloop]
 
-Prints one readiness line on stdout, ``{"ready": true, "url": "ws://HOST:PORT/", "control": "http://HOST:PORT"}``
-(port 0 → the bound port); logs go to stderr. Without ``--token`` any connection is accepted (said on stderr);
+Prints one readiness line on stdout, ``{"ready": true, "url": "ws://HOST:PORT/", "control": "http://HOST:PORT",
+"loop": "uvloop"}`` (port 0 → the bound port; ``loop``: the event loop that runs, loops.py); logs go to stderr. Without ``--token`` any connection is accepted (said on stderr);
 without ``--db`` a temporary file is used. Runs until SIGINT/SIGTERM, then closes cleanly. Exit 2 on a usage
 error, 1 when it cannot start.
 
@@ -22,6 +22,7 @@ import sys
 
 from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
                           serve_until_signalled)
+from .loops import LOOP_CHOICES
 from .machine import DEFAULT_FEATURES, DEFAULT_SERVER_NAME
 from .variants import VARIANT_ENV, Variant
 
@@ -45,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                                                   f"default: ${VARIANT_ENV}")
     p.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL", "EXTRA"],
                    help="SQLite synchronous mode (store.py explains the choice)")
+    p.add_argument("--loop", default="auto", choices=list(LOOP_CHOICES),
+                   help="event loop: uvloop when installed (auto, the default), asyncio's own, or uvloop required")
     p.add_argument("--log-level", default="INFO")
     return p
 
@@ -71,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         handle = start_server(host=listen[0], port=listen[1], token=args.token, db=args.db, features=features,
                               server_name=args.server_name, variant=variant, control=control,
-                              synchronous=args.synchronous)
+                              synchronous=args.synchronous, loop=args.loop)
     except (OSError, ValueError, RuntimeError) as exc:
         return cannot_start("hook-server", exc)
-    return serve_until_signalled({"ready": True, "url": handle.url, "control": handle.control_url}, handle.stop)
+    return serve_until_signalled({"ready": True, "url": handle.url, "control": handle.control_url,
+                                  "loop": handle.server.loop_name}, handle.stop)

@@ -42,6 +42,7 @@ from ...hook import (
     DeliveryState,
     Feature,
     HOOK_MAX_FRAME_CHARS,
+    HOOK_PROTOCOL_VERSION,
     HookBuildError,
     HookMessage,
     IssueCode,
@@ -651,9 +652,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
             error = DeliveryError(SAFE_ERROR_CODE, message, True)
         elif d.state is DeliveryState.FAILED:
             error = DeliveryError(SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, False)
-        return self._frame(conn_id, make_turn_delivery(request_id=d.request_id, state=d.state.value,
-                                                       attempt=d.attempt, retry_at=d.retry_at, error=error,
-                                                       ids=self._ids, ts=now, validate=False))
+        return Send(conn_id, _frame_text(delivery_wire(self._ids(), now, d.request_id, d.state.value, d.attempt,
+                                                       d.retry_at, error)), MessageType.TURN_DELIVERY.value)
 
     def _notify(self, d: Delivery, now: int, out: list[Effect]) -> None:
         """Later delivery states go to the device's current connection, if it negotiated the feature."""
@@ -1377,6 +1377,17 @@ class _Uuid4s:
         n = (n & ~(0xC000 << 48 | 0xF000 << 64)) | (0x8000 << 48 | 0x4000 << 64)  # variant RFC 4122, version 4
         h = f"{n:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def delivery_wire(id_: str, ts: int, request_id: str, state: str, attempt: int, retry_at: int | None,
+                  error: DeliveryError | None) -> dict[str, Any]:
+    """The wire object of a ``turn.delivery`` frame (spec "turn.delivery 可靠性与兼容"), built directly: the same
+    object as ``make_turn_delivery(...).to_wire()`` (tests/reference/hookserver pins the two equal for every
+    state), without the typed payload in between, since the server sends two of these per task."""
+    return {"v": HOOK_PROTOCOL_VERSION, "type": "turn.delivery", "id": id_, "ts": ts,
+            "payload": {"requestId": request_id, "state": state, "attempt": attempt, "retryAt": retry_at,
+                        "error": None if error is None else {"code": error.code, "message": error.message,
+                                                             "retryable": error.retryable}}}
 
 
 def _frame_text(wire: dict[str, Any]) -> str:

@@ -18,9 +18,18 @@ command — is fed to the machine under one lock, so effects keep their order; t
   everything first;
 * ``Send`` / ``Close`` go to the connection's outbox (``_Outbox``): a text frame is written at once when nothing
   waits before it and ``websockets`` would not wait either (connection open, write buffer under its high-water
-  mark); otherwise it is queued, and a writer task writes the queue in order (a slow peer never blocks the machine);
+  mark); otherwise it is queued, and a writer task writes the queue in order (a slow peer never blocks the machine).
+  The frames a committed batch releases to one connection (a ``task.dispatch``, a ``turn.delivery(accepted)`` and
+  its ``delivered``) are framed one after the other and handed to the transport in one write;
 * ``Wake`` re-arms the ticker (unless it already sleeps until that time or sooner), which calls ``tick(now)``
   when the earliest wake-up is due.
+
+Inputs arrive without a task switch: a connection (``_Connection``) hands a complete text frame to the machine
+from ``data_received`` as it is parsed, unless a frame of that connection still waits in ``recv``'s queue (a
+binary or fragmented one, or one that arrived while a restart or a control command held the lock): then the frame
+is queued behind it and the connection's handler takes them in order, as every frame was taken before.
+
+The event loop is asyncio's, or uvloop's when the CLI finds it installed (``loops.py``).
 
 The clock is the wall clock in unix ms plus an offset that the control capability ``advance-clock`` moves forward.
 The bearer token is checked at the upgrade (HTTP 401 with a text body, docs/hook-server-plan.md). ``max_size`` is
@@ -45,12 +54,14 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import WebSocketException
+from websockets.frames import TEXT, Frame
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
 from .variant_machines import machine_class
+from .loops import new_event_loop
 from .store import HookServerStore
 
 __all__ = ["HookServer", "MAX_SIZE", "LAZY_FLUSH_S"]
@@ -78,20 +89,65 @@ class _Outbox:
         self.closed = False  # a Close is posted (or a write failed): later frames are dropped
 
 
-def _write_now(ws: ServerConnection, text: str) -> bool:
+def _write_now(ws: ServerConnection, text: str, flush: bool = True) -> bool:
     """Write a text frame without a task switch when ``ws.send`` would not wait: the connection open, its write
     buffer under the high-water mark, no fragmented message in progress (what ``send`` checks before it writes).
-    False: the caller queues the frame for the writer task."""
+    False: the caller queues the frame for the writer task. ``flush=False`` only frames the text into the
+    connection's outgoing bytes; the caller then hands them to the transport with ``_flush_writes`` (one write
+    for several frames to one connection)."""
     if ws.protocol.state is not State.OPEN or getattr(ws, "paused", True) \
             or getattr(ws, "send_in_progress", True) is not None:
         return False
     try:
         ws.protocol.send_text(text.encode())
-        ws.send_data()
+        if flush:
+            ws.send_data()
     except Exception as exc:  # noqa: BLE001 - as ws.send does: the connection is dropped
         log.info("could not write to a connection: %s", exc)
         ws.transport.abort()
     return True
+
+
+def _flush_writes(ws: ServerConnection) -> None:
+    """Hand the frames ``_write_now(..., flush=False)`` framed to the transport, in one write."""
+    try:
+        ws.send_data()
+    except Exception as exc:  # noqa: BLE001 - as ws.send does: the connection is dropped
+        log.info("could not write to a connection: %s", exc)
+        ws.transport.abort()
+
+
+class _Connection(ServerConnection):
+    """A ``websockets`` server connection that hands a complete text frame to ``sink`` from ``data_received``
+    (no queue, no task switch), when that keeps the order of the connection's inputs: ``direct`` is set by the
+    connection's handler once it has taken every frame queued before (``HookServer._handler``), and cleared by any
+    frame that goes the usual way. The usual way, through ``recv`` and the handler, stays for everything else: a
+    binary or fragmented frame, a text frame that is not UTF-8 (``recv`` fails the connection with 1007, RFC 6455
+    §8.1), and a frame that ``sink`` declines (a restart or a control command holds the machine: it returns
+    False)."""
+
+    sink: Callable[[str], bool] | None = None
+    direct = False
+
+    def process_event(self, event: Any) -> None:
+        if self.direct and type(event) is Frame and event.opcode is TEXT and event.fin:
+            sink = self.sink
+            if sink is not None:
+                try:
+                    text = event.data.decode()
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    if sink(text):
+                        return
+        if self.request is not None and type(event) is Frame and event.opcode.value <= 2:  # a data frame
+            self.direct = False
+        super().process_event(event)
+
+    def queue_empty(self) -> bool:
+        """No frame waits in ``recv``'s queue (False when this ``websockets`` does not say: no direct path)."""
+        frames = getattr(self.recv_messages, "frames", None)
+        return frames is not None and len(frames) == 0
 
 
 class _Batch:
@@ -110,8 +166,11 @@ class _Batch:
 
 class HookServer:
     def __init__(self, settings: ServerSettings, store: HookServerStore, *, host: str = "127.0.0.1",
-                 port: int = 0, token: str | None = None, ids: Callable[[], str] | None = None) -> None:
+                 port: int = 0, token: str | None = None, ids: Callable[[], str] | None = None,
+                 loop: str = "asyncio") -> None:
         self.settings, self.store = settings, store
+        #: the loop asked for (``loops.LOOP_CHOICES``) and, once started, the one that runs (``loop_name``)
+        self.loop_choice, self.loop_name = loop, ""
         self.host, self.port, self.token = host, port, token
         self._ids = ids
         self.machine = self._new_machine()
@@ -166,7 +225,12 @@ class HookServer:
         return self
 
     def _run(self) -> None:
-        loop = asyncio.new_event_loop()
+        try:
+            loop, self.loop_name = new_event_loop(self.loop_choice)
+        except (ValueError, RuntimeError) as exc:
+            self._start_error = exc
+            self._ready.set()
+            return
         self.loop = loop
         asyncio.set_event_loop(loop)
         try:
@@ -207,7 +271,7 @@ class HookServer:
         await self._flush()
         self._server = await serve(self._handler, self.host, self.port, process_request=self._check_token,
                                    max_size=MAX_SIZE, max_queue=64, ping_interval=None, compression=None,
-                                   close_timeout=2)
+                                   close_timeout=2, create_connection=_Connection)
         sock = next(iter(self._server.sockets))
         self.bound = (sock.getsockname()[0], sock.getsockname()[1])
         ticker = asyncio.create_task(self._ticker())
@@ -259,29 +323,28 @@ class HookServer:
         outbox = self._outboxes[conn_id] = _Outbox(ws)
         self._sockets[conn_id] = ws
         machine = self.machine
+        direct = type(ws) is _Connection
         try:
             await self._event(lambda now: machine.connect(conn_id, now), machine)
             lock = self._lock
             assert lock is not None
+            if direct:
+                ws.sink = self._direct_sink(conn_id, machine)  # type: ignore[attr-defined]
+                ws.direct = ws.queue_empty()  # type: ignore[attr-defined]
             async for raw in ws:
                 binary = type(raw) is not str
                 if lock.locked():  # a restart or a control command is running: wait for it
                     await self._event(lambda now, raw=raw, b=binary: machine.frame(conn_id, raw, now, binary=b),
                                       machine)
-                    continue
-                # the common case, without a task switch: nothing holds the lock, and carrying out the effects
-                # never awaits, so this runs as one step under the lock would
-                if machine is not self.machine:
-                    continue  # a connection of the machine before a restart: its events end with it
-                try:
-                    effects = machine.frame(conn_id, raw, self.now(), binary=binary)
-                except Exception:  # noqa: BLE001 - a machine bug must not take the server down; it is logged
-                    log.exception("the hook server machine failed on an input")
-                    continue
-                self._apply(effects)
+                else:
+                    self._take(conn_id, machine, raw, binary)
+                if direct and ws.queue_empty():  # type: ignore[attr-defined]
+                    ws.direct = True  # type: ignore[attr-defined]  # what arrives now is the next input
         except WebSocketException as exc:
             log.info("%s ended: %s", conn_id, exc)
         finally:
+            if direct:
+                ws.sink, ws.direct = None, False  # type: ignore[attr-defined]
             await self._event(lambda now: machine.disconnect(conn_id, now), machine)
             if self._outboxes.get(conn_id) is outbox:
                 del self._outboxes[conn_id]
@@ -293,11 +356,47 @@ class HookServer:
                 except (TimeoutError, asyncio.CancelledError):
                     writer.cancel()
 
-    def _post(self, outbox: _Outbox, effect: Send | Close) -> None:
+    def _take(self, conn_id: str, machine: HookServerMachine, raw: str | bytes, binary: bool) -> None:
+        """One frame, in the common case: nothing holds the lock, and carrying out the effects never awaits, so
+        this runs as one step under the lock would (called without a task switch, by the handler or from
+        ``data_received`` through ``_direct_sink``)."""
+        if machine is not self.machine:
+            return  # a connection of the machine before a restart: its events end with it
+        try:
+            effects = machine.frame(conn_id, raw, self.now(), binary=binary)
+        except Exception:  # noqa: BLE001 - a machine bug must not take the server down; it is logged
+            log.exception("the hook server machine failed on an input")
+            return
+        self._apply(effects)
+
+    def _direct_sink(self, conn_id: str, machine: HookServerMachine) -> Callable[[str], bool]:
+        """What ``_Connection`` calls with a text frame as it arrives: takes it (True), or declines it while a
+        restart or a control command holds the lock (False: it goes through ``recv`` and waits for the lock)."""
+        lock = self._lock
+        assert lock is not None
+
+        def sink(text: str) -> bool:
+            if lock.locked():
+                return False
+            try:
+                self._take(conn_id, machine, text, False)
+            except Exception:  # noqa: BLE001 - as in the handler, where it ended the connection; logged
+                log.exception("the hook server failed on an input")
+            return True
+
+        return sink
+
+    def _post(self, outbox: _Outbox, effect: Send | Close,
+              unflushed: dict[int, ServerConnection] | None = None) -> None:
+        """Write ``effect`` now, or queue it behind the connection's writer task. ``unflushed`` (a batch's release):
+        frame it only, and note the connection; the caller then writes each noted connection's frames in one
+        transport write (``_flush_writes``), before anything else can write to it."""
         if outbox.closed:
             return
         if type(effect) is Send:
-            if outbox.task is None and _write_now(outbox.ws, effect.text):
+            if outbox.task is None and _write_now(outbox.ws, effect.text, unflushed is None):
+                if unflushed is not None:
+                    unflushed[id(outbox.ws)] = outbox.ws
                 return
         else:
             outbox.closed = True
@@ -365,10 +464,10 @@ class HookServer:
         self._kick()
         return batch if persisted else None
 
-    def _deliver(self, effect: Send | Close) -> None:
+    def _deliver(self, effect: Send | Close, unflushed: dict[int, ServerConnection] | None = None) -> None:
         outbox = self._outboxes.get(effect.conn)
         if outbox is not None:
-            self._post(outbox, effect)
+            self._post(outbox, effect, unflushed)
 
     def _kick(self) -> None:
         """Hand the open batch to the committer thread when it is idle and the batch is due."""
@@ -422,15 +521,18 @@ class HookServer:
             log.error("a commit failed (%d rows): %r; the frames that waited for it are not sent", len(batch.rows),
                       error, exc_info=error)
         closed: set[str] = set()
+        unflushed: dict[int, ServerConnection] = {}  # the frames of one connection go in one write
         for effect in batch.sends:
             conn = effect.conn
             if held.get(conn) is batch:
                 del held[conn]
             if error is None:
-                self._deliver(effect)
+                self._deliver(effect, unflushed)
             elif conn not in closed:
                 closed.add(conn)  # not durable: the peer must not see what follows; it reconnects and resumes
                 self._deliver(Close(conn, 1011, "internal error"))
+        for ws in unflushed.values():
+            _flush_writes(ws)
         batch.finished, batch.error = True, error
         if batch.done is not None and not batch.done.done():
             batch.done.set_result(None)
