@@ -54,28 +54,33 @@ class _Lookup:
         self.original = original
         self.context_of = _context_reader(bdd_scenario)
         self.getfixturedefs = getfixturedefs
-        self.visible: dict[tuple[int, str | None], list[tuple[Any, Any]]] = {}
+        self.visible: dict[tuple[int, str | None], dict[Any, list[tuple[Any, Any]]]] = {}
         self.check = os.environ.get(CHECK_ENV) == "1"
 
     def clear(self) -> None:
         self.visible.clear()
 
-    def _visible(self, fixturemanager: Any, node: Any) -> list[tuple[Any, Any]]:
+    def _visible(self, fixturemanager: Any, node: Any, step_type: Any) -> list[tuple[Any, Any]]:
+        """The step definitions visible to ``node`` that may parse a step of ``step_type`` (those of that type and
+        those of none), in the registry's order; listed once per parent node."""
         parent = getattr(node, "parent", None)
         key = (id(fixturemanager), getattr(parent, "nodeid", None))
-        found = self.visible.get(key)
-        if found is None:
+        by_type = self.visible.get(key)
+        if by_type is None:
             found = []
             for name in _fixture_names(fixturemanager):
                 for fixturedef in self.getfixturedefs(fixturemanager, name, node) or []:
                     context = self.context_of(fixturedef.func)
                     if context is not None:
                         found.append((fixturedef, context))
-            self.visible[key] = found
-        return found
+            types = {context.type for _, context in found} - {None}
+            by_type = {t: [(d, c) for d, c in found if c.type is None or c.type == t] for t in types}
+            by_type[None] = found
+            self.visible[key] = by_type
+        return by_type.get(step_type, by_type[None])
 
     def __call__(self, step: Any, fixturemanager: Any, node: Any) -> Iterable[Any]:
-        found = [fixturedef for fixturedef, context in self._visible(fixturemanager, node)
+        found = [fixturedef for fixturedef, context in self._visible(fixturemanager, node, step.type)
                  if (context.type is None or context.type == step.type) and context.parser.is_matching(step.name)]
         if self.check:
             shipped = list(self.original(step=step, fixturemanager=fixturemanager, node=node))

@@ -5,7 +5,9 @@ a conformance run the bad behaviour a check must catch (the subject itself stays
   ``Authorization`` header goes along), every text frame both ways. ``idle_close_s``: once no frame has passed in
   either direction for that long, both sides are closed (1001 "relay idle"): a subject that closes the connection
   during a "nothing arrives" window. ``drop_from_client``: frame types from the dialling side that are not relayed
-  (e.g. a desktop's ``pong``). The harness never sees the relay's own WebSocket pings: the library answers them.
+  (e.g. a desktop's ``pong``). ``hang_up_on_ping`` (``"client"``: the dialling side, ``"upstream"``: the other):
+  the first hook ``ping`` from that side is not relayed and both sides are closed (1001): a subject that closes the connection when a "nothing arrives" check puts its
+  ping/pong barrier on it (a check that is the first to ping in its scenario). The harness never sees the relay's own WebSocket pings: the library answers them.
 * ``ControlProxy``: an HTTP relay in front of a control API. ``rewrite(method, path, status, body)`` may return
   another ``(status, body)`` (``body`` parsed JSON, or None when it is not JSON): a 500, a capability missing from
   ``GET /v1``, a field left out of an answer.
@@ -50,8 +52,10 @@ class WsProxy:
         self.upstream = upstream
         self.idle_close_s: float | None = None
         self.drop_from_client: frozenset[str] = frozenset()
-        #: how many connections the relay closed for idleness, and how many frames it dropped
+        self.hang_up_on_ping: str | None = None
+        #: how many connections the relay closed for idleness or at a ping, and how many frames it dropped
         self.idle_closes = 0
+        self.ping_hangups = 0
         self.dropped = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="ws-proxy", daemon=True)
@@ -63,6 +67,7 @@ class WsProxy:
     def reset(self) -> None:
         self.idle_close_s = None
         self.drop_from_client = frozenset()
+        self.hang_up_on_ping = None
 
     async def _start(self) -> Any:
         return await serve(self._relay, "127.0.0.1", 0, ping_interval=None, compression=None, max_size=None)
@@ -81,11 +86,15 @@ class WsProxy:
         loop = asyncio.get_running_loop()
         last = [loop.time()]
 
-        async def pump(src: Any, dst: Any, drop: Callable[[], frozenset[str]]) -> None:
+        async def pump(src: Any, dst: Any, drop: Callable[[], frozenset[str]], side: str) -> None:
             try:
                 async for message in src:
                     last[0] = loop.time()
-                    if _frame_type(message) in drop():
+                    kind = _frame_type(message)
+                    if kind == "ping" and self.hang_up_on_ping == side:
+                        self.ping_hangups += 1
+                        return
+                    if kind in drop():
                         self.dropped += 1
                         continue
                     await dst.send(message)
@@ -100,8 +109,8 @@ class WsProxy:
                     self.idle_closes += 1
                     return
 
-        tasks = [asyncio.ensure_future(pump(client, upstream, lambda: self.drop_from_client)),
-                 asyncio.ensure_future(pump(upstream, client, lambda: frozenset())),
+        tasks = [asyncio.ensure_future(pump(client, upstream, lambda: self.drop_from_client, "client")),
+                 asyncio.ensure_future(pump(upstream, client, lambda: frozenset(), "upstream")),
                  asyncio.ensure_future(idle())]
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         for task in tasks:

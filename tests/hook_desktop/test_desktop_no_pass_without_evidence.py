@@ -153,11 +153,16 @@ def test_a_state_answer_without_its_group_window_fails(relays: Desktop, tmp_path
 
 def test_a_desktop_that_hangs_up_while_no_msg_op_may_come_fails(relays: Desktop, tmp_path: Path) -> None:
     """HOOK-DESKTOP-MSGOP-02 (§3 "新端在能力缺席时不会发送它们"): "the desktop sent no frame of the types msg.op" is
-    silence on an open connection; a desktop that hangs up during the window proved nothing (a failure)."""
-    relays.ws.idle_close_s = IDLE_CLOSE_S
+    silence on an open connection; a desktop that hangs up during the check proved nothing (a failure). The relay
+    closes the connection at the first ping the harness's hook server sends the desktop (a check's barrier, or an
+    earlier step's, which then fails: the connection closed)."""
+    relays.ws.hang_up_on_ping = "upstream"  # the desktop dials the relay; the harness's hook server is upstream
     run = _run("hangs-up-msg-op", tmp_path, relays, ["HOOK-DESKTOP-MSGOP-02"])
     assert run.verdicts() == {"HOOK-DESKTOP-MSGOP-02": "fail"}, run.explain()
-    assert relays.ws.idle_closes >= 1
+    assert all("closed" in s["reason"] for s in _scenarios(run, "HOOK-DESKTOP-MSGOP-02")), run.explain()
+    assert relays.ws.ping_hangups >= 1
+
+
 def test_a_desktop_that_hangs_up_instead_of_sending_no_tool_request_fails(relays: Desktop, tmp_path: Path) -> None:
     """HOOK-DESKTOP-TOOL-02 (阶段 12 "缺席直接短路"): "the desktop sends no tool.request" is silence on an open
     connection; a desktop that closes the connection during that window proved nothing: the scenario fails."""

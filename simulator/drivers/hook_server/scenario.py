@@ -171,9 +171,12 @@ class HookServerScenario:
         return eventually(check, self.step_timeout if timeout is None else timeout, clock=self.clock,
                           sleep=self.sleep)
 
-    def barrier(self) -> None:
-        """Every open device connection: ping, and wait for its pong (the server has read what came before)."""
+    def barrier(self, *, skip: DesktopRole | None = None) -> None:
+        """Every open device connection (but ``skip``'s): ping, and wait for its pong (the server has read what came
+        before)."""
         for dev in self.devices.values():
+            if dev.role is skip:
+                continue
             conn = dev.role.conn
             if conn is None or not conn.is_open:
                 continue
@@ -182,10 +185,10 @@ class HookServerScenario:
             conn.expect(lambda e, f=floor: e.type == MessageType.PONG and e.seq > f)
 
     def none_arrives(self, role: DesktopRole, match: Any, *, include_pending: bool = True) -> None:
-        """No frame ``match`` selects reaches ``role``: first the barrier on every open device connection (the
+        """No frame ``match`` selects reaches ``role``: first the barrier on every other open device connection (the
         server has read every frame any device sent before), then the role's own check (its ping/pong barrier and
         the ``quiet`` grace, the connection alive: ``HookConnection.expect_none``)."""
-        self.barrier()
+        self.barrier(skip=role)
         role.expect_none(match, self.quiet, include_pending=include_pending)
 
     def settle(self) -> None:
