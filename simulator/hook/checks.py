@@ -38,6 +38,7 @@ __all__ = [
     "is_positive_timestamp",
     "js_number",
     "utf16_len",
+    "utf16_len_over",
     "looks_like_absolute_path",
     "is_safe_https_url",
     "is_telegram_group_chat_id",
@@ -82,7 +83,7 @@ _TELEGRAM_ID_DIGITS_MAX: Final = len(str((1 << 52) - 1))
 
 def is_object(v: Any) -> bool:
     """``isPlainObject``: a JSON object (not null, not an array)."""
-    return isinstance(v, Mapping)
+    return type(v) is dict or isinstance(v, Mapping)  # the exact type first: an ABC check costs ~0.1 µs
 
 
 def is_array(v: Any) -> bool:
@@ -135,6 +136,17 @@ def utf16_len(s: str) -> int:
     if s.isascii():
         return len(s)
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def utf16_len_over(s: str, limit: int) -> bool:
+    """``s.length > limit`` in JavaScript, without counting when the code-point length decides it (each code point
+    is 1 or 2 UTF-16 units, so ``len(s) <= units <= 2 * len(s)``)."""
+    n = len(s)
+    if n > limit:
+        return True
+    if 2 * n <= limit:
+        return False
+    return utf16_len(s) > limit
 
 
 def looks_like_absolute_path(v: str) -> bool:
@@ -198,16 +210,51 @@ def _kind(v: Any) -> str:
 
 
 class Obj:
-    """One JSON object at ``path``; each method checks one rule of one member and returns the issue or None."""
+    """One JSON object at ``path``; each method checks one rule of one member and returns the issue or None.
 
-    __slots__ = ("data", "path", "ref", "label")
+    Cost model (the parser runs a chain of these per received frame, bench/README.md): a rule that holds reads
+    its member once and returns; the JSON pointer and the label of a nested object (``sub``/``item``) are only
+    built when a rule fails and an issue needs them.
+    """
+
+    __slots__ = ("data", "ref", "_path", "_label", "_parent", "_tail")
 
     def __init__(self, data: Mapping[str, Any], path: str, ref: str, label: str) -> None:
         self.data = data
-        self.path = path
         self.ref = ref
+        self._path = path
         #: How messages name this object, e.g. "task.ack" or "task.dispatch.source".
-        self.label = label
+        self._label = label
+        self._parent: Obj | None = None
+        self._tail: tuple[Any, ...] = ()
+
+    @classmethod
+    def _nested(cls, parent: Obj, value: Mapping[str, Any], ref: str, tail: tuple[Any, ...], label: str | None) -> Obj:
+        """A nested object whose path and label are derived from ``parent`` and ``tail`` on first use."""
+        o = cls.__new__(cls)
+        o.data = value
+        o.ref = ref
+        o._path = None
+        o._label = label
+        o._parent = parent
+        o._tail = tail
+        return o
+
+    @property
+    def path(self) -> str:
+        path = self._path
+        if path is None:
+            path = self._path = join(self._parent.path, *self._tail)  # type: ignore[union-attr]
+        return path
+
+    @property
+    def label(self) -> str:
+        label = self._label
+        if label is None:
+            key, *index = self._tail
+            label = f"{self._parent.label}.{key}" + "".join(f"[{i}]" for i in index)  # type: ignore[union-attr]
+            self._label = label
+        return label
 
     def get(self, key: str) -> Any:
         return self.data.get(key, ABSENT)
@@ -216,11 +263,11 @@ class Obj:
         return join(self.path, key)
 
     def sub(self, key: str | int, value: Mapping[str, Any], label: str | None = None) -> Obj:
-        return Obj(value, join(self.path, key), self.ref, label or f"{self.label}.{key}")
+        return Obj._nested(self, value, self.ref, (key,), label or None)
 
     def item(self, key: str, i: int, value: Mapping[str, Any], ref: str | None = None) -> Obj:
         """The object at ``key[i]`` (e.g. ``/payload/buttons/3``, labelled ``interaction.request.buttons[3]``)."""
-        return Obj(value, join(self.path, key, i), ref or self.ref, f"{self.label}.{key}[{i}]")
+        return Obj._nested(self, value, ref or self.ref, (key, i), None)
 
     def item_issue(self, key: str, i: int, want: str, ref: str | None = None) -> HookIssue:
         v = self.get(key)[i]
@@ -241,7 +288,7 @@ class Obj:
     # strings
 
     def nonempty_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
         if isinstance(v, str):
             if v:
                 return None
@@ -249,42 +296,43 @@ class Obj:
         return self._type_issue(key, "a non-empty string", ref)
 
     def string(self, key: str, ref: str | None = None) -> HookIssue | None:
-        if isinstance(self.get(key), str):
+        if isinstance(self.data.get(key, ABSENT), str):
             return None
         return self._type_issue(key, "a string", ref)
 
     def nullable_str(self, key: str, ref: str | None = None) -> HookIssue | None:
         """``string | null`` declared without ``?``: must be present (UPSTREAM-FACTS)."""
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
         if v is None or isinstance(v, str):
             return None
         return self._type_issue(key, "a string or null (present)", ref)
 
     def nullable_nonempty_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
-        if v is None or is_nonempty_str(v):
+        v = self.data.get(key, ABSENT)
+        if v is None or (isinstance(v, str) and v):
             return None
         if v == "":
             return self.issue(key, IssueCode.EMPTY, f"{self.label}.{key} must be a non-empty string or null", ref)
         return self._type_issue(key, "a non-empty string or null (present)", ref)
 
     def opt_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.string(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.string(key, ref)
 
     def opt_nonempty_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.nonempty_str(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.nonempty_str(key, ref)
 
     def opt_nullable_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.nullable_str(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.nullable_str(key, ref)
 
     def opt_nullable_nonempty_str(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.nullable_nonempty_str(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.nullable_nonempty_str(key, ref)
 
     # closed sets
 
     def enum(self, key: str, allowed: Iterable[str], ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
-        allowed = tuple(allowed)
+        v = self.data.get(key, ABSENT)
+        if type(allowed) is not tuple:
+            allowed = tuple(allowed)
         if isinstance(v, str) and v in allowed:
             return None
         if v is ABSENT:
@@ -294,21 +342,22 @@ class Obj:
         )
 
     def nullable_enum(self, key: str, allowed: Iterable[str], ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is None else self.enum(key, allowed, ref)
+        return None if self.data.get(key, ABSENT) is None else self.enum(key, allowed, ref)
 
     def opt_nullable_enum(self, key: str, allowed: Iterable[str], ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) in (ABSENT, None) else self.enum(key, allowed, ref)
+        v = self.data.get(key, ABSENT)
+        return None if v is ABSENT or v is None else self.enum(key, allowed, ref)
 
     # booleans and numbers
 
     def boolean(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if isinstance(self.get(key), bool) else self._type_issue(key, "a boolean", ref)
+        return None if isinstance(self.data.get(key, ABSENT), bool) else self._type_issue(key, "a boolean", ref)
 
     def opt_boolean(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.boolean(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.boolean(key, ref)
 
     def number(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if is_number(self.get(key)) else self._type_issue(key, "a number", ref)
+        return None if is_number(self.data.get(key, ABSENT)) else self._type_issue(key, "a number", ref)
 
     def _numeric(self, key: str, ok: bool, want: str, ref: str | None) -> HookIssue | None:
         if ok:
@@ -317,24 +366,34 @@ class Obj:
             return self._type_issue(key, want, ref)
         return self.issue(key, IssueCode.OUT_OF_RANGE, f"{self.label}.{key} must be {want}", ref)
 
+    # Each numeric rule first accepts a plain ``int`` within the safe range (where the double JavaScript holds is
+    # the same number) by comparison alone; anything else goes through the exact JavaScript-number predicates.
+
     def positive_timestamp(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return self._numeric(
-            key, is_positive_timestamp(self.get(key)), "a positive safe-integer unix-ms timestamp", ref
-        )
+        v = self.data.get(key, ABSENT)
+        if type(v) is int and 0 < v <= MAX_SAFE_INTEGER:
+            return None
+        return self._numeric(key, is_positive_timestamp(v), "a positive safe-integer unix-ms timestamp", ref)
 
     def nullable_positive_timestamp(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is None else self.positive_timestamp(key, ref)
+        return None if self.data.get(key, ABSENT) is None else self.positive_timestamp(key, ref)
 
     def safe_integer_at_least(self, key: str, low: int, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
+        if type(v) is int and low <= v <= MAX_SAFE_INTEGER and -MAX_SAFE_INTEGER <= v:
+            return None
         return self._numeric(key, is_safe_integer(v) and js_number(v) >= low, f"a safe integer ≥ {low}", ref)
 
     def integer_at_least(self, key: str, low: int, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
+        if type(v) is int and low <= v <= MAX_SAFE_INTEGER:
+            return None
         return self._numeric(key, is_integer(v) and js_number(v) >= low, f"an integer ≥ {low}", ref)
 
     def finite_at_least(self, key: str, low: float, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
+        if (type(v) is int and low <= v <= MAX_SAFE_INTEGER) or (type(v) is float and low <= v < math.inf):
+            return None
         return self._numeric(
             key, is_finite_number(v) and js_number(v) >= low, f"a finite number ≥ {low}", ref
         )
@@ -342,18 +401,20 @@ class Obj:
     # containers
 
     def obj(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if is_object(self.get(key)) else self._type_issue(key, "an object", ref)
+        v = self.data.get(key, ABSENT)
+        return None if type(v) is dict or is_object(v) else self._type_issue(key, "an object", ref)
 
     def array(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if is_array(self.get(key)) else self._type_issue(key, "an array", ref)
+        v = self.data.get(key, ABSENT)
+        return None if type(v) is list or is_array(v) else self._type_issue(key, "an array", ref)
 
     def str_array(self, key: str, ref: str | None = None) -> HookIssue | None:
         """``isStringArray``: an array (maybe empty) whose items are all non-empty strings."""
-        v = self.get(key)
-        if not is_array(v):
+        v = self.data.get(key, ABSENT)
+        if not (type(v) is list or is_array(v)):
             return self._type_issue(key, "an array of non-empty strings", ref)
         for i, item in enumerate(v):
-            if not is_nonempty_str(item):
+            if not (isinstance(item, str) and item):
                 code = IssueCode.EMPTY if item == "" else IssueCode.WRONG_TYPE
                 return HookIssue(
                     join(self.path, key, i), code, f"{self.label}.{key}[{i}] must be a non-empty string",
@@ -362,7 +423,7 @@ class Obj:
         return None
 
     def opt_str_array(self, key: str, ref: str | None = None) -> HookIssue | None:
-        return None if self.get(key) is ABSENT else self.str_array(key, ref)
+        return None if self.data.get(key, ABSENT) is ABSENT else self.str_array(key, ref)
 
     def max_items(self, key: str, limit: int, ref: str | None = None) -> HookIssue | None:
         v = self.get(key)
@@ -393,7 +454,7 @@ class Obj:
     # linkage
 
     def must_be_null(self, key: str, when: str, ref: str | None = None) -> HookIssue | None:
-        v = self.get(key)
+        v = self.data.get(key, ABSENT)
         if v is None:
             return None
         code = IssueCode.MISSING if v is ABSENT else IssueCode.LINKAGE

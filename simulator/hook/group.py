@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..jsonpointer import join
-from .checks import ABSENT, Obj, is_object, is_telegram_user_id, utf16_len
+from .checks import ABSENT, Obj, is_object, is_telegram_user_id, utf16_len_over
 from .constants import (
     GROUP_MESSAGE_FILE_NAME_CHARS_MAX,
     GROUP_MESSAGE_FILE_NAMES_MAX,
@@ -94,7 +94,7 @@ def _check_file_names(p: Obj) -> HookIssue | None:
     if issue:
         return issue
     for i, name in enumerate(names):
-        if utf16_len(name) > GROUP_MESSAGE_FILE_NAME_CHARS_MAX:
+        if utf16_len_over(name, GROUP_MESSAGE_FILE_NAME_CHARS_MAX):
             return HookIssue(
                 join(p.at("fileNames"), i), IssueCode.TOO_LONG,
                 f"group.message.fileNames[{i}] must be at most {GROUP_MESSAGE_FILE_NAME_CHARS_MAX} UTF-16 units",
@@ -125,7 +125,7 @@ def check_group_message(p: Obj) -> HookIssue | None:
     if issue:
         return issue
     text = p.get("text")
-    if utf16_len(text) > GROUP_MESSAGE_TEXT_MAX:
+    if utf16_len_over(text, GROUP_MESSAGE_TEXT_MAX):
         return p.issue(
             "text", IssueCode.TOO_LONG, f"group.message.text must be at most {GROUP_MESSAGE_TEXT_MAX} UTF-16 units",
             f"{REF}; {UPSTREAM} (8,192)",

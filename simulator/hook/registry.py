@@ -26,6 +26,9 @@ class TypeSpec:
     check: Check
     #: Where the spec describes this type, e.g. "slack-hook-protocol.md §5 阶段 2/4/7/9 task.ack".
     ref: str
+    #: The check accepts the empty payload ``{}`` (ping, pong, ...): the parser then skips calling it on ``{}``.
+    #: Computed by running the check on ``{}`` once, so it cannot disagree with the check.
+    empty_ok: bool = False
 
 
 TYPES: dict[MessageType, TypeSpec] = {}
@@ -35,7 +38,7 @@ _BY_PAYLOAD: dict[type[Wire], TypeSpec] = {}
 def define(type_: MessageType, payload: type[Wire], check: Check, ref: str) -> None:
     if type_ in TYPES:
         raise RuntimeError(f"message type {type_.value} is defined twice")
-    spec = TypeSpec(type_, payload, check, ref)
+    spec = TypeSpec(type_, payload, check, ref, check(Obj({}, "/payload", ref, type_.value)) is None)
     TYPES[type_] = spec
     _BY_PAYLOAD[payload] = spec
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 from bench import bench_parse, frame_mix
 from simulator.hook import TYPES, parse_hook_message, utf16_len
@@ -67,3 +68,19 @@ def test_bench_runs_quick_in_process(tmp_path) -> None:
     assert mem["parse"]["ok"] and mem["parse"]["units"] == 200_000
     assert len(data["verdicts"]) == 2
     assert "verdicts" in out.getvalue()
+
+
+def test_profile_prints_and_records_the_split_of_a_frames_time(tmp_path) -> None:
+    out_path = tmp_path / "bench.json"
+    out = io.StringIO()
+    status = bench_parse.main(
+        ["--quick", "--scale", "0.02", "--big-scale", "0.01", "--max-frame-units", "200000", "--variants", "ascii",
+         "--no-memory", "--profile", "--json", str(out_path)],
+        out=out,
+    )
+    assert status == 0, out.getvalue()
+    split = json.loads(out_path.read_text(encoding="utf-8"))["split_small_us_per_frame"]
+    assert set(split) == {"json.loads", "parse", "decode", "checks", "rest"}
+    assert split["rest"] == split["parse"] - split["decode"] - split["checks"]
+    assert all(isinstance(v, float) and math.isfinite(v) for v in split.values())  # figures, not a timing check
+    assert "payload checks" in out.getvalue() and "cProfile of parse_hook_message" in out.getvalue()
