@@ -17,9 +17,12 @@ API is the harness's ``TargetError`` (error), a silent one ``SubjectTimeout``.
 
 from __future__ import annotations
 
+import http.client
 import json
-import urllib.error
-import urllib.request
+import select
+import socket
+import threading
+import urllib.parse
 from typing import Any
 
 from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
@@ -31,46 +34,90 @@ CONTROL_VERSION = "1"
 
 
 class ControlClient:
+    """One subject's control API. Calls go over one kept-alive HTTP/1.1 connection (opened on first use, and again
+    when the subject closed it between calls or answered ``Connection: close``); calls from several threads take
+    turns."""
+
     def __init__(self, base_url: str | None, *, role: str, timeout: float = 5.0, wire: WireLog | None = None) -> None:
         self.base_url = base_url.rstrip("/") if base_url else None
         self.role = role
         self.timeout = timeout
         self.wire = wire
         self._capabilities: frozenset[str] | None = None
+        self._conn: http.client.HTTPConnection | None = None
+        self._lock = threading.Lock()
+
+    def _connection(self) -> http.client.HTTPConnection:
+        """The kept-alive connection, or a new one when there is none or the subject has closed it (its socket
+        reads as ready while no answer is due: the end of the stream)."""
+        conn = self._conn
+        if conn is not None and (conn.sock is None or _closed_by_peer(conn.sock)):
+            conn.close()
+            conn = None
+        if conn is None:
+            assert self.base_url is not None
+            parts = urllib.parse.urlsplit(self.base_url)
+            kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+            conn = self._conn = kind(parts.hostname or "", parts.port, timeout=self.timeout)
+        return conn
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _exchange(self, method: str, path: str, data: bytes | None) -> tuple[int, bytes]:
+        """One request on the kept-alive connection: its status and body. ``OSError`` / ``TimeoutError`` /
+        ``http.client.HTTPException`` pass through (the connection is dropped first)."""
+        target = urllib.parse.urlsplit(self.base_url or "").path.rstrip("/") + path
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.request(method, target, body=data, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+            except BaseException:
+                self._drop_connection()
+                raise
+            if response.will_close:
+                self._drop_connection()
+            return response.status, payload
 
     def _http(self, method: str, path: str, body: Any = None) -> Any:
         if self.base_url is None:
             raise NotTestable(f"the {self.role} subject has no control API (give --control {self.role}=URL)")
         url = f"{self.base_url}{path}"
         data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
         if self.wire is not None:
             self.wire.record("control", Direction.SENT, "control", data.decode() if data else "", summary=f"{method} {path}")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = response.read()
-        except urllib.error.HTTPError as exc:
-            payload = exc.read()
-            text = payload.decode("utf-8", "replace")
-            if self.wire is not None:
-                self.wire.record("control", Direction.RECEIVED, "control", text, summary=f"HTTP {exc.code}")
-            if exc.code == 404:
-                raise NotTestable(f"the {self.role} control API has no {path} (HTTP 404)") from None
-            raise SubjectRefused(f"control API {method} {url} answered HTTP {exc.code}: {text[:300]}",
-                                 status=exc.code, body=text, code=_error_code(text)) from None
+            status, payload = self._exchange(method, path, data)
         except TimeoutError:
             raise SubjectTimeout(f"control API {method} {url} did not answer within {self.timeout} s",
                                  waited_s=self.timeout) from None
-        except (urllib.error.URLError, OSError) as exc:
+        except (OSError, http.client.HTTPException) as exc:
             raise TargetError(f"control API {method} {url} unreachable: {exc}") from None
         text = payload.decode("utf-8", "replace")
+        if not 200 <= status < 300:
+            if self.wire is not None:
+                self.wire.record("control", Direction.RECEIVED, "control", text, summary=f"HTTP {status}")
+            if status == 404:
+                raise NotTestable(f"the {self.role} control API has no {path} (HTTP 404)")
+            raise SubjectRefused(f"control API {method} {url} answered HTTP {status}: {text[:300]}",
+                                 status=status, body=text, code=_error_code(text))
         if self.wire is not None:
-            self.wire.record("control", Direction.RECEIVED, "control", text, summary=f"{method} {path} → 200")
+            self.wire.record("control", Direction.RECEIVED, "control", text, summary=f"{method} {path} → {status}")
         try:
             return json.loads(text) if text else None
         except ValueError:
             raise AssertionError(f"control API {method} {url} answered with invalid JSON (the subject's malformed "
                                  f"answer, docs/control-api.md \"Common shape\"): {text[:200]}") from None
+
+    def close(self) -> None:
+        """Close the kept-alive connection (the next call opens another)."""
+        with self._lock:
+            self._drop_connection()
 
     def capabilities(self) -> frozenset[str]:
         if self._capabilities is None:
@@ -88,6 +135,16 @@ class ControlClient:
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         self.require(capability)
         return self._http("POST", f"/v1/{capability}", body or {})
+
+
+def _closed_by_peer(sock: socket.socket) -> bool:
+    """Whether a kept-alive connection's socket is readable with no request out: the peer closed it (or sent
+    something unasked, which spoils it too)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
 
 
 def _error_code(text: str) -> str | None:

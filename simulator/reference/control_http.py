@@ -111,6 +111,12 @@ class JsonControlServer:
             protocol_version = "HTTP/1.1"
             server_version = f"{name}/1"
 
+            def setup(self) -> None:
+                super().setup()
+                # a kept-alive connection: the answer's headers and body are two writes, which Nagle's algorithm
+                # would hold back waiting for the peer's delayed ACK (40 ms a call)
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def _answer(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > MAX_BODY_BYTES:

@@ -70,6 +70,7 @@ def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog,
         handle = subjects.dial_reference_desktop(url, token)
         defer(handle.stop)
         control = ControlClient(handle.control_url, role=ROLE, timeout=config.step_timeout, wire=wire)
+        defer(control.close)  # its kept-alive connection, before the desktop stops (finalizers run newest first)
     else:
         control = subjects.control(ROLE, wire)
     desk = DesktopDriver(server=server, control=control, features=features, step_timeout=config.step_timeout,
