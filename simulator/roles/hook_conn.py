@@ -558,15 +558,14 @@ class HookConnection:
         errors_before = self.harness_errors
         label = what.removeprefix("a ").removeprefix("an ")
 
+        # a check that concerns pongs gets no barrier (the barrier's own pong would be one of them); with a
+        # barrier, every pong is a barrier's, never the frame the check looks for
+        barrier = barrier and not _selects(pred, _SAMPLE_PONG)
+
         def arrived(e: Inbound) -> bool:
-            return e.seq > floor and pred(e)
+            return e.seq > floor and not (barrier and e.type == MessageType.PONG) and pred(e)
 
         found: Inbound | None = None
-        if barrier and _selects(pred, _SAMPLE_PONG):
-            barrier = False  # the check concerns pongs: the barrier's own pong would be one of them
-        elif barrier:
-            def arrived(e: Inbound) -> bool:  # noqa: F811 - pongs are the barriers' (the match selects none)
-                return e.seq > floor and e.type != MessageType.PONG and pred(e)
         try:
             if barrier:
                 try:
