@@ -92,8 +92,7 @@ class CardOps(ChannelOps):
         """No interaction.decision of the card arrives; an invalid one cannot be shown to concern another card, so
         it counts too."""
         iid = self._asked().interaction_id
-        self.none_arrives(
-                          self.device(dev).role, lambda e: e.type == MessageType.INTERACTION_DECISION
+        self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.INTERACTION_DECISION
                           and (not e.ok or e.payload.interaction_id == iid))
 
     def withdraw(self, dev: str, reason: str) -> None:

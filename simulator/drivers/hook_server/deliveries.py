@@ -107,8 +107,7 @@ class DeliveryChecks(ChannelOps):
 
     def expect_no_delivery_for(self, dev: str, name: str) -> None:
         rid = self.rid(name)
-        self.none_arrives(
-            self.device(dev).role, lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid)
+        self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid)
 
     def expect_no_delivery(self, dev: str) -> None:
         self.none_arrives(self.device(dev).role, MessageType.TURN_DELIVERY)

@@ -184,8 +184,8 @@ class QueryOps(RecordChecks):
     def expect_no_query(self, dev: str, kind: str) -> None:
         """No ``query.request`` of ``kind`` reaches the device (since its connection opened, and in the quiet window,
         the connection alive); an invalid one cannot be shown to ask something else, so it counts too."""
-        self.none_arrives(
-            self.device(dev).role, lambda e: e.type == MessageType.QUERY_REQUEST and (not e.ok or e.payload.kind == kind))
+        self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.QUERY_REQUEST
+                          and (not e.ok or e.payload.kind == kind))
 
     def expect_query_answered(self, name: str) -> None:
         """The channel shows the query answered with exactly what the device sent (the list of its kind, "ok 时按

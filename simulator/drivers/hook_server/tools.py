@@ -118,8 +118,8 @@ class ToolOps(BindingOps, ProviderErrorChecks):
         assert payload.ok is ok, f"the answer to {name!r} says ok {payload.ok!r}, expected {ok!r}: {payload!r}"[:600]
         if exactly_one:
             rid = self.tool_request_id(name)
-            self.none_arrives(
-                self.device(dev).role, lambda e: e.type == MessageType.TOOL_RESPONSE and (not e.ok or e.payload.reply_to == rid))
+            self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.TOOL_RESPONSE
+                              and (not e.ok or e.payload.reply_to == rid))
 
     def expect_tool_code(self, dev: str, name: str, code: str) -> None:
         """An ``ok: false`` answer with ``error.code`` = ``code`` (the desktop "按 code 分支")."""
