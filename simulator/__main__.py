@@ -7,6 +7,8 @@
     python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
     python -m simulator report merge A/report.json B/report.json … --out DIR [--label TEXT …]
     python -m simulator serve  SUBJECT [options]
+    python -m simulator judge  RECORDING [--json OUT]
+    python -m simulator replay RECORDING [--target NAME=SPEC] [--control NAME=URL] [--all] [--req ID] [--report-dir DIR]
 
 A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
 Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error, 130 / 143 interrupted by SIGINT /
@@ -253,6 +255,21 @@ def _serve(args: argparse.Namespace, extra: list[str]) -> int:
 # -- parser ----------------------------------------------------------------------------------------------------
 
 
+def _judge(args: argparse.Namespace, extra: list[str]) -> int:
+    """Judge a recording again (simulator/judging.py)."""
+    from .judging import judge_main
+
+    args.pytest_args = extra
+    return judge_main(args, main, _need_root())
+
+
+def _replay(args: argparse.Namespace, extra: list[str]) -> int:
+    from .replaying import replay_main
+
+    args.pytest_args = extra
+    return replay_main(args, main)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m simulator", description="Conformance harness and simulator.",
                                      epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error "
@@ -295,6 +312,34 @@ def build_parser() -> argparse.ArgumentParser:
                                      "the subject: `serve hook-server --help` shows the hook server's own options.")
     srv.add_argument("subject", help=", ".join(sorted(SERVABLE)))
     srv.set_defaults(handler=_serve)
+
+    jdg = sub.add_parser("judge", help="judge a recording (recording.jsonl beside a report) again, without the subject",
+                         description="Judge a run's recording again with this harness, without the subject: the "
+                                     "scenarios whose roles have a playback run again against the recorded subject's "
+                                     "side, the frames the subjects sent are judged again, and every verdict is "
+                                     "compared with the recorded one (exit 0 all reproduced, 1 some differ, 2 not a "
+                                     "recording). Options after -- go to the playback's pytest.")
+    jdg.add_argument("recording", help="a recording.jsonl written by a run")
+    jdg.add_argument("--json", default=None, metavar="OUT", help="also write the comparison as JSON")
+    jdg.add_argument("--report-dir", default=None, metavar="DIR",
+                     help="keep the playback run's report and recording there (default: a temporary folder)")
+    jdg.add_argument("--no-playback", action="store_true",
+                     help="judge again only what needs no playback (the frames the subjects sent)")
+    jdg.set_defaults(handler=_judge)
+
+    rpl = sub.add_parser("replay", help="run a recording's scenarios again at a subject and compare the verdicts",
+                         description="Run the scenarios of a recording again (default: its failing ones) at the "
+                                     "target given (default: the recording's targets) and compare each verdict and "
+                                     "the harness's side of the traffic with the recording. Options after -- go to "
+                                     "pytest. The exit code is the run's.")
+    rpl.add_argument("recording", help="a recording.jsonl written by a run")
+    rpl.add_argument("--target", action="append", default=[], metavar="NAME=SPEC", help="as for run")
+    rpl.add_argument("--control", action="append", default=[], metavar="NAME=URL", help="as for run")
+    rpl.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE", help="as for run")
+    rpl.add_argument("--all", action="store_true", help="replay every scenario, not only the failing ones")
+    rpl.add_argument("--req", action="append", default=[], metavar="ID", help="only these requirement ids or globs")
+    rpl.add_argument("--report-dir", default=None, metavar="DIR", help="where the replay's report and recording go")
+    rpl.set_defaults(handler=_replay)
     return parser
 
 

@@ -28,9 +28,14 @@ from typing import Any
 from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 from .wirelog import Direction, WireLog
 
-__all__ = ["ControlClient", "no_control"]
+__all__ = ["CONTROL_TIMEOUT", "CONTROL_UNREACHABLE", "ControlClient", "no_control"]
 
 CONTROL_VERSION = "1"
+
+
+#: The summaries of the wire-log notes of a control call that got no answer (a playback gives the same outcome).
+CONTROL_TIMEOUT = "timeout"
+CONTROL_UNREACHABLE = "unreachable"
 
 
 class ControlClient:
@@ -94,9 +99,15 @@ class ControlClient:
         try:
             status, payload = self._exchange(method, path, data)
         except TimeoutError:
+            if self.wire is not None:
+                self.wire.record("control", Direction.NOTE, "control", f"no answer within {self.timeout} s",
+                                 summary=CONTROL_TIMEOUT)
             raise SubjectTimeout(f"control API {method} {url} did not answer within {self.timeout} s",
                                  waited_s=self.timeout) from None
         except (OSError, http.client.HTTPException) as exc:
+            if self.wire is not None:
+                self.wire.record("control", Direction.NOTE, "control", f"{type(exc).__name__}: {exc}",
+                                 summary=CONTROL_UNREACHABLE)
             raise TargetError(f"control API {method} {url} unreachable: {exc}") from None
         text = payload.decode("utf-8", "replace")
         if not 200 <= status < 300:

@@ -33,18 +33,21 @@ Sans-I/O: texts in, results out.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .frame_cases import FrameRuleIndex
+from .frame_cases import FrameRuleIndex, frame_rule_index
 from .hook.connect_links import MIN_SCANNED_TOKEN, pending_connect_tokens, token_leaks
 from .hook.local_paths import find_local_paths_in_frame
-from .raw_errors import raw_error_leaks
+from .raw_errors import raw_error_leaks, raw_errors_given
 from .results import ScenarioResult, Verdict
 from .roles.hook_conn import describe_frame
+from .wirelog import Direction, WireEvent
 
-__all__ = ["EmittedFrames", "Violation", "EMITTED_FEATURE"]
+__all__ = ["EmittedFrames", "HOOK_SUBJECT_ROLES", "judge_emitted", "Violation", "EMITTED_FEATURE"]
 
 #: The ``feature`` of emitted-frame results (they come from every scenario, not from one feature file).
 EMITTED_FEATURE = "features/hook/frames (frames the subject sent, in every scenario)"
@@ -64,6 +67,8 @@ class Violation:
 
 #: Role → (the requirement that none of its frames carries a local absolute path, whether free text is scanned too),
 #: judged on every frame it sends.
+#: The subjects whose frames are judged here: the two hook-protocol roles.
+HOOK_SUBJECT_ROLES = frozenset({"hook-server", "desktop"})
 PATH_RULES = {"desktop": ("HOOK-DESKTOP-NO-LOCAL-PATH-01", True), "hook-server": ("HOOK-SERVER-NO-LOCAL-PATH-01", False)}
 #: Role → the requirement that a one-time connect token it handed out appears in none of its other frames.
 TOKEN_RULES = {"hook-server": "HOOK-SERVER-TOKEN-01"}
@@ -120,6 +125,17 @@ class EmittedFrames:
             err = described.issue
             seen.violations.append(Violation(described.claimed_type, err.path, err.code.value, err.message, scenario,
                                              text[:_MAX_TEXT]))
+
+    def observe_scenario(self, subject: dict[str, str] | None, scenario: str, events: Iterable[WireEvent]) -> None:
+        """Every hook frame the subject of a scenario sent (its wire log's received hook frames), with the raw
+        provider errors the scenario's control requests made up: what the plugin hands over after each scenario and
+        what ``simulator judge`` hands over from a recording."""
+        if subject is None or subject["role"] not in HOOK_SUBJECT_ROLES:
+            return
+        events = list(events)
+        texts = [e.text for e in events if e.direction is Direction.RECEIVED and e.channel == "hook"]
+        if texts:
+            self.observe(subject["role"], subject["target"], scenario, texts, raw_errors_given(events))
 
     @staticmethod
     def _scan_tokens(seen: _Seen, scenario: str, texts: list[str]) -> None:
@@ -269,3 +285,30 @@ class EmittedFrames:
             result.evidence = [f"{sc}: {w}: {text}" for sc, w, text in seen.paths[:_MAX_VIOLATIONS]]
         return result
 
+
+
+def judge_emitted(emitted: EmittedFrames, features: Path, registry: dict[str, Any], patterns: list[str], *,
+                  strict: bool) -> list[ScenarioResult]:
+    """The emitted-frames results of a run (``EmittedFrames.results``) for the requirements of ``registry`` the
+    run's ``patterns`` select (all when there are none), a ``should`` not met failing under ``strict``: the plugin
+    calls it at the end of a run, ``simulator judge`` on the frames of a recording."""
+    if not emitted.roles():
+        return []
+    index = frame_rule_index(features)
+
+    def level_of(rid: str) -> str | None:
+        meta = registry.get(rid)
+        return meta.level.value if meta else "must"
+
+    def selected(rid: str) -> bool:
+        """Selected by the run's patterns, and a requirement of this suite's registry (a suite without the run-wide
+        rules' requirements gets no result for them)."""
+        if registry and rid not in registry:
+            return False
+        return not patterns or any(fnmatch.fnmatchcase(rid, p) for p in patterns)
+
+    out = emitted.results(index, level_of, selected)
+    for result in out:
+        if result.verdict is Verdict.WARN and strict:
+            result.verdict = Verdict.FAIL
+    return out

@@ -111,6 +111,12 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               help="the fault profile: the seed of the random kill points (default 0; the report names it)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
+    RunOption("--playback", Kind.VALUE, metavar="RECORDING",
+              help="judge the scenarios against RECORDING instead of a subject: its subjects' side is played back in "
+                   "step with the harness (what `simulator judge` runs: simulator/playback)"),
+    RunOption("--only-scenarios", Kind.VALUE, metavar="FILE",
+              help="run only the scenarios whose keys FILE lists, one per line (the keys of a recording: "
+                   "simulator/recording.py; `simulator replay` writes such a file)"),
 )
 
 

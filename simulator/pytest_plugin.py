@@ -44,23 +44,22 @@ from . import __version__
 from . import bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
-from .emitted_frames import EmittedFrames
-from .raw_errors import raw_errors_given
+from .emitted_frames import EmittedFrames, judge_emitted
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
 from .falsifiability import figure, load_falsifiers
-from .frame_cases import frame_rule_index
 from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .options import RUN_OPTIONS
 from .preflight import Unreachable, describe, preflight
+from .recording import run_header, scenario_key, scenario_line, write_recording
 from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
 from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
                       requirement_verdict, subjects_of)
 from .targets import Role, TargetKind
-from .xdist_bridge import RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, is_worker, worker_output
+from .xdist_bridge import RECORDING_ATTRIBUTE, RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, is_worker, worker_output
 from .wirelog import Direction, WireLog
 
 __all__ = ["ShouldNotMet", "Harness", "scenario_template"]
@@ -87,12 +86,16 @@ class Harness:
         self.emitted = EmittedFrames()
         self.selection: list[str] = []
         self.results: dict[str, ScenarioResult] = {}
+        #: Each scenario's line of the run's recording (simulator.recording), by node id; empty without a report.
+        self.recorded: dict[str, str] = {}
         self.subjects: dict[str, Subject] = {}
         self.started = _now()
         self.record: RunRecord | None = None
         self.report_paths: dict[str, Path] = {}
         #: The signal that stopped the run (simulator.interruption), None while it runs on.
         self.interrupted: str | None = None
+        #: A ``simulator judge`` run's playback of a recording (simulator.playback), else None.
+        self.playback: Any = None
         #: The targets the preflight could not reach (simulator.preflight): the run stopped before any scenario.
         self.unreachable: list[Unreachable] = []
 
@@ -156,6 +159,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if harness_cfg.markers and not config.option.markexpr:
         config.option.markexpr = harness_cfg.markers
     config.stash[_HARNESS] = harness
+    playback = config.getoption("--playback")
+    if playback:
+        _install_playback(config, harness, Path(playback))
     config.add_cleanup(install_sigterm())
     config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
     config.pluginmanager.register(StepRecorder(), "simulator-gherkin-steps")
@@ -165,6 +171,22 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--target desktop={listen.raw} cannot run under pytest-xdist: the desktop dials one "
                                     f"address, where only one worker can listen; run it without -n")
         config.pluginmanager.register(XdistController(harness), "simulator-xdist-controller")
+
+
+def _install_playback(config: pytest.Config, harness: Harness, path: Path) -> None:
+    """``--playback RECORDING``: the subjects' side comes from the recording (simulator.playback)."""
+    from .playback import Playback, PlaybackHooks
+
+    if is_controller(config) or is_worker(config):
+        raise pytest.UsageError("--playback runs without pytest-xdist (one recorded timeline at a time)")
+    try:
+        harness.playback = Playback(path)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"--playback: {exc}") from None
+    harness.playback.install()
+    config.add_cleanup(harness.playback.uninstall)
+    config.pluginmanager.register(PlaybackHooks(harness.playback, lambda item: _key_of(
+        item, _feature_file(item, harness.rootdir))), "simulator-playback")
 
 
 class _InterruptWatch:
@@ -223,7 +245,12 @@ def subjects(harness: Harness):
     """Resolves each role's target (docs/targets.md); embedded references are started once and stopped at the end."""
     from .subjects import Subjects
 
-    resolved = Subjects(harness.config, harness.note_subject)
+    if harness.playback is not None:
+        from .playback import PlaybackSubjects
+
+        resolved = PlaybackSubjects(harness.config, harness.note_subject, harness.playback.identities())
+    else:
+        resolved = Subjects(harness.config, harness.note_subject)
     yield resolved
     resolved.close()
 
@@ -234,7 +261,8 @@ _WIRE = pytest.StashKey[WireLog]()
 @pytest.fixture
 def wire_log(request: pytest.FixtureRequest) -> WireLog:
     """The wire log of one scenario; simulator roles record into it and failing scenarios' reports show it."""
-    log = WireLog()
+    playback = harness_of(request.config).playback
+    log = WireLog(observer=playback.engine.observe if playback is not None else None)
     request.node.stash[_WIRE] = log
     return log
 
@@ -325,7 +353,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         gone = set(map(id, off))
         config.hook.pytest_deselected(items=off)
         items[:] = [i for i in items if id(i) not in gone]
-    if patterns:
+    only = config.getoption("--only-scenarios")
+    if only:
+        keys = _listed_keys(Path(only))
+        keep = [i for i in items if _key_of(i, _feature_file(i, harness.rootdir)) in keys]
+    elif patterns:
         keep = [i for i in items if (rid := _req_of(i)) and any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
     elif harness.config.named_roles and not _paths_selected(config):
         named = {r.value for r in harness.config.named_roles}
@@ -346,6 +378,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """The registry of step definitions is complete: pytest-bdd's step lookup is memoised from here on
     (``simulator.bdd_step_lookup``)."""
     bdd_step_lookup.install()
+
+
+def _listed_keys(path: Path) -> set[str]:
+    """The scenario keys ``--only-scenarios`` names (one per line)."""
+    try:
+        return {line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pytest.UsageError(f"--only-scenarios {path}: cannot read it: {exc}") from None
 
 
 def _paths_selected(config: pytest.Config) -> bool:
@@ -370,7 +410,8 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     """The preflight (simulator.preflight): each external target of the selected scenarios is probed once; when
     one cannot be reached the run stops here, with one message and exit code 3."""
     config = session.config
-    if config.getoption("--no-preflight") or config.option.collectonly or is_worker(config):
+    if config.getoption("--no-preflight") or config.option.collectonly or is_worker(config) \
+            or config.getoption("--playback"):
         return
     harness = harness_of(config)
     if is_controller(config):  # the workers collect; the controller probes the roles the run names
@@ -460,6 +501,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     rid = _req_of(item)
+    if rid is not None and call.when == "teardown" and call.excinfo is None:
+        _record_teardown(item, report)
     if rid is None or call.when == "teardown" and call.excinfo is None:
         return
     if call.when == "setup" and call.excinfo is None:
@@ -550,8 +593,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.sections.append(("conformance", f"@should not met ({rid}): {reason}"))
         item.warn(ShouldNotMet(f"{rid}: @should not met: {_trim(reason, 500)}"))
     harness.results[item.nodeid] = result
+    line = _recording_line(item, result) if not item.config.getoption("--no-report") else None
+    if line is not None:
+        harness.recorded[item.nodeid] = line
     if is_worker(item.config):
         setattr(report, RESULT_ATTRIBUTE, result.to_json())
+        if line is not None:
+            setattr(report, RECORDING_ATTRIBUTE, line)
+
+
+def _record_teardown(item: pytest.Item, report: pytest.TestReport) -> None:
+    """After a clean teardown, the scenario's recording line again with the whole wire log (the teardown's closing
+    handshakes included: a playback expects them)."""
+    harness = harness_of(item.config)
+    result = harness.results.get(item.nodeid)
+    if result is None or item.nodeid not in harness.recorded:
+        return
+    line = harness.recorded[item.nodeid] = _recording_line(item, result)
+    if is_worker(item.config):
+        setattr(report, RECORDING_ATTRIBUTE, line)
+
+
+def _recording_line(item: pytest.Item, result: ScenarioResult) -> str:
+    """The scenario's line of the run's recording: its stable key, its result and its whole wire log."""
+    wire = item.stash.get(_WIRE, None)
+    return scenario_line(_key_of(item, result.feature), result.to_json(), wire.events() if wire is not None else [])
+
+
+def _key_of(item: pytest.Item, feature: str) -> str:
+    """The scenario's stable key (``simulator.recording.scenario_key``)."""
+    scenario = scenario_template(item)
+    callspec = getattr(item, "callspec", None)
+    return scenario_key(feature, scenario.name if scenario is not None else item.name,
+                        callspec.params if callspec is not None else None)
 
 
 def _concise(config: pytest.Config, excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
@@ -566,7 +640,6 @@ def _concise(config: pytest.Config, excinfo: pytest.ExceptionInfo[BaseException]
 #: Requirement id prefix → the role of the subject it judges.
 _PREFIX_ROLES = (("HOOK-SERVER-", "hook-server"), ("HOOK-DESKTOP-", "desktop"), ("CCWEB-", "ccweb"),
                  ("PROBE-", "probekit"))
-_HOOK_SUBJECTS = frozenset({"hook-server", "desktop"})
 
 
 def _subject_of(item: pytest.Item, rid: str, harness: Harness) -> dict[str, str] | None:
@@ -593,15 +666,9 @@ def _subject_of(item: pytest.Item, rid: str, harness: Harness) -> dict[str, str]
 
 def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness: Harness) -> None:
     """Hand every hook frame the subject sent in this scenario to the emitted-frames judge."""
-    if subject is None or subject["role"] not in _HOOK_SUBJECTS:
-        return
     wire = item.stash.get(_WIRE, None)
-    if wire is None:
-        return
-    events = wire.events()
-    texts = [e.text for e in events if e.direction is Direction.RECEIVED and e.channel == "hook"]
-    if texts:
-        harness.emitted.observe(subject["role"], subject["target"], item.nodeid, texts, raw_errors_given(events))
+    if wire is not None:
+        harness.emitted.observe_scenario(subject, item.nodeid, wire.events())
 
 
 def scenario_template(item: pytest.Item) -> Any:
@@ -661,26 +728,9 @@ def _spec_revisions(rootdir: Path) -> dict[str, str]:
 
 def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[ScenarioResult]:
     """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames)."""
-    if not harness.emitted.roles():
-        return []
-    index = frame_rule_index(harness.rootdir / "features")
-    patterns = harness.selection
-
-    def level_of(rid: str) -> str | None:
-        meta = registry.get(rid)
-        return meta.level.value if meta else "must"
-
-    def selected(rid: str) -> bool:
-        """Selected by the run's patterns, and a requirement of this suite's registry (a suite without the run-wide
-        rules' requirements gets no result for them)."""
-        if registry and rid not in registry:
-            return False
-        return not patterns or any(fnmatch.fnmatchcase(rid, p) for p in patterns)
-
-    out = harness.emitted.results(index, level_of, selected)
+    out = judge_emitted(harness.emitted, harness.rootdir / "features", registry, harness.selection,
+                        strict=harness.config.strict)
     for result in out:
-        if result.verdict is Verdict.WARN and harness.config.strict:
-            result.verdict = Verdict.FAIL
         entry = harness.baseline.matches(result) if harness.baseline else None
         if entry is not None:
             result.baselined = True
@@ -784,6 +834,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
         directory = harness.config.report_dir or _default_report_dir(Path(str(config.invocation_params.dir)))
         harness.report_paths = write_all(record, directory)
+        harness.report_paths["recording"] = _write_recording(harness, record, directory, config)
+        if harness.playback is not None:
+            harness.report_paths["playback"] = harness.playback.write(directory)
+
+
+def _write_recording(harness: Harness, record: RunRecord, directory: Path, config: pytest.Config) -> Path:
+    """The run's ``recording.jsonl`` beside its report (simulator.recording)."""
+    from importlib.metadata import version
+
+    versions = {"python": sys.version.split()[0], "pytest": pytest.__version__,
+                "pytestBdd": version("pytest-bdd")}
+    header = run_header(record, harness.config, markers=config.option.markexpr or None,
+                        selection=harness.selection, versions=versions)
+    end = {"exitCode": record.exit_code, "interrupted": record.interrupted,
+           "requirements": {r.id: r.verdict.value for r in record.requirements}}
+    return write_recording(directory, header, harness.recorded.values(), end)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -43,11 +43,12 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.3"
+REPORT_SCHEMA_VERSION = "1.4"
 #: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/reproduce.py).
 TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
-#: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``).
-READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3")
+#: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``;
+#: 1.3 is 1.4 without the wire events' ``conn``).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4")
 
 
 class Verdict(StrEnum):

@@ -37,6 +37,8 @@ class WireEvent:
     verdict: str | None = None
     #: A short label: the message type or JSON-RPC method, "close 1000", …
     summary: str = ""
+    #: For a hook connection's events: which of the role's connections (1, 2, … in the order they opened).
+    conn: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,13 +49,14 @@ class WireEvent:
             "summary": self.summary,
             "verdict": self.verdict,
             "text": self.text,
+            **({"conn": self.conn} if self.conn is not None else {}),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WireEvent:
         return cls(
             float(data["t"]), data["role"], Direction(data["direction"]), data["channel"], data["text"],
-            data.get("verdict"), data.get("summary", ""),
+            data.get("verdict"), data.get("summary", ""), data.get("conn"),
         )
 
 
@@ -62,13 +65,18 @@ HARNESS_ERROR = "harness error"
 
 
 class WireLog:
-    """A thread-safe, append-only list of ``WireEvent``; ``clock`` is injectable for tests."""
+    """A thread-safe, append-only list of ``WireEvent``; ``clock`` is injectable for tests. An ``observer`` sees
+    each event as it is recorded (``simulator judge`` plays a recorded subject's side back in step with the harness's
+    events: simulator/playback)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 observer: Callable[[WireEvent], None] | None = None) -> None:
         self._clock = clock
         self._t0 = clock()
         self._events: list[WireEvent] = []
         self._lock = threading.Lock()
+        self._observer = observer
+        self._connections: dict[str, int] = {}
 
     def record(
         self,
@@ -79,11 +87,21 @@ class WireLog:
         *,
         verdict: str | None = None,
         summary: str = "",
+        conn: int | None = None,
     ) -> WireEvent:
-        event = WireEvent(round(self._clock() - self._t0, 6), role, direction, channel, text, verdict, summary)
+        event = WireEvent(round(self._clock() - self._t0, 6), role, direction, channel, text, verdict, summary, conn)
         with self._lock:
             self._events.append(event)
+        if self._observer is not None:
+            self._observer(event)
         return event
+
+    def next_connection(self, role: str) -> int:
+        """The number of ``role``'s next connection in this log (1, 2, …): ``WireEvent.conn`` tells apart the
+        connections of roles that share a label."""
+        with self._lock:
+            self._connections[role] = self._connections.get(role, 0) + 1
+            return self._connections[role]
 
     def events(self) -> list[WireEvent]:
         with self._lock:

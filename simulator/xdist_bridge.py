@@ -9,6 +9,7 @@ together is the judgement:
 * when a worker ends it hands over, in ``workeroutput``, what its emitted-frames judge saw (``EmittedFrames.to_json``)
   and what the subjects said about themselves; the controller absorbs it, so the emitted-frames results are those of
   one run that saw every frame;
+* each scenario's line of the run's recording (simulator.recording) travels the same way (``simulator_recording``);
 * workers write no report and print no conformance summary; the controller builds the record, writes the reports
   and sets the exit code, exactly as a serial run does.
 """
@@ -21,10 +22,12 @@ import pytest
 
 from .results import ScenarioResult
 
-__all__ = ["RESULT_ATTRIBUTE", "WORKER_KEY", "XdistController", "is_controller", "is_worker", "worker_output"]
+__all__ = ["RECORDING_ATTRIBUTE", "RESULT_ATTRIBUTE", "WORKER_KEY", "XdistController", "is_controller", "is_worker", "worker_output"]
 
 #: The test report attribute carrying a worker's scenario result.
 RESULT_ATTRIBUTE = "simulator_result"
+#: The test report attribute carrying the scenario's line of the run's recording (simulator.recording).
+RECORDING_ATTRIBUTE = "simulator_recording"
 #: The key of the harness's part of a worker's ``workeroutput``.
 WORKER_KEY = "simulator"
 
@@ -55,6 +58,9 @@ class XdistController:
         data = getattr(report, RESULT_ATTRIBUTE, None)
         if isinstance(data, dict):
             self.harness.results[report.nodeid] = ScenarioResult.from_json(data)
+        line = getattr(report, RECORDING_ATTRIBUTE, None)
+        if isinstance(line, str):
+            self.harness.recorded[report.nodeid] = line
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}).get(WORKER_KEY)

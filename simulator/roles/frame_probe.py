@@ -91,6 +91,7 @@ class FrameProbe:
             except (TargetError, SubjectTimeout) as exc:
                 self._open_failure = f"{type(exc).__name__}: {exc}"
                 raise
+            self.attach(wire)  # the control calls that follow are this scenario's evidence too
             self._dropped_seen = len(self._dropped(role) or [])
             self._barrier(role.connection)  # anything the subject sends on its own after the handshake goes first
             role.connection.drain()
@@ -102,7 +103,11 @@ class FrameProbe:
         return self._conn(wire)
 
     def attach(self, wire: WireLog) -> None:
-        """Record what follows into ``wire`` (the current scenario's log)."""
+        """Record what follows into ``wire`` (the current scenario's log), the control calls of the opener's control
+        API included (the ``dropped-frames`` entries a case is judged on are evidence of that case)."""
+        control = getattr(self.opener, "control", None)
+        if control is not None:
+            control.wire = wire
         if self.role is not None:
             self.role.wire = wire
             for conn in self.role.connections:

@@ -73,6 +73,10 @@ _RECHECK_MAX = 4 * 1024 * 1024
 UNBARRED_WINDOW_S = 1.5
 
 
+#: The summaries of the wire-log notes of a liveness check (``is_alive``): the transport ping, and its answer or not.
+WS_PING, WS_PONG, NO_WS_PONG = "ws ping", "ws pong", "no ws pong"
+
+
 class HandshakeRejected(SubjectRefused):
     """The peer answered the WebSocket opening handshake with an HTTP error (e.g. 401): ``status``, ``body``.
 
@@ -292,8 +296,11 @@ class HookConnection:
         step_timeout: float = 5.0,
         auto_pong: bool = True,
         close_timeout: float = 2.0,
+        number: int | None = None,
     ) -> None:
         self.ws = ws
+        #: Which of its role's connections this is (1, 2, …), in its wire events (``WireEvent.conn``).
+        self.number = number
         self.loop = loop
         self.wire = wire
         self.role = role
@@ -354,7 +361,8 @@ class HookConnection:
         binary = not isinstance(data, str)
         d = describe_frame(data, binary=binary, origin="subject")
         self.wire.record(
-            self.role, Direction.RECEIVED, "hook", _text_of(data), verdict=d.verdict, summary=d.summary
+            self.role, Direction.RECEIVED, "hook", _text_of(data), verdict=d.verdict, summary=d.summary,
+            conn=self.number,
         )
         self._seq += 1
         entry = Inbound(
@@ -398,7 +406,7 @@ class HookConnection:
     # -- helpers (loop thread) -----------------------------------------------------------------------------------
 
     def _note(self, text: str, *, summary: str = "") -> None:
-        self.wire.record(self.role, Direction.NOTE, "connection", text, summary=summary)
+        self.wire.record(self.role, Direction.NOTE, "connection", text, summary=summary, conn=self.number)
 
     def _find(self, pred: Callable[[Inbound], bool]) -> int | None:
         for i, entry in enumerate(self._inbox):
@@ -417,7 +425,8 @@ class HookConnection:
         if self._closed is not None:
             self._note(f"not sent ({summary}): the connection is {self._closed}", summary="not sent")
             raise HookConnectionClosed(f"{self.role}: cannot send, the connection is {self._closed}", self._closed)
-        self.wire.record(self.role, Direction.SENT, "hook", _text_of(data), verdict=verdict, summary=summary)
+        self.wire.record(self.role, Direction.SENT, "hook", _text_of(data), verdict=verdict, summary=summary,
+                         conn=self.number)
         try:
             await self.ws.send(data, text=text)
         except ConnectionClosed:
@@ -631,11 +640,14 @@ class HookConnection:
             return False
 
     async def _alive(self, limit: float) -> bool:
+        self._note("WebSocket ping (is the subject alive?)", summary=WS_PING)
         try:
             waiter = await asyncio.wait_for(self.ws.ping(), limit)
             await asyncio.wait_for(waiter, limit)
-        except (TimeoutError, ConnectionClosed, RuntimeError, OSError):
+        except (TimeoutError, ConnectionClosed, RuntimeError, OSError) as exc:
+            self._note(f"no WebSocket pong within {limit:g} s ({type(exc).__name__})", summary=NO_WS_PONG)
             return False
+        self._note("WebSocket pong", summary=WS_PONG)
         return self._closed is None
 
     async def _max_seq(self) -> int:
@@ -725,6 +737,7 @@ class HookRoleBase:
         self.connections: list[HookConnection] = []
         self._auto_pong = auto_pong
         self._closed = False
+        self._opened = 0
 
     # -- plumbing ------------------------------------------------------------------------------------------------
 
@@ -732,9 +745,12 @@ class HookRoleBase:
         return self.step_timeout if timeout is None else timeout
 
     def _conn_kwargs(self, label: str) -> dict[str, Any]:
+        """The arguments of the role's next ``HookConnection`` (numbered in the order they open)."""
+        self._opened += 1
         return {
             "loop": self.loop, "wire": self.wire, "role": self.role, "label": label,
             "step_timeout": self.step_timeout, "auto_pong": self._auto_pong, "close_timeout": self.close_timeout,
+            "number": self._opened,
         }
 
     def _note(self, text: str, summary: str = "") -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import http
+import json
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -75,6 +76,18 @@ def _nested(cls: Any, value: Any) -> Any:
     if isinstance(value, Mapping):
         return from_dict(cls, value)
     return value
+
+
+#: The summary of the wire-log note of a desktop's upgrade request (its path, peer and headers: ``_shown_headers``).
+HANDSHAKE = "handshake"
+#: What the note shows in place of the bearer token this role requires (the token itself is never logged).
+REQUIRED_TOKEN = "Bearer <the token this server requires>"
+
+
+def _shown_headers(headers: Mapping[str, str], token: str | None) -> dict[str, str]:
+    """An upgrade request's headers as the wire log shows them: the required bearer token masked."""
+    return {k: (REQUIRED_TOKEN if k == "authorization" and token is not None and v == f"Bearer {token}" else v)
+            for k, v in headers.items()}
 
 
 class ServerRole(HookRoleBase):
@@ -147,7 +160,10 @@ class ServerRole(HookRoleBase):
         return int(self._server.sockets[0].getsockname()[1])
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        self.handshakes.append((request.path, {k.lower(): v for k, v in request.headers.raw_items()}))
+        headers = {k.lower(): v for k, v in request.headers.raw_items()}
+        self.handshakes.append((request.path, headers))
+        self._note(json.dumps({"path": request.path, "peer": self._peer(connection),
+                               "headers": _shown_headers(headers, self.require_token)}), summary=HANDSHAKE)
         if self.require_token is None:
             return None
         got = request.headers.get("Authorization")

@@ -200,6 +200,8 @@ class McpClientRole:
         self._lock = threading.Lock()
         self._loop: LoopThread | None = None
         self._closed = False
+        #: Which of its label's connections in the wire log this role's one connection is (``WireEvent.conn``).
+        self._conn_no: int | None = None
         self._recorded = _Recorded()
         self._answers: list[ElicitAnswer | dict[str, Any]] = []
         self._answer_fn: AnswerFn | None = None
@@ -255,6 +257,7 @@ class McpClientRole:
             if self._conn_task is not None or self._loop is not None:
                 raise HarnessError(f"{self.role}: already connected to {self.target}; one connection per role")
             self._loop = LoopThread(self.role, close_timeout=2.0)
+            self._conn_no = self.wirelog.next_connection(self.role)
         self.target = target
         self._run(self._aconnect(cm, target), self.connect_timeout if timeout is None else timeout,
                   f"the connection to {target}")
@@ -760,10 +763,12 @@ class McpClientRole:
         raise AssertionError(f"{method}: more than {max_pages} pages")
 
     def _record(self, direction: Direction, text: str, *, summary: str, verdict: str | None = None) -> None:
-        self.wirelog.record(self.role, direction, "jsonrpc", text, summary=summary, verdict=verdict)
+        self.wirelog.record(self.role, direction, "jsonrpc", text, summary=summary, verdict=verdict,
+                            conn=self._conn_no)
 
     def _note(self, channel: str, text: str, summary: str) -> None:
-        self.wirelog.record(self.role, Direction.NOTE, channel, text, summary=summary)
+        self.wirelog.record(self.role, Direction.NOTE, channel, text, summary=summary,
+                            conn=self._conn_no)
 
     def _on_stderr(self, line: str) -> None:
         self._note("stderr", line, "stderr")

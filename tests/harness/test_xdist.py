@@ -39,7 +39,18 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert parallel_proc.stdout.count("conformance: CONFORMANT") == 1, parallel_proc.stdout[-3000:]
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
     assert sorted(p.name for p in (tmp_path / "parallel").iterdir()) == sorted(
-        ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html"])
+        ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html", "recording.jsonl"])
+    # the workers' scenario lines reach the controller's one recording: the same scenarios, verdicts and traffic
+    serial_lines, parallel_lines = (_recorded(tmp_path / name) for name in ("serial", "parallel"))
+    assert {k: v[0] for k, v in parallel_lines.items()} == {k: v[0] for k, v in serial_lines.items()}
+    assert all(events for _, events in parallel_lines.values()), "a scenario recorded no traffic"
+
+
+def _recorded(folder: Path) -> dict[str, tuple[str, int]]:
+    """key → (verdict, number of wire events) of each scenario line of a run's recording."""
+    lines = [json.loads(x) for x in (folder / "recording.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "end"
+    return {x["key"]: (x["result"]["verdict"], len(x["events"])) for x in lines[1:-1]}
 
 
 def test_a_listening_desktop_target_is_refused_under_xdist(tmp_path: Path):

@@ -1,0 +1,177 @@
+"""Recordings: the wire traffic of every scenario of a run, as JSON Lines beside its report (issue 19, part 2).
+
+A run that writes a report also writes ``recording.jsonl`` into the same folder. One JSON object per line:
+
+* line 1, ``{"kind": "header", "format": FORMAT, "version": VERSION, …}``: what produced the recording (harness
+  version, Python, pytest and pytest-bdd versions), what it judged against (the spec revisions, the targets, the
+  subjects with what they said about themselves, the strictness), how it waited (step and scenario limits, the
+  waits of ``simulator.drivers.timing``), and the command that ran it;
+* one ``{"kind": "scenario", "key": …, "result": …, "events": […]}`` per scenario, in the order they finished:
+  ``key`` names the scenario independently of pytest and pytest-bdd versions (``scenario_key``), ``result`` is the
+  scenario's result as report.json keeps it (without its trimmed ``wire``), ``events`` is the scenario's whole
+  wire log (``WireEvent.to_json``: every frame, JSON-RPC message, control call and connection note of every role),
+  each text whole up to ``MAX_TEXT`` characters (a longer one, e.g. a 48 MiB frame of a size limit check, keeps
+  its head, its length and its SHA-256: ``clip``);
+* last, ``{"kind": "end", "exitCode": …, "requirements": {id: verdict}, "scenarios": N}``: the verdicts of the run.
+
+``load_recording`` reads one back and says, with the line number, what is wrong with a file that is not one. Sans-
+I/O apart from ``write_recording`` and ``load_recording``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["FILE_NAME", "FORMAT", "MAX_TEXT", "VERSION", "Recording", "clip", "event_json", "load_recording",
+           "run_header", "scenario_key", "scenario_line", "write_recording"]
+
+#: The ``format`` of line 1: a recording, whatever its version.
+FORMAT = "hook-conformance-recording"
+#: Bumped on an incompatible change of the lines' shape.
+VERSION = 1
+FILE_NAME = "recording.jsonl"
+#: The longest event text kept whole.
+MAX_TEXT = 1 << 20
+_HEAD = 4096
+#: The pytest-bdd parameter that carries a Scenario Outline's example row (the same name in 8.x and 9.x).
+_EXAMPLE_PARAM = "_pytest_bdd_example"
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as plain JSON (a parameter that is not JSON is named by its ``str``)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return str(value)
+
+
+def scenario_key(feature: str, name: str, params: Mapping[str, Any] | None = None) -> str:
+    """The stable name of one scenario: its feature file (relative to the suite root), the scenario's own title
+    (a Scenario Outline's, not pytest-bdd's rendering of it) and its parameters as canonical JSON (the example row
+    of an outline, the frame case of a frame scenario), so that a recording made under one pytest-bdd version is
+    found again under another (their node ids and parameter ids differ)."""
+    key = f"{feature}::{name}"
+    if params:
+        key += " " + json.dumps(_canonical(dict(params)), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return key
+
+
+def clip(text: str) -> dict[str, Any]:
+    """The recorded form of an event text longer than ``MAX_TEXT``: its head, its length and its SHA-256."""
+    data = text.encode("utf-8", "surrogatepass")
+    return {"head": text[:_HEAD], "length": len(text), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def event_json(event: Any) -> dict[str, Any]:
+    """``WireEvent.to_json`` with a too long text clipped (``textClipped`` instead of ``text``)."""
+    data = event.to_json()
+    if len(event.text) > MAX_TEXT:
+        data["text"] = event.text[:_HEAD]
+        data["textClipped"] = clip(event.text)
+    return data
+
+
+def write_recording(directory: Path, header: Mapping[str, Any], lines: Iterable[str], end: Mapping[str, Any]) -> Path:
+    """Write ``directory/recording.jsonl``: the header, the scenario lines (``scenario_line``), the end line."""
+    out = Path(directory) / FILE_NAME
+    count = 0
+    with out.open("w", encoding="utf-8") as dst:
+        dst.write(json.dumps({"kind": "header", "format": FORMAT, "version": VERSION, **header},
+                             ensure_ascii=False) + "\n")
+        for line in lines:
+            dst.write(line.rstrip("\n") + "\n")
+            count += 1
+        dst.write(json.dumps({"kind": "end", **end, "scenarios": count}, ensure_ascii=False) + "\n")
+    return out
+
+
+def scenario_line(key: str, result: Mapping[str, Any], events: Iterable[Any]) -> str:
+    """The JSON line of one scenario: its key, its result (report.json's form, without the trimmed ``wire``) and its
+    whole wire log."""
+    body = {k: v for k, v in result.items() if k != "wire"}
+    return json.dumps({"kind": "scenario", "key": key, "result": body, "events": [event_json(e) for e in events]},
+                      ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Recording:
+    path: Path
+    header: dict[str, Any]
+    scenarios: list[dict[str, Any]]
+    #: None for a recording whose run never ended (killed): its scenarios are still there.
+    end: dict[str, Any] | None
+
+
+def load_recording(path: Path) -> Recording:
+    """The recording in ``path``; a ``ConfigError`` naming the line and what is wrong for anything else."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the recording: {exc}") from None
+    if not lines:
+        raise ConfigError(f"{path}: empty file, not a recording")
+    objects: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise ConfigError(f"{path}:{number}: not JSON ({exc})") from None
+        if not isinstance(data, dict) or data.get("kind") not in ("header", "scenario", "end"):
+            raise ConfigError(f"{path}:{number}: not a recording line (an object whose kind is header, scenario "
+                              f"or end)")
+        if data["kind"] == "scenario" and not (isinstance(data.get("key"), str) and isinstance(data.get("result"), dict)
+                                               and isinstance(data.get("events"), list)):
+            raise ConfigError(f"{path}:{number}: a scenario line needs key (string), result (object) and events "
+                              f"(list)")
+        objects.append(data)
+    header = objects[0]
+    if header.get("kind") != "header" or header.get("format") != FORMAT:
+        raise ConfigError(f"{path}:1: not a recording (line 1 must be the header with format {FORMAT!r})")
+    if header.get("version") != VERSION:
+        raise ConfigError(f"{path}:1: recording version {header.get('version')!r}; this harness reads version "
+                          f"{VERSION}")
+    end = objects[-1] if len(objects) > 1 and objects[-1]["kind"] == "end" else None
+    scenarios = [o for o in objects[1:] if o["kind"] == "scenario"]
+    return Recording(path, header, scenarios, end)
+
+
+def run_header(record: Any, config: Any, *, markers: str | None, selection: Iterable[str],
+               versions: Mapping[str, str]) -> dict[str, Any]:
+    """The header of a run's recording (without ``kind``/``format``/``version``): ``record`` is the run's
+    ``RunRecord``, ``config`` its ``HarnessConfig``; ``versions`` the library versions that ran it."""
+    from .drivers import timing
+    from .roles.hook_conn import UNBARRED_WINDOW_S
+
+    return {
+        "harness": {"version": record.harness_version, **dict(versions)},
+        "specRevisions": dict(record.spec_revisions),
+        "targets": {role.value: spec.raw for role, spec in sorted(config.targets.items(), key=lambda kv: kv[0].value)},
+        "namedRoles": sorted(r.value for r in config.named_roles),
+        "controls": {role.value: ("auto" if role in config.auto_controls else url)
+                     for role, url in sorted(config.controls.items(), key=lambda kv: kv[0].value)},
+        "subjects": [s.to_json() for s in record.subjects],
+        "subjectEnv": {role.value: dict(env) for role, env in config.subject_env.items()},
+        "strict": record.strict,
+        "markers": markers,
+        "selection": list(selection),
+        "command": list(record.command),
+        "startedAt": record.started_at,
+        "finishedAt": record.finished_at,
+        "timings": {"stepTimeoutSeconds": config.step_timeout, "scenarioTimeoutSeconds": config.scenario_timeout,
+                    "graceSeconds": timing.GRACE_S, "quietSeconds": timing.QUIET_S,
+                    "unbarredWindowSeconds": UNBARRED_WINDOW_S, "pollSeconds": timing.POLL_S,
+                    "pollMaxSeconds": timing.POLL_MAX_S},
+    }
