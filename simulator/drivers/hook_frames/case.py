@@ -56,6 +56,13 @@ class FrameCase:
     #: (a 48 MiB frame takes a tenth of a second to decode).
     _claimed: tuple[str, str | None] | None = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def text_claiming(cls, text: str, claimed_type: str | None) -> FrameCase:
+        """A raw text whose claimed ``type`` the caller knows from how the text was written (a padded sample: the
+        compact JSON of the sample with one more envelope key, so the sample's ``type``): the text is never
+        decoded just to read it (a 48 MiB frame)."""
+        return cls(raw_text=text, _claimed=(text, claimed_type))
+
     # -- mutations ---------------------------------------------------------------------------------------------
 
     def _mutable(self) -> Any:
