@@ -6,7 +6,10 @@ harness's ~330 fixtures that is ~5 ms a step, about a third of the CPU of a conf
 test can see depends only on where it lives (its module and the directories above it), and the registry does not
 change once collection has finished. So after collection the visible step definitions are listed once per parent
 node (in the registry's order, as pytest-bdd walks it) and each step only runs their parsers: the definitions
-found, their order and pytest-bdd's own choice among them (by fixture scope) are unchanged.
+found, their order and pytest-bdd's own choice among them (by fixture scope) are unchanged. What the parsers make of
+a step depends only on its type and text, so the definitions found are kept per (parent node, type, text): a run
+repeats the same few texts ("the frame is rejected at …", a sample frame) across thousands of scenarios (the hook
+frames family: 9,130 steps, 1,578 distinct texts), and each is matched against the ~90 parsers once.
 
 Installed by the plugin at ``pytest_collection_finish`` and removed at ``pytest_unconfigure``; when the pytest-bdd
 in use has no such function (a future version), nothing is installed and the lookup runs as it ships. With
@@ -55,16 +58,22 @@ class _Lookup:
         self.context_of = _context_reader(bdd_scenario)
         self.getfixturedefs = getfixturedefs
         self.visible: dict[tuple[int, str | None], dict[Any, list[tuple[Any, Any]]]] = {}
+        #: (parent key, step type, step text) → the definitions that parse it.
+        self.found: dict[tuple[tuple[int, str | None], Any, str], list[Any]] = {}
         self.check = os.environ.get(CHECK_ENV) == "1"
 
     def clear(self) -> None:
         self.visible.clear()
+        self.found.clear()
+
+    @staticmethod
+    def _key(fixturemanager: Any, node: Any) -> tuple[int, str | None]:
+        return id(fixturemanager), getattr(getattr(node, "parent", None), "nodeid", None)
 
     def _visible(self, fixturemanager: Any, node: Any, step_type: Any) -> list[tuple[Any, Any]]:
         """The step definitions visible to ``node`` that may parse a step of ``step_type`` (those of that type and
         those of none), in the registry's order; listed once per parent node."""
-        parent = getattr(node, "parent", None)
-        key = (id(fixturemanager), getattr(parent, "nodeid", None))
+        key = self._key(fixturemanager, node)
         by_type = self.visible.get(key)
         if by_type is None:
             found = []
@@ -80,8 +89,12 @@ class _Lookup:
         return by_type.get(step_type, by_type[None])
 
     def __call__(self, step: Any, fixturemanager: Any, node: Any) -> Iterable[Any]:
-        found = [fixturedef for fixturedef, context in self._visible(fixturemanager, node, step.type)
-                 if (context.type is None or context.type == step.type) and context.parser.is_matching(step.name)]
+        memo = (self._key(fixturemanager, node), step.type, step.name)
+        found = self.found.get(memo)
+        if found is None:
+            found = self.found[memo] = [
+                fixturedef for fixturedef, context in self._visible(fixturemanager, node, step.type)
+                if (context.type is None or context.type == step.type) and context.parser.is_matching(step.name)]
         if self.check:
             shipped = list(self.original(step=step, fixturemanager=fixturemanager, node=node))
             if shipped != found:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
+import functools
 import hashlib
 import sys
 import time
@@ -294,8 +295,20 @@ def limit(request: pytest.FixtureRequest):
 
 def scenario_wire_log(item: pytest.Item) -> WireLog | None:
     """The wire log of ``item``'s scenario, or None when the scenario asked for none (for plugins that read the
-    traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py)."""
+    traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py). Kept until the
+    scenario's teardown has been reported (``pytest_runtest_protocol`` below), then let go."""
     return item.stash.get(_WIRE, None)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Lets go of the scenario's wire log once its reports are made: its verdict, the emitted-frames judge and a
+    failing result's evidence (``ScenarioResult.wire``) have read it by then. A pytest item lives as long as the
+    session, and a log holds every frame of the scenario: kept, the 48 MiB frame cases alone held ~2 GB to the
+    end of the run."""
+    yield
+    if _WIRE in item.stash:
+        del item.stash[_WIRE]
 
 
 # -- Gherkin tags → markers -----------------------------------------------------------------------------------
@@ -691,7 +704,14 @@ def scenario_template(item: pytest.Item) -> Any:
 def _feature_file(item: pytest.Item, rootdir: Path) -> str:
     """The ``.feature`` file of a scenario (relative to the root), else the test module's path."""
     scenario = scenario_template(item)
-    path = Path(scenario.feature.filename) if scenario is not None else Path(str(item.path))
+    return _relative_file(str(scenario.feature.filename) if scenario is not None else str(item.path), rootdir)
+
+
+@functools.lru_cache(maxsize=1024)
+def _relative_file(filename: str, rootdir: Path) -> str:
+    """``filename`` relative to ``rootdir`` (both resolved), else as given: resolved once per file and root, not
+    once per scenario (a run has thousands of scenarios in a few dozen files)."""
+    path = Path(filename)
     try:
         return str(path.resolve().relative_to(rootdir.resolve()))
     except ValueError:

@@ -127,18 +127,18 @@ class FrameProbe:
         which an answer to the case would show up as a second pong (the subject answers in order, §2)."""
         conn = self._conn(wire)
         outcome = DeliveryOutcome(sent_as="binary" if binary else "text")
-        floor = conn.received[-1].seq if conn.received else 0
+        start = len(conn.received)  # ``received`` only grows, in ``seq`` order: what follows ``floor`` is from here on
+        floor = conn.received[start - 1].seq if start else 0
 
         def pongs() -> list[Inbound]:
-            return [e for e in conn.received if e.seq > floor and e.type == "pong"]
+            return [e for e in conn.received[start:] if e.type == "pong"]
 
         try:
-            if isinstance(data, bytes) and not binary:
-                conn.send(data, text=True)
-            else:
-                conn.send(data)
-            started = time.monotonic()
-            conn.send(make_ping())
+            # the case, then the barrier ping, then the wait for a pong: one trip to the connection's loop
+            _, sent_at = conn.send_then_expect(
+                [(data, True if isinstance(data, bytes) and not binary else None), (make_ping(), None)],
+                lambda e: e.type == "pong" and e.seq > floor, consume=False)
+            started = sent_at[0]
             need = 2 if ping_case and answered else 1
             while len(pongs()) < need:
                 seen = pongs()[-1].seq if pongs() else floor
@@ -190,7 +190,11 @@ class FrameProbe:
     def _observe(conn: HookConnection, floor: int, outcome: DeliveryOutcome) -> None:
         """What arrived after ``floor``: the pongs, the frames sent in reaction before the last pong, whether the
         connection closed; the inbox is drained when it is still open."""
-        after = [e for e in conn.received if e.seq > floor]
+        received = conn.received
+        start = len(received)
+        while start and received[start - 1].seq > floor:  # ``received`` is in ``seq`` order: only the new end is read
+            start -= 1
+        after = received[start:]
         found = [e for e in after if e.type == "pong"]
         outcome.pongs = len(found)
         last_pong = found[-1].seq if found else None

@@ -23,7 +23,7 @@ import asyncio
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -272,6 +272,32 @@ def from_dict(cls: type[W], data: Mapping[str, Any]) -> W:
     return dataclasses.replace(obj, **defaults) if defaults else obj
 
 
+def _outgoing(frame: HookMessage | Mapping[str, Any] | str | bytes) -> tuple[str | bytes, HookMessage | None]:
+    """What ``HookConnection.send`` puts on the wire for ``frame`` (see there), and the message when we built it."""
+    built = frame if isinstance(frame, HookMessage) else None
+    if built is not None:
+        return serialize_hook_message(built, check_size=False), built
+    if isinstance(frame, Mapping):
+        return json.dumps(dict(frame), ensure_ascii=False, separators=(",", ":")), None
+    if isinstance(frame, (str, bytes)):
+        return frame, None
+    if isinstance(frame, (bytearray, memoryview)):
+        return bytes(frame), None
+    raise TypeError(f"cannot send a {type(frame).__name__}")
+
+
+class _PhaseExpired(Exception):
+    """Internal: a send or the wait of ``HookConnection.send_then_expect`` ran out of its time limit."""
+
+    def __init__(self, phase: str, waited_s: float) -> None:
+        super().__init__(phase)
+        self.phase, self.waited_s = phase, round(waited_s, 3)
+
+
+#: Extra seconds ``send_then_expect`` gives the loop beyond the sum of its steps' limits (which expire first).
+_GRACE_S = 1.0
+
+
 def _text_of(data: str | bytes) -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
@@ -498,20 +524,55 @@ class HookConnection:
         """Send one frame, unchanged: a ``HookMessage`` (serialized without the size check), a dict (``json.dumps``,
         no validation), a ``str`` (a text frame) or ``bytes`` (a binary frame; ``text=True`` sends the bytes as a
         text frame, even invalid UTF-8). Recorded as SENT with the frame's own verdict."""
-        built = frame if isinstance(frame, HookMessage) else None
-        if built is not None:
-            data: str | bytes = serialize_hook_message(built, check_size=False)
-        elif isinstance(frame, Mapping):
-            data = json.dumps(dict(frame), ensure_ascii=False, separators=(",", ":"))
-        elif isinstance(frame, (str, bytes)):
-            data = frame
-        elif isinstance(frame, (bytearray, memoryview)):
-            data = bytes(frame)
-        else:
-            raise TypeError(f"cannot send a {type(frame).__name__}")
+        data, built = _outgoing(frame)
         self.loop.run(
             self._send(data, text=text, built=built), self._timeout(timeout), what=f"{self.role} to send a frame"
         )
+
+    def send_then_expect(self, frames: Sequence[tuple[HookMessage | Mapping[str, Any] | str | bytes, bool | None]],
+                         match: Matcher, timeout: float | None = None, *,
+                         consume: bool = True) -> tuple[Inbound, list[float]]:
+        """``send(frame, text=text)`` for each ``(frame, text)`` of ``frames`` in order, then ``expect(match)``: the
+        same frames, records and waits, in one trip to the loop thread instead of one per call (a frame case, its
+        barrier ping and the wait for the pong: the hand-offs between threads were a good part of a case's cost).
+        Each send and the wait are bounded by ``timeout`` (the step limit) each, and fail as ``send`` and
+        ``expect`` do. Returns the entry and, per frame, when its send ended (``time.monotonic``)."""
+        outgoing = [(*_outgoing(frame), text) for frame, text in frames]
+        pred, what = _matcher(match)
+        t = self._timeout(timeout)
+        try:
+            return self.loop.run(self._send_then_expect(outgoing, pred, what, consume, t),
+                                 t * (len(outgoing) + 1) + _GRACE_S, what=f"{what} from the subject")
+        except _PhaseExpired as exc:
+            if exc.phase == "send":
+                raise SubjectTimeout(self.loop.timeout_reason(f"{self.role} to send a frame", t),
+                                     waited_s=exc.waited_s) from None
+            raise self._nothing_matched(what, t) from None
+
+    async def _send_then_expect(self, outgoing: list[tuple[str | bytes, HookMessage | None, bool | None]],
+                                pred: Callable[[Inbound], bool], what: str, consume: bool,
+                                t: float) -> tuple[Inbound, list[float]]:
+        sent_at: list[float] = []
+        for data, built, text in outgoing:
+            started = time.monotonic()
+            deadline = asyncio.timeout(t)
+            try:
+                async with deadline:
+                    await self._send(data, text=text, built=built)
+            except TimeoutError:
+                if deadline.expired():
+                    raise _PhaseExpired("send", time.monotonic() - started) from None
+                raise
+            sent_at.append(time.monotonic())
+        started = time.monotonic()
+        deadline = asyncio.timeout(t)
+        try:
+            async with deadline:
+                return await self._expect(pred, what, consume), sent_at
+        except TimeoutError:
+            if deadline.expired():
+                raise _PhaseExpired("expect", time.monotonic() - started) from None
+            raise
 
     def resend_last(self, timeout: float | None = None) -> None:
         """Send the last frame again, byte for byte (same envelope ``id``)."""
@@ -538,15 +599,20 @@ class HookConnection:
         try:
             return self.loop.run(self._expect(pred, what, consume), t, what=f"{what} from the subject")
         except SubjectTimeout:
-            if self.is_alive():
-                raise MissingFrame(
-                    f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} from the subject within {t:g} s "
-                    f"(the subject is alive: it answered a ping after the wait)"
-                ) from None
-            raise SubjectTimeout(
-                f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} within {t:g} s, and the subject "
-                f"stopped answering (no pong to a WebSocket ping within {self._ping_limit():g} s)", waited_s=t,
-            ) from None
+            raise self._nothing_matched(what, t) from None
+
+    def _nothing_matched(self, what: str, t: float) -> MissingFrame | SubjectTimeout:
+        """What an ``expect`` that waited ``t`` seconds in vain raises: ``MissingFrame`` when the subject still
+        answers a WebSocket ping (alive, it did not send the frame), else ``SubjectTimeout``."""
+        if self.is_alive():
+            return MissingFrame(
+                f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} from the subject within {t:g} s "
+                f"(the subject is alive: it answered a ping after the wait)"
+            )
+        return SubjectTimeout(
+            f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} within {t:g} s, and the subject "
+            f"stopped answering (no pong to a WebSocket ping within {self._ping_limit():g} s)", waited_s=t,
+        )
 
     def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
                     barrier: bool = True) -> None:

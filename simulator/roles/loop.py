@@ -170,5 +170,10 @@ class LoopThread:
                 raise _Expired() from None
             raise
 
+    def timeout_reason(self, what: str | None, timeout: float) -> str:
+        """The reason ``run`` gives when ``what`` did not end within ``timeout`` (for callers that bound parts of
+        one coroutine themselves and report each part as ``run`` would)."""
+        return self._reason(what, timeout)
+
     def _reason(self, what: str | None, timeout: float) -> str:
         return f"{self.name}: timed out after {timeout:g} s waiting for {what or 'the operation to complete'}"

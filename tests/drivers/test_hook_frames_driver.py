@@ -12,6 +12,7 @@ import pytest
 
 from simulator.drivers.hook_frames import (
     DESKTOP_REDIAL_S,
+    FrameCase,
     FrameDriver,
     FrameProbes,
     InputForm,
@@ -95,6 +96,18 @@ def test_a_padded_sample_is_sent_as_written(samples):
     frames = _driver(samples, FakeProbe())
     case = frames.use_padded_sample("ping/empty", 120, "a")
     assert case is frames.case and case.raw_text is not None and len(case.raw_text) == 120
+
+
+def test_a_padded_sample_claims_the_samples_type_without_being_decoded_for_it(samples, monkeypatch):
+    """A padded sample is a ping case because the sample is a ping: the driver says so, the (48 MiB) text is not
+    decoded again to find it out; a raw text nobody vouches for still is."""
+    frames = _driver(samples, FakeProbe())
+    case = frames.use_padded_sample("ping/empty", 120, "a")
+    monkeypatch.setattr("simulator.drivers.hook_frames.case.json.loads",
+                        lambda text: pytest.fail("the padded text was decoded for its claimed type"))
+    assert case.claimed_type == "ping" and case.is_ping
+    monkeypatch.undo()
+    assert FrameCase(raw_text=case.raw_text).claimed_type == "ping"
 
 
 def test_a_closed_connection_fails_the_drop_rule(samples):

@@ -53,3 +53,21 @@ def test_a_sample_longer_than_the_size_asked_for_is_refused(library: SampleLibra
 def test_the_project_library_is_read_from_the_folder_given():
     root = Path(__file__).resolve().parents[2]
     assert SampleLibrary(root / "scenarios" / "hook" / "samples").load("ping/empty")["type"] == "ping"
+
+
+def test_each_load_is_a_fresh_copy_a_scenario_may_change(library: SampleLibrary):
+    """The library reads a file once and keeps its variants: what one scenario does to its sample never reaches the
+    next one's."""
+    first = library.load("ping/empty")
+    first["payload"]["changed"] = True
+    first["id"] = "changed"
+    assert library.load("ping/empty") == {"v": 1, "type": "ping", "id": "frm-ping", "ts": 1767225600000, "payload": {}}
+
+
+@pytest.mark.parametrize("char", ["a", "é", "😀", "ab"])
+def test_a_padded_text_is_the_compact_json_of_the_padded_frame(library: SampleLibrary, char: str):
+    """The padding spliced into the text gives exactly the text the JSON encoder writes for the padded frame."""
+    text = library.padded("ping/empty", 301, char)
+    frame = json.loads(text)
+    assert text == json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+    assert list(frame)[-1] == PADDING_KEY and utf16_len(text) == 301

@@ -297,6 +297,53 @@ def test_expect_on_a_live_peer_that_sends_nothing_is_a_missing_frame(pair):
     assert time.monotonic() - started < 0.3 + 1.0
 
 
+def test_send_then_expect_sends_in_order_records_each_frame_and_returns_the_match(pair):
+    """One trip to the loop does what ``send`` × n then ``expect`` do: the frames reach the peer in order, each is
+    recorded as sent with its own verdict, and the awaited entry comes back with when each send ended."""
+    server, desktop = pair
+    conn = desktop.connection
+    floor = conn.received[-1].seq if conn.received else 0
+    entry, sent_at = conn.send_then_expect(
+        [('{"v":1,"type":"ping"}', None), (b'{"not": "a frame"}', True), (make_ping(), None)],
+        lambda e: e.type == "pong" and e.seq > floor, consume=False)
+    assert entry.type == "pong" and entry.seq > floor
+    assert len(sent_at) == 3 and sent_at == sorted(sent_at)
+    got = [server.expect(lambda e: True) for _ in range(3)]
+    assert [e.ok for e in got] == [False, False, True] and got[2].type == "ping"
+    assert got[1].text == '{"not": "a frame"}' and not got[1].binary  # bytes with text=True: a text frame
+    sent = frames(desktop.wire, Direction.SENT)[-3:]
+    assert [v == "ok" for _, v in sent] == [False, False, True]
+
+
+def test_send_then_expect_on_a_live_peer_that_sends_nothing_is_a_missing_frame(pair):
+    """The wait fails as ``expect``'s does: the peer answers WebSocket pings, so the frame is missing."""
+    _server, desktop = pair
+    with pytest.raises(MissingFrame, match=r"no task\.dispatch frame from the subject within 0\.3 s"):
+        desktop.connection.send_then_expect([(make_ping(), None)], "task.dispatch", timeout=0.3)
+
+
+def test_send_then_expect_on_a_closed_connection_fails_as_send_does(pair):
+    server, desktop = pair
+    desktop.connection.close()
+    with pytest.raises(HookConnectionClosed, match="cannot send"):
+        desktop.connection.send_then_expect([(make_ping(), None)], "pong")
+
+
+def test_send_then_expect_on_a_silent_peer_is_a_timeout():
+    """A peer that reads nothing and answers nothing: the wait ends in ``SubjectTimeout`` as ``expect``'s does."""
+    url, listener, stop = _silent_peer()
+    desktop = DesktopRole(step_timeout=STEP, close_timeout=0.3)
+    try:
+        desktop.connect(url)
+        with pytest.raises(SubjectTimeout) as info:
+            desktop.connection.send_then_expect([(make_ping(), None)], "pong", timeout=0.3)
+        assert "pong" in info.value.reason and "stopped answering" in info.value.reason
+    finally:
+        stop.set()
+        listener.close()
+        desktop.close()
+
+
 def test_expect_on_a_silent_peer_is_a_timeout():
     """A peer that answers nothing at all, not even a WebSocket ping: ``SubjectTimeout`` with the time waited."""
     url, listener, stop = _silent_peer()

@@ -46,8 +46,11 @@ class FrameDriver:
         return self._case
 
     def use_padded_sample(self, name: str, units: int, char: str) -> FrameCase:
-        """The sample's text padded to exactly ``units`` UTF-16 code units with ``char`` (sent as written)."""
-        self._case = FrameCase(raw_text=self.samples.padded(name, units, char))
+        """The sample's text padded to exactly ``units`` UTF-16 code units with ``char`` (sent as written); the
+        padding is an unknown envelope key, so the text claims the sample's ``type``."""
+        claimed = self.samples.load(name).get("type")
+        self._case = FrameCase.text_claiming(self.samples.padded(name, units, char),
+                                             claimed if isinstance(claimed, str) else None)
         return self._case
 
     # -- When: mutations and the input form ---------------------------------------------------------------------
