@@ -7,6 +7,8 @@
     python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
     python -m simulator report merge A/report.json B/report.json … --out DIR [--label TEXT …]
     python -m simulator serve  SUBJECT [options]
+    python -m simulator load   [--target hook-server=ws://…] [--control hook-server=http://…] --users N
+                               --spawn-rate R --run-time T [--tasks-per-user K] [--json OUT] … (docs/load.md)
 
 A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
 Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error, 130 / 143 interrupted by SIGINT /
@@ -295,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "the subject: `serve hook-server --help` shows the hook server's own options.")
     srv.add_argument("subject", help=", ".join(sorted(SERVABLE)))
     srv.set_defaults(handler=_serve)
+
+    sub.add_parser("load", help="the load profile on Locust (`load --help`; docs/load.md)", add_help=False)
     return parser
 
 
@@ -306,6 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         argv, extra = argv[:i], argv[i + 1:]
     if argv[:2] == ["report", "merge"]:
         return _merge(argv[2:] + extra)
+    if argv[:1] == ["load"]:
+        # The load profile parses its own options; it runs Locust (gevent) in subprocesses only.
+        from .load.cli import main as load_main
+
+        return load_main(argv[1:] + extra)
     if len(argv) >= 2 and argv[0] == "serve" and argv[1] in SERVABLE:
         # Everything after the subject is the subject's own command line (its --help included).
         return _serve(argparse.Namespace(subject=argv[1]), argv[2:] + extra)
