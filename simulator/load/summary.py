@@ -94,6 +94,8 @@ class ServerView:
     done: int = 0
     published_twice: list[str] = field(default_factory=list)  # "chatId (N publishes)"
     not_published: list[str] = field(default_factory=list)
+    #: messages per load process (the process id in ``<run>-<pid>-d…`` chatIds): what each Locust worker ran
+    per_process: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -111,6 +113,8 @@ def server_view(messages: Iterable[Mapping[str, Any]], prefix: str, completed: i
         if not chat.startswith(prefix):
             continue
         view.messages += 1
+        process = chat[len(prefix):].lstrip("-").split("-")[0]
+        view.per_process[process] = view.per_process.get(process, 0) + 1
         publishes = int(m.get("publishes") or 0)
         view.done += m.get("state") == "done"
         if publishes > 1:
