@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .summary import EXIT_FAILED, PhaseFigures, ServerView, exit_code, phase_figures, read_failures, read_stats, \
-    server_view
+from .summary import EXIT_FAILED, PhaseFigures, ServerView, exit_code, phase_figures, read_exceptions, \
+    read_failures, read_stats, server_view
 
 __all__ = ["main"]
 
@@ -244,6 +244,9 @@ def _read_phase(kind: str, prefix: Path) -> PhaseFigures:
     if not stats_path.is_file():
         raise LoadError(f"Locust wrote no {stats_path.name}: see {prefix}-locust.log")
     failures = read_failures(failures_path.read_text(encoding="utf-8")) if failures_path.is_file() else []
+    exceptions_path = Path(f"{prefix}_exceptions.csv")
+    if exceptions_path.is_file():
+        failures += read_exceptions(exceptions_path.read_text(encoding="utf-8"))
     return phase_figures(kind, read_stats(stats_path.read_text(encoding="utf-8")), failures)
 
 
@@ -268,8 +271,10 @@ def render(summary: dict[str, Any]) -> str:
     lc, ec = summary["lifecycle"], summary.get("echo") or {}
     lat = lc.get("latency_ms") or {}
     lines = [f"load: {summary['users']} users, {summary['topology']}, target {summary['target']}",
-             f"  {lc['kind']}: {lc['tasks']:,} tasks, {_fmt(lc['tasks_per_s'], ',.1f')} tasks/s, "
-             f"{_fmt(lc['frames_per_s'])} frames/s, latency p50 {_fmt(lat.get('p50'))} ms, "
+             f"  {lc['kind']}: {lc['tasks']:,} {'calls' if lc['kind'] == 'mcp' else 'tasks'}, "
+             f"{_fmt(lc['tasks_per_s'], ',.1f')}/s, "
+             + (f"{_fmt(lc['frames_per_s'])} frames/s, " if lc["kind"] != "mcp" else "")
+             + f"latency p50 {_fmt(lat.get('p50'))} ms, "
              f"p95 {_fmt(lat.get('p95'))} ms, p99 {_fmt(lat.get('p99'))} ms",
              f"  errors {len(lc['errors'])}, lost {len(lc['lost'])}, duplicated {len(lc['duplicated'])}, "
              f"invalid {len(lc['invalid'])}"]

@@ -405,6 +405,20 @@ class EchoDesktop(User):
 # -- MCP ---------------------------------------------------------------------------------------------------------
 
 
+def _sse_data(text: str) -> list[str]:
+    """The data of each event of a ``text/event-stream`` body: its ``data:`` lines joined by newlines, an event
+    ending at a blank line (the HTML event-stream format; lines end at CR LF or LF only)."""
+    events, data = [], []
+    for line in [*(x.removesuffix("\r") for x in text.split("\n")), ""]:  # not splitlines: U+2028 is data
+        if not line:
+            if data:
+                events.append("\n".join(data))
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    return events
+
+
 class _McpHttp:
     """JSON-RPC over Streamable HTTP: POST, answers as JSON or as one SSE event stream (MCP transports)."""
 
@@ -425,11 +439,10 @@ class _McpHttp:
         if "id" not in body:
             return None
         if r.headers.get("Content-Type", "").startswith("text/event-stream"):
-            for line in r.text.splitlines():
-                if line.startswith("data:"):
-                    msg = json.loads(line[5:])
-                    if msg.get("id") == body["id"]:
-                        return msg
+            for data in _sse_data(r.text):
+                msg = json.loads(data)
+                if isinstance(msg, dict) and msg.get("id") == body["id"]:
+                    return msg
             raise LifecycleFailed(f"no answer to {body['method']} in the event stream")
         return r.json()
 
@@ -523,6 +536,8 @@ class McpTools(User):
                 raise LifecycleFailed(f"tools/call {spec['name']}: {str(answer)[:200]}")
         except Exception as exc:  # noqa: BLE001
             error = exc
-        _fire(self.environment, "mcp", f"tools/call {spec['name']}", (time.perf_counter() - t0) * 1000, 0, error)
+        elapsed_ms = (time.perf_counter() - t0) * 1000
+        _fire(self.environment, "mcp", "task", elapsed_ms, 0, error)  # every call: the phase's figures
+        _fire(self.environment, "mcp-tool", f"tools/call {spec['name']}", elapsed_ms, 0, error)  # per tool
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             _local_done(self.environment)

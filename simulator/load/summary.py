@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "PhaseFigures", "ServerView", "exit_code", "phase_figures", "read_failures",
-           "read_stats", "server_view"]
+           "read_exceptions", "read_stats", "server_view"]
 
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
@@ -32,6 +32,13 @@ def read_stats(text: str) -> dict[tuple[str, str], dict[str, str]]:
 def read_failures(text: str) -> list[tuple[str, str, str, int]]:
     """(method, name, error, occurrences) of a Locust failures CSV."""
     return [(r.get("Method", ""), r.get("Name", ""), r.get("Error", ""), int(r.get("Occurrences") or 0))
+            for r in csv.DictReader(io.StringIO(text))]
+
+
+def read_exceptions(text: str) -> list[tuple[str, str, str, int]]:
+    """A Locust exceptions CSV (a user that raised, e.g. in on_start) as failures rows ``("exception", "", message,
+    count)``: they fail the phase like a failed lifecycle."""
+    return [("exception", "", r.get("Message", ""), int(r.get("Count") or 0))
             for r in csv.DictReader(io.StringIO(text))]
 
 

@@ -97,3 +97,15 @@ def test_the_harness_never_imports_gevent_or_locust() -> None:
             "assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("variant, code", [(None, 0), ("all-calls-fail", 1)])
+def test_mcp_users_judge_each_tools_call_of_a_stdio_subject(tmp_path: Path, variant: str | None, code: int) -> None:
+    """McpTools over stdio against the probekit reference: every tools/call answered with a result passes; the
+    variant whose every call fails fails the run."""
+    command = f"{sys.executable} -m simulator serve probekit-mcp" + (f" --variant {variant}" if variant else "")
+    got, s, text = _load(tmp_path, "--mcp-command", command, "--users", "2", "--tasks-per-user", "2",
+                         "--run-time", "60s", "--grace", "20")
+    assert got == code, text
+    assert s["lifecycle"]["kind"] == "mcp" and s["lifecycle"]["tasks"] == 4
+    assert s["lifecycle"]["failures"] == (4 if variant else 0)
