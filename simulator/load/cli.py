@@ -159,6 +159,14 @@ class _Server:
         server.ready = ready
         return server
 
+    def cpu(self) -> float | None:
+        """utime + stime of the server so far, from /proc (Linux); None elsewhere."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
+
     def tail(self, n: int = 1200) -> str:
         try:
             return self.log.read_text(encoding="utf-8", errors="replace")[-n:].strip() or "(empty)"
@@ -188,6 +196,7 @@ def _locust(user_class: str, args: argparse.Namespace, env: dict[str, str], pref
     """One Locust phase (standalone, or master + local workers, or a master for remote workers); Locust's exit
     code. Every wait is bounded by ``bound_s``."""
     base = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), user_class]
+    env = {**env, "LOAD_WINDOW_FILE": f"{prefix}_window.json"}
     spawn_rate = args.spawn_rate or args.users
     run = [*base, "--headless", "--only-summary", "-u", str(args.users), "-r", str(spawn_rate), "-t", args.run_time,
            "--csv", str(prefix), "--stop-timeout", str(int(args.grace) + 5), "--exit-code-on-error", "1"]
@@ -227,6 +236,22 @@ def _locust(user_class: str, args: argparse.Namespace, env: dict[str, str], pref
     return code
 
 
+def _measured(server: _Server | None, phase: Any) -> dict[str, Any]:
+    """Run ``phase()``; the CPU seconds the server and the Locust processes (this process's children) spent, and
+    the wall time."""
+    import resource
+
+    def children() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    s0, c0, t0 = server.cpu() if server else None, children(), time.monotonic()
+    phase()
+    s1, c1 = server.cpu() if server else None, children()
+    return {"wall_s": time.monotonic() - t0, "server_cpu_s": None if s0 is None or s1 is None else s1 - s0,
+            "locust_cpu_s": c1 - c0}
+
+
 def _worker(args: argparse.Namespace) -> int:
     """``--worker``: a Locust worker of ``--master-host`` per phase (the master sends the options)."""
     phases = 1 if args.no_echo or args.mcp_url or args.mcp_command else 2
@@ -247,7 +272,9 @@ def _read_phase(kind: str, prefix: Path) -> PhaseFigures:
     exceptions_path = Path(f"{prefix}_exceptions.csv")
     if exceptions_path.is_file():
         failures += read_exceptions(exceptions_path.read_text(encoding="utf-8"))
-    return phase_figures(kind, read_stats(stats_path.read_text(encoding="utf-8")), failures)
+    window_path = Path(f"{prefix}_window.json")
+    windows = json.loads(window_path.read_text(encoding="utf-8")) if window_path.is_file() else []
+    return phase_figures(kind, read_stats(stats_path.read_text(encoding="utf-8")), failures, windows)
 
 
 def _server_view(control: str, run_id: str, completed: int) -> ServerView:
@@ -281,6 +308,11 @@ def render(summary: dict[str, Any]) -> str:
     if ec:
         lines.append(f"  echo: {ec['tasks']:,} tasks, {_fmt(ec['frames_per_s'])} frames/s; ratio lifecycle/echo "
                      f"{_fmt(summary.get('ratio'), '.2f')}")
+    for label, phase in (("lifecycle", lc), ("echo", ec)):
+        if phase.get("wall_s"):
+            lines.append(f"  cpu ({label} phase, {phase['wall_s']:.1f} s wall): server "
+                         f"{_fmt(phase.get('server_cpu_s'), '.1f')} s, Locust processes "
+                         f"{_fmt(phase.get('locust_cpu_s'), '.1f')} s")
     view = summary.get("server_view")
     if view:
         lines.append(f"  server view: {view['messages']} messages, {view['done']} done, "
@@ -332,11 +364,10 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                "LOAD_MCP_URL": args.mcp_url, "LOAD_MCP_COMMAND": args.mcp_command, "LOAD_MCP_CALLS": args.mcp_calls}
         kind, user_class = ("mcp", "McpTools") if mcp else ("lifecycle", "HookDesktop")
         prefix = prefix_base.with_name(f"{prefix_base.name}_{kind}")
-        t0 = time.monotonic()
-        _locust(user_class, args, env, prefix, workdir, bound)
+        hook = servers[0] if servers else None
+        cpu = _measured(hook, lambda: _locust(user_class, args, env, prefix, workdir, bound))
         figures = _read_phase(kind, prefix)
-        summary["lifecycle"] = figures.as_dict()
-        summary["lifecycle"]["wall_s"] = time.monotonic() - t0
+        summary["lifecycle"] = {**figures.as_dict(), **cpu}
         view = None
         if not mcp:
             completed = figures.tasks - len(figures.lost) - len(figures.duplicated) - len(figures.invalid)
@@ -350,9 +381,9 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             servers.append(echo)
             env_echo = {**env, "LOAD_ECHO_URL": echo.ready["url"], "LOAD_ECHO_FRAME_BYTES": f"{frame_bytes:.0f}"}
             prefix = prefix_base.with_name(f"{prefix_base.name}_echo")
-            _locust("EchoDesktop", args, env_echo, prefix, workdir, bound)
+            cpu = _measured(echo, lambda: _locust("EchoDesktop", args, env_echo, prefix, workdir, bound))
             ec = _read_phase("echo", prefix)
-            summary["echo"] = ec.as_dict()
+            summary["echo"] = {**ec.as_dict(), **cpu}
             summary["echo"]["frame_bytes"] = round(frame_bytes)
             if ec.frames_per_s and figures.frames_per_s:
                 summary["ratio"] = figures.frames_per_s / ec.frames_per_s

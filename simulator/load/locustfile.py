@@ -30,7 +30,9 @@ Configuration (environment; ``python -m simulator load`` sets them):
 ``LOAD_GRACE_S``            a task not delivered this long after its injection is lost (default 30)
 ``LOAD_PROGRESS``           turn.progress frames per task (default 3)
 ``LOAD_PROGRESS_CHARS``     / ``LOAD_FINAL_CHARS``: text sizes (default 200 / 400)
-``LOAD_CONTROL_CONNECTIONS`` control API connections per process, shared by its users (default 8)
+``LOAD_CONTROL_CONNECTIONS`` control API connections per process, shared by its users (default 4)
+``LOAD_INJECT_BATCH``       injections gathered into one ``inject-messages`` call at most (default 100; 1: one
+                            ``inject-message`` per task)
 ``LOAD_ECHO_URL``           the echo server (EchoDesktop)
 ``LOAD_ECHO_FRAME_BYTES``   echo frame size (default 400)
 ``LOAD_MCP_URL``            / ``LOAD_MCP_COMMAND``: the MCP subject (Streamable HTTP URL, or a command spawned per
@@ -51,6 +53,7 @@ import time
 from typing import Any
 
 import gevent
+import gevent.event
 from gevent.queue import Queue
 from locust import User, constant, events, task
 
@@ -75,7 +78,9 @@ OPTIONS: dict[str, tuple[str, str, str]] = {
     "progress": ("LOAD_PROGRESS", str(DEFAULT_PROGRESS), "turn.progress frames per task"),
     "progress-chars": ("LOAD_PROGRESS_CHARS", str(DEFAULT_PROGRESS_CHARS), "turn.progress text size"),
     "final-chars": ("LOAD_FINAL_CHARS", str(DEFAULT_FINAL_CHARS), "turn.end finalText size"),
-    "control-connections": ("LOAD_CONTROL_CONNECTIONS", "8", "control API connections per process"),
+    "control-connections": ("LOAD_CONTROL_CONNECTIONS", "4", "control API connections per process"),
+    "inject-batch": ("LOAD_INJECT_BATCH", "100", "at most this many injections per inject-messages call, "
+                                                 "gathered from the users waiting (1: inject-message per task)"),
     "echo-url": ("LOAD_ECHO_URL", "", "the echo server (EchoDesktop)"),
     "echo-frame-bytes": ("LOAD_ECHO_FRAME_BYTES", "400", "echo frame size"),
     "mcp-url": ("LOAD_MCP_URL", "", "MCP subject over Streamable HTTP (McpTools)"),
@@ -130,12 +135,63 @@ class LifecycleFailed(Exception):
 
 class _Done:
     """Counts the users of this process that finished their ``LOAD_TASKS_PER_USER`` lifecycles. When all have, a
-    standalone run quits; a worker sends its last stats, then tells the master, which quits the run when every
-    worker's users are done (a worker quitting on its own would make the master hand its users to the others)."""
+    standalone run quits; a worker sends its last stats and its window, then tells the master, which quits the run
+    when every worker's users are done (a worker quitting on its own would make the master hand its users to the
+    others)."""
 
     users = 0
     reported = False
     workers_done: dict[str, int] = {}
+    windows: list[dict[str, Any]] = []
+
+
+class _Window:
+    """The measured window of this process: its users start their tasks together, once all of them are connected
+    (or after ``START_WAIT_S``), so that the rates do not count the ramp-up (connecting 1,000 WebSockets takes
+    seconds); it ends at the last task's end. ``python -m simulator load`` divides tasks and frames by it (the
+    master gathers the workers' windows: on several machines their clocks must agree, NTP)."""
+
+    START_WAIT_S = 120.0
+    connected = 0
+    go = gevent.event.Event()
+    first: float | None = None
+    last: float | None = None
+    tasks = frames = 0
+
+    @classmethod
+    def ready(cls, environment: Any) -> None:
+        cls.connected += 1
+        runner = environment.runner
+        if cls.connected >= (getattr(runner, "target_user_count", 0) or 1):
+            cls.release()
+
+    @classmethod
+    def release(cls) -> None:
+        if not cls.go.is_set():
+            cls.first = time.time()
+            cls.go.set()
+
+    @classmethod
+    def wait(cls) -> None:
+        if not cls.go.wait(cls.START_WAIT_S):
+            cls.release()
+
+    @classmethod
+    def count(cls, frames: int) -> None:
+        cls.tasks += 1
+        cls.frames += frames
+        cls.last = time.time()
+
+    @classmethod
+    def as_dict(cls) -> dict[str, Any]:
+        return {"first": cls.first, "last": cls.last, "tasks": cls.tasks, "frames": cls.frames}
+
+
+def _write_windows(windows: list[dict[str, Any]]) -> None:
+    path = os.environ.get("LOAD_WINDOW_FILE")
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(windows, f)
 
 
 def _local_done(environment: Any) -> None:
@@ -148,8 +204,9 @@ def _local_done(environment: Any) -> None:
     kind = type(runner).__name__
     if kind == "WorkerRunner":
         runner._send_stats()  # the last samples first: messages to the master keep their order
-        runner.send_message("load-users-done", {"users": _Done.users})
+        runner.send_message("load-users-done", {"users": _Done.users, "window": _Window.as_dict()})
     else:
+        _write_windows([_Window.as_dict()])
         gevent.spawn_later(0.2, runner.quit)
 
 
@@ -159,7 +216,9 @@ def _on_init(environment: Any, **_: Any) -> None:
     if runner is not None and type(runner).__name__ == "MasterRunner":
         def on_done(environment: Any, msg: Any, **_: Any) -> None:
             _Done.workers_done[msg.node_id] = int(msg.data["users"])
+            _Done.windows.append(msg.data.get("window") or {})
             if sum(_Done.workers_done.values()) >= environment.runner.target_user_count:
+                _write_windows(_Done.windows)
                 gevent.spawn_later(0.5, environment.runner.quit)
 
         runner.register_message("load-users-done", on_done)
@@ -169,22 +228,51 @@ def _on_init(environment: Any, **_: Any) -> None:
 
 
 class _ControlPool:
-    _pool: Queue | None = None
+    """The process's control API connections, shared by its users. Injections are gathered: each connection's
+    greenlet takes every injection waiting (at most ``inject-batch``) into one ``inject-messages`` call (docs/
+    control-api.md), as a busy channel delivers messages in bursts; with ``inject-batch`` 1, one ``inject-message``
+    per task."""
+
+    _queue: Queue | None = None
 
     @classmethod
-    def call(cls, cfg: _Config, capability: str, body: dict[str, Any]) -> Any:
-        if cls._pool is None:
+    def _start(cls, cfg: _Config) -> Queue:
+        if cls._queue is None:
             url = cfg.get("control-url")
             if not url:
                 raise RuntimeError("no control API: set --control-url (LOAD_CONTROL_URL); HookDesktop injects there")
-            cls._pool = Queue()
+            cls._queue = Queue()
+            batch = max(1, int(cfg.get("inject-batch")))
             for _ in range(max(1, int(cfg.get("control-connections")))):
-                cls._pool.put(ControlClient(url, role="hook-server", timeout=max(30.0, cfg.grace)))
-        client = cls._pool.get()
-        try:
-            return client.call(capability, body)
-        finally:
-            cls._pool.put(client)
+                client = ControlClient(url, role="hook-server", timeout=max(30.0, cfg.grace))
+                gevent.spawn(cls._serve, client, cls._queue, batch)
+        return cls._queue
+
+    @staticmethod
+    def _serve(client: ControlClient, queue: Queue, batch: int) -> None:
+        while True:
+            jobs = [queue.get()]
+            while len(jobs) < batch and not queue.empty():
+                jobs.append(queue.get_nowait())
+            try:
+                if batch == 1:
+                    answers = [client.call("inject-message", jobs[0][0])]
+                else:
+                    answer = client.call("inject-messages", {"messages": [body for body, _ in jobs]})
+                    answers = answer.get("results") if isinstance(answer, dict) else None
+                    if not isinstance(answers, list) or len(answers) != len(jobs):
+                        raise LifecycleFailed(f"inject-messages answered {str(answer)[:200]}")
+                for (_, result), one in zip(jobs, answers):
+                    result.set(one)
+            except Exception as exc:  # noqa: BLE001 - each waiting lifecycle fails with it
+                for _, result in jobs:
+                    result.set_exception(exc)
+
+    @classmethod
+    def inject(cls, cfg: _Config, body: dict[str, Any]) -> Any:
+        result = gevent.event.AsyncResult()
+        cls._start(cfg).put((body, result))
+        return result.get(timeout=max(30.0, cfg.grace))
 
 
 def _connect(url: str, headers: dict[str, str] | None = None) -> Any:
@@ -236,6 +324,7 @@ class HookDesktop(User):
         if not ok:
             raise RuntimeError(f"{self.device_id}: the hook server's answer to hello is not a welcome with "
                                f"{HOOK_FEATURE_TURN_DELIVERY}")
+        _Window.ready(self.environment)
 
     def on_stop(self) -> None:
         ws = getattr(self, "ws", None)
@@ -326,6 +415,8 @@ class HookDesktop(User):
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             self._read_until(lambda: False, time.perf_counter() + 1.0)  # idle, still reading (late frames)
             return
+        if not self.done:
+            _Window.wait()
         self.done += 1
         chat = f"{self.device_id}-c{self.done:05d}"
         frames0, bytes0 = self.frames, self.nbytes
@@ -333,7 +424,7 @@ class HookDesktop(User):
         record = self.ledger.injected(chat, t0)
         error: BaseException | None = None
         try:
-            answer = _ControlPool.call(cfg, "inject-message", inject_body(chat, self.device_id))
+            answer = _ControlPool.inject(cfg, inject_body(chat, self.device_id))
             if not (isinstance(answer, dict) and answer.get("ok") and answer.get("requestId")):
                 raise LifecycleFailed(f"inject-message did not create a task for {chat}: {str(answer)[:200]}")
             self.ledger.injected(chat, t0, answer["requestId"])
@@ -349,6 +440,7 @@ class HookDesktop(User):
         latency = (j.latency if j.latency is not None else now - t0) * 1000
         _fire(self.environment, "lifecycle", "task", latency, self.nbytes - bytes0, error)
         _fire(self.environment, "frames", "lifecycle", 0, self.frames - frames0)
+        _Window.count(self.frames - frames0)
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             _local_done(self.environment)
 
@@ -369,6 +461,7 @@ class EchoDesktop(User):
         self.frames_per_task = 2 * frames_half
         self.done = 0
         self.ws = _connect(url)
+        _Window.ready(self.environment)
 
     def on_stop(self) -> None:
         ws = getattr(self, "ws", None)
@@ -384,6 +477,8 @@ class EchoDesktop(User):
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             gevent.sleep(1.0)
             return
+        if not self.done:
+            _Window.wait()
         self.done += 1
         t0 = time.perf_counter()
         error: BaseException | None = None
@@ -398,6 +493,7 @@ class EchoDesktop(User):
         n = len(self.frame.encode()) * self.frames_per_task
         _fire(self.environment, "echo", "task", (time.perf_counter() - t0) * 1000, n, error)
         _fire(self.environment, "frames", "echo", 0, self.frames_per_task)
+        _Window.count(self.frames_per_task)
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             _local_done(self.environment)
 
@@ -502,6 +598,7 @@ class McpTools(User):
               None if "result" in answer else LifecycleFailed(f"initialize: {str(answer)[:200]}"))
         self.calls = json.loads(cfg.get("mcp-calls") or "null") or self._default_calls()
         self.turn = 0
+        _Window.ready(self.environment)
 
     def _call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         return self.rpc.request({"jsonrpc": "2.0", "id": next(self.ids), "method": method, "params": params}) or {}
@@ -524,6 +621,8 @@ class McpTools(User):
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             gevent.sleep(1.0)
             return
+        if not self.done:
+            _Window.wait()
         self.done += 1
         spec = self.calls[self.turn % len(self.calls)]
         self.turn += 1
@@ -539,5 +638,6 @@ class McpTools(User):
         elapsed_ms = (time.perf_counter() - t0) * 1000
         _fire(self.environment, "mcp", "task", elapsed_ms, 0, error)  # every call: the phase's figures
         _fire(self.environment, "mcp-tool", f"tools/call {spec['name']}", elapsed_ms, 0, error)  # per tool
+        _Window.count(0)
         if cfg.tasks_per_user and self.done >= cfg.tasks_per_user:
             _local_done(self.environment)

@@ -61,6 +61,11 @@ class PhaseFigures:
     frames_per_s: float | None = None
     bytes_per_task: float | None = None
     latency_ms: dict[str, float | None] = field(default_factory=dict)
+    #: the measured window (s): from the moment every user of a process was connected to the last task's end (the
+    #: union over the processes); None when the processes did not report it (then the rates are Locust's, which
+    #: count from the test's start, ramp-up included)
+    window_s: float | None = None
+    locust_tasks_per_s: float | None = None
     lost: list[str] = field(default_factory=list)
     duplicated: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
@@ -71,9 +76,10 @@ class PhaseFigures:
 
 
 def phase_figures(kind: str, stats: Mapping[tuple[str, str], Mapping[str, str]],
-                  failures: Iterable[tuple[str, str, str, int]]) -> PhaseFigures:
-    """``kind``: ``lifecycle`` or ``echo``. Rates are Locust's (requests over the phase's measured time); frames/s
-    is the frames of the phase over that same time."""
+                  failures: Iterable[tuple[str, str, str, int]],
+                  windows: Iterable[Mapping[str, Any]] = ()) -> PhaseFigures:
+    """``kind``: ``lifecycle``, ``echo`` or ``mcp``. Rates: tasks and frames over the processes' measured window
+    (``windows``: ``{"first", "last", "tasks", "frames"}`` each, epoch seconds), else over Locust's time."""
     row = stats.get((kind, "task"))
     frames_row = stats.get(("frames", kind if kind == "echo" else "lifecycle"))
     out = PhaseFigures(kind)
@@ -84,6 +90,13 @@ def phase_figures(kind: str, stats: Mapping[tuple[str, str], Mapping[str, str]],
     out.frames = round((_num(frames_row, "Request Count") or 0) * (_num(frames_row, "Average Content Size") or 0))
     if out.tasks and out.tasks_per_s:
         out.frames_per_s = out.frames / (out.tasks / out.tasks_per_s)
+    out.locust_tasks_per_s = out.tasks_per_s
+    spans = [w for w in windows if w.get("first") and w.get("last")]
+    if spans:
+        out.window_s = max(w["last"] for w in spans) - min(w["first"] for w in spans)
+        if out.window_s > 0:
+            out.tasks_per_s = sum(int(w.get("tasks") or 0) for w in spans) / out.window_s
+            out.frames_per_s = sum(int(w.get("frames") or 0) for w in spans) / out.window_s
     out.latency_ms = {p: _num(row, f"{p}%") for p in ("50", "95", "99")}
     out.latency_ms = {f"p{k}": v for k, v in out.latency_ms.items()}
     for method, name, error, count in failures:

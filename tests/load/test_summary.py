@@ -49,3 +49,11 @@ def test_unpublished_messages_are_named_only_when_fewer_were_published_than_comp
                 {"chatId": "run-c2", "state": "working", "publishes": 0}]
     assert server_view(messages, "run-", completed=1).not_published == []
     assert server_view(messages, "run-", completed=2).not_published == ["run-c2"]
+
+
+def test_the_rates_are_taken_over_the_processes_window_when_they_report_it() -> None:
+    windows = [{"first": 100.0, "last": 102.0, "tasks": 30, "frames": 240},
+               {"first": 100.5, "last": 104.0, "tasks": 10, "frames": 80}]
+    f = phase_figures("lifecycle", read_stats(STATS), [], windows)
+    assert f.window_s == 4.0 and f.tasks_per_s == 10.0 and f.frames_per_s == 80.0
+    assert f.locust_tasks_per_s == 20.0
