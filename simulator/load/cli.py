@@ -196,7 +196,7 @@ def _locust(user_class: str, args: argparse.Namespace, env: dict[str, str], pref
     """One Locust phase (standalone, or master + local workers, or a master for remote workers); Locust's exit
     code. Every wait is bounded by ``bound_s``."""
     base = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), user_class]
-    env = {**env, "LOAD_WINDOW_FILE": f"{prefix}_window.json"}
+    env = {**env, "LOAD_WINDOW_FILE": f"{prefix}_window.json", "LOAD_FINAL_CSV": f"{prefix}_final"}
     spawn_rate = args.spawn_rate or args.users
     run = [*base, "--headless", "--only-summary", "-u", str(args.users), "-r", str(spawn_rate), "-t", args.run_time,
            "--csv", str(prefix), "--stop-timeout", str(int(args.grace) + 5), "--exit-code-on-error", "1"]
@@ -265,6 +265,10 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _read_phase(kind: str, prefix: Path) -> PhaseFigures:
+    for suffix in ("stats", "failures", "exceptions"):  # the final CSV (locustfile._on_quit) replaces Locust's
+        final = Path(f"{prefix}_final_{suffix}.csv")
+        if final.is_file():
+            final.replace(Path(f"{prefix}_{suffix}.csv"))
     stats_path, failures_path = Path(f"{prefix}_stats.csv"), Path(f"{prefix}_failures.csv")
     if not stats_path.is_file():
         raise LoadError(f"Locust wrote no {stats_path.name}: see {prefix}-locust.log")

@@ -210,8 +210,42 @@ def _local_done(environment: Any) -> None:
         gevent.spawn_later(0.2, runner.quit)
 
 
+@events.test_stop.add_listener
+def _on_test_stop(environment: Any, **_: Any) -> None:
+    """A run ended by --run-time: a standalone process still reports its window (a worker's would race the
+    master's own stop: the master then falls back to Locust's rates)."""
+    runner = environment.runner
+    if not _Done.reported and type(runner).__name__ == "LocalRunner":
+        _Done.reported = True
+        _write_windows([_Window.as_dict()])
+
+
+@events.quit.add_listener
+def _on_quit(**_: Any) -> None:
+    """The final stats as CSV (``LOAD_FINAL_CSV``: ``<prefix>_stats.csv``, ``_failures.csv``, ``_exceptions.csv``):
+    Locust's own ``--csv`` files are rewritten once a second by a greenlet and closed at exit without a last write,
+    so they can miss the run's last second. ``quit`` fires after the runner stopped, with every sample in."""
+    prefix, environment = os.environ.get("LOAD_FINAL_CSV"), _Env.environment
+    if not prefix or environment is None or type(environment.runner).__name__ == "WorkerRunner":
+        return
+    import csv
+
+    from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
+
+    writer = StatsCSV(environment, PERCENTILES_TO_REPORT)
+    for suffix, write in (("stats", writer.requests_csv), ("failures", writer.failures_csv),
+                          ("exceptions", writer.exceptions_csv)):
+        with open(f"{prefix}_{suffix}.csv", "w", newline="", encoding="utf-8") as f:
+            write(csv.writer(f))
+
+
+class _Env:
+    environment: Any = None
+
+
 @events.init.add_listener
 def _on_init(environment: Any, **_: Any) -> None:
+    _Env.environment = environment
     runner = environment.runner
     if runner is not None and type(runner).__name__ == "MasterRunner":
         def on_done(environment: Any, msg: Any, **_: Any) -> None:
