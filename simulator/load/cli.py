@@ -393,12 +393,16 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
                 summary["ratio"] = figures.frames_per_s / ec.frames_per_s
         summary["exit_code"] = code = exit_code(figures, view) if not mcp else (
             EXIT_FAILED if figures.errors or not figures.tasks else 0)
+    except LoadError as exc:
+        raise LoadError(f"{exc} (logs kept in {workdir})") from None
     finally:
         for s in servers:
             s.stop()
         summary["finished_at"] = _now()
-        if args.csv is None:
-            shutil.rmtree(workdir, ignore_errors=True)
+    if args.csv is None:  # the logs of a run that could not be carried out are kept (above)
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        summary["logs"] = str(workdir)
     return summary, code
 
 
