@@ -7,39 +7,24 @@ Users (pick with Locust's class arguments, e.g. ``locust -f …/locustfile.py Ho
 * ``HookDesktop``: one simulated desktop over a real WebSocket (``websockets``' sync client: it runs on sockets
   and threads, which Locust's gevent monkey-patching turns into greenlets; every user interleaves). A unique
   deviceId, a ``hello`` declaring ``turn-delivery-v1``, every received frame parsed with ``parse_hook_message``.
-  Each Locust task is one full lifecycle: ``inject-message`` through the hook server's control API → ``task.dispatch``
+  Each Locust task is one full lifecycle: an injection through the hook server's control API (``inject-messages``,
+  gathered, see ``_ControlPool``) → ``task.dispatch``
   → ``task.ack`` → ``turn.progress`` ×k → ``turn.end`` → ``turn.delivery(accepted)`` → ``turn.delivery(delivered)``,
   recorded on a ``Ledger`` and judged (ledger.py). Reported to Locust as request events:
   ``lifecycle``/``task`` (response time = inject → delivered, length = bytes on the wire, an exception naming the
   task when it is lost, duplicated or invalid), ``frames``/``lifecycle`` (length = frames of the lifecycle), and
   ``lifecycle``/``late-verdict`` when a frame arriving after a task was judged complete changes its verdict.
 * ``EchoDesktop``: the baseline, one connection to a bare echo server; per task 4 frames of
-  ``LOAD_ECHO_FRAME_BYTES`` each, waits for the 4 echoes (8 frames, like a lifecycle with k = 3).
+  ``--echo-frame-bytes`` each, waits for the 4 echoes (8 frames, like a lifecycle with k = 3).
 * ``McpTools``: an MCP client doing a ``tools/call`` mix (raw JSON-RPC, Streamable HTTP or stdio), each answer
   judged: a JSON-RPC ``result`` without ``isError`` for a valid call.
 
-Configuration (environment; ``python -m simulator load`` sets them):
-
-=========================== ======================================================================================
-``LOAD_HOOK_URL``           the hook server's WebSocket URL (else Locust's ``--host``)
-``LOAD_CONTROL_URL``        the hook server's control API base URL (``http://host:port``)
-``LOAD_TOKEN``              bearer token for the WebSocket (optional)
-``LOAD_RUN_ID``             prefix of every deviceId and chatId of the run (default: random)
-``LOAD_TASKS_PER_USER``     lifecycles per user, then the user idles; when every user of the process is done the
-                            run ends (0, the default: until ``--run-time``)
-``LOAD_GRACE_S``            a task not delivered this long after its injection is lost (default 30)
-``LOAD_PROGRESS``           turn.progress frames per task (default 3)
-``LOAD_PROGRESS_CHARS``     / ``LOAD_FINAL_CHARS``: text sizes (default 200 / 400)
-``LOAD_CONTROL_CONNECTIONS`` control API connections per process, shared by its users (default 4)
-``LOAD_INJECT_BATCH``       injections gathered into one ``inject-messages`` call at most (default 100; 1: one
-                            ``inject-message`` per task)
-``LOAD_ECHO_URL``           the echo server (EchoDesktop)
-``LOAD_ECHO_FRAME_BYTES``   echo frame size (default 400)
-``LOAD_MCP_URL``            / ``LOAD_MCP_COMMAND``: the MCP subject (Streamable HTTP URL, or a command spawned per
-                            user over stdio)
-``LOAD_MCP_CALLS``          JSON list of ``{"name": …, "arguments": {…}}`` to call in turn (default: the first tool
-                            of tools/list that takes no required argument)
-=========================== ======================================================================================
+Configuration: the Locust options in ``OPTIONS`` (``--hook-url``, ``--control-url``, ``--token``, ``--run-id``,
+``--tasks-per-user``, ``--grace``, ``--progress``, ``--progress-chars``, ``--final-chars``, ``--control-connections``,
+``--inject-batch``, ``--echo-url``, ``--echo-frame-bytes``, ``--mcp-url``, ``--mcp-command``, ``--mcp-calls``), each
+also read from its ``LOAD_*`` environment variable (``python -m simulator load`` sets those); a master hands them to
+its workers. docs/load.md has the table. ``LOAD_WINDOW_FILE`` and ``LOAD_FINAL_CSV`` (set by ``python -m simulator
+load`` only) name where the standalone process or the master writes the measured windows and the final stats.
 """
 
 from __future__ import annotations

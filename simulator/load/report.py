@@ -46,7 +46,8 @@ def record(summary: dict[str, Any]) -> Any:
 
     return RunRecord(harness_version=version, spec_revisions={}, subjects=[Subject(role, str(summary.get("target")))],
                      started_at=summary["started_at"], finished_at=summary["finished_at"], strict=False,
-                     scenarios=[scenario], exit_code=summary["exit_code"], command=["python", "-m", "simulator", "load"])
+                     scenarios=[scenario], exit_code=summary["exit_code"],
+                     command=["python", "-m", "simulator", "load"])
 
 
 def write_report(summary: dict[str, Any], directory: Path) -> dict[str, Path]:
