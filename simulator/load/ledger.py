@@ -76,6 +76,7 @@ class TaskRecord:
     dispatches: int = 0
     dispatches_after_ack: int = 0
     acked_at: float | None = None
+    acked_on: int = 0  # the connection (the user's count of its connections) the ack went out on
     progress: int = 0
     ended_at: float | None = None
     accepted: int = 0
@@ -131,9 +132,12 @@ class Ledger:
         key = self._by_request.get(request_id)
         return None if key is None else self.tasks.get(key)
 
-    def dispatched(self, request_id: str, external_key: str) -> TaskRecord | None:
-        """A ``task.dispatch``: bound to its task by requestId, else by the chatId of its externalKey (a dispatch
-        with a requestId the injection did not answer is a second run of that chat's task). None: not ours."""
+    def dispatched(self, request_id: str, external_key: str, connection: int = 0) -> TaskRecord | None:
+        """A ``task.dispatch`` received on ``connection``: bound to its task by requestId, else by the chatId of its
+        externalKey (a dispatch with a requestId the injection did not answer is a second run of that chat's task).
+        A dispatch after the ack counts as a duplicate on the connection the ack went out on only: after a
+        reconnect the ack may have been lost with the old connection, and the server redelivers what it sees
+        un-acked (§4 "断线重连:server 重投未 ack 的任务"). None: not ours."""
         record = self.record_of(request_id)
         if record is None:
             chat = chat_of_external_key(external_key)
@@ -143,14 +147,14 @@ class Ledger:
                 return None
             self._bind(record, request_id)
         record.dispatches += 1
-        if record.acked_at is not None:
+        if record.acked_at is not None and record.acked_on == connection:
             record.dispatches_after_ack += 1
         return record
 
-    def acked(self, request_id: str, now: float) -> None:
+    def acked(self, request_id: str, now: float, connection: int = 0) -> None:
         record = self.record_of(request_id)
         if record is not None and record.acked_at is None:
-            record.acked_at = now
+            record.acked_at, record.acked_on = now, connection
 
     def progressed(self, request_id: str) -> None:
         record = self.record_of(request_id)

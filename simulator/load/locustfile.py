@@ -328,12 +328,22 @@ class HookDesktop(User):
         self.reported: dict[str, Verdict] = {}
         self.done = 0
         self.frames = self.nbytes = 0
+        self.ws: Any = None
+        self.connections = 0
+        self._open()
+        _Window.ready(self.environment)
+
+    def _open(self) -> None:
+        """Connect and say hello (again after a lost connection: the server then redelivers the tasks not acked,
+        §4 "断线重连:server 重投未 ack 的任务")."""
+        cfg = self.cfg
         url = cfg.get("hook-url") or self.host
         if not url:
-            raise RuntimeError("no hook server: set LOAD_HOOK_URL or --host")
+            raise RuntimeError("no hook server: set --hook-url (LOAD_HOOK_URL) or --host")
         token = cfg.get("token")
         t0 = time.perf_counter()
         self.ws = _connect(url, {"Authorization": f"Bearer {token}"} if token else None)
+        self.connections += 1
         self.ws.send(hello_frame(self.device_id))
         result = parse_hook_message(self.ws.recv(timeout=60))
         ok = result.ok and result.message.type.value == "welcome" and \
@@ -343,7 +353,11 @@ class HookDesktop(User):
         if not ok:
             raise RuntimeError(f"{self.device_id}: the hook server's answer to hello is not a welcome with "
                                f"{HOOK_FEATURE_TURN_DELIVERY}")
-        _Window.ready(self.environment)
+
+    def _closed(self) -> bool:
+        from websockets.protocol import State
+
+        return self.ws is None or self.ws.protocol.state is State.CLOSED
 
     def on_stop(self) -> None:
         ws = getattr(self, "ws", None)
@@ -377,7 +391,7 @@ class HookDesktop(User):
         kind = msg.type.value
         p = msg.payload
         if kind == "task.dispatch":
-            record = self.ledger.dispatched(p.request_id, p.external_key)
+            record = self.ledger.dispatched(p.request_id, p.external_key, self.connections)
             if record is None:
                 return
             rid = p.request_id
@@ -387,7 +401,7 @@ class HookDesktop(User):
                 return
             session = self.acked[rid] = f"s-{rid}"
             self._send(ack_frame(rid, session))
-            self.ledger.acked(rid, now)
+            self.ledger.acked(rid, now, self.connections)
             frames = work_frames(rid, p.external_key, session, progress=self.cfg.progress,
                                  progress_chars=self.cfg.progress_chars, final_chars=self.cfg.final_chars)
             for text in frames[:-1]:
@@ -436,6 +450,8 @@ class HookDesktop(User):
             return
         if not self.done:
             _Window.wait()
+        if self._closed():  # lost in an earlier lifecycle (reported there): a desktop dials back
+            self._open()
         self.done += 1
         chat = f"{self.device_id}-c{self.done:05d}"
         frames0, bytes0 = self.frames, self.nbytes

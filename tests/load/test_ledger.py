@@ -127,3 +127,15 @@ def test_the_chat_of_an_external_key() -> None:
 def test_the_judgements_quote_the_spec() -> None:
     assert "requestId 幂等" in DUPLICATION and "delivered / failed 是渠道侧终态" in DUPLICATION
     assert "turn.delivery(state=accepted)" in LOSS and "parse" in INVALID
+
+
+def test_a_redelivery_after_a_reconnect_is_no_duplicate_but_one_on_the_acks_connection_is() -> None:
+    ledger = Ledger()
+    ledger.injected("c1", 0.0, "r1")
+    ledger.dispatched("r1", "slack:c1:-:0", connection=1)
+    ledger.acked("r1", 0.1, connection=1)
+    ledger.dispatched("r1", "slack:c1:-:0", connection=2)  # the ack may have been lost with connection 1
+    ledger.delivery("r1", "delivered", 0.5)
+    assert ledger.judge("c1", 1.0, GRACE).verdict is Verdict.COMPLETE
+    ledger.dispatched("r1", "slack:c1:-:0", connection=1)
+    assert ledger.judge("c1", 1.0, GRACE).verdict is Verdict.DUPLICATED
