@@ -423,6 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0) and EXIT_USAGE
+    import importlib.util
+
+    if importlib.util.find_spec("locust") is None:
+        print("simulator load: Locust is not installed (pip install 'hook-conformance-simulator[load]')",
+              file=sys.stderr)
+        return EXIT_USAGE
     if args.worker:
         return _worker(args)
     if sum(map(bool, (args.master, args.local_workers))) > 1:
