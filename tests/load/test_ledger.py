@@ -139,3 +139,11 @@ def test_a_redelivery_after_a_reconnect_is_no_duplicate_but_one_on_the_acks_conn
     assert ledger.judge("c1", 1.0, GRACE).verdict is Verdict.COMPLETE
     ledger.dispatched("r1", "slack:c1:-:0", connection=1)
     assert ledger.judge("c1", 1.0, GRACE).verdict is Verdict.DUPLICATED
+
+
+def test_public_names_are_pinned() -> None:
+    import simulator.load as pkg
+
+    assert sorted(pkg.__all__) == ["DUPLICATION", "INVALID", "LOSS", "Judgement", "Ledger", "TaskRecord", "Verdict",
+                                   "chat_of_external_key"]
+    assert all(hasattr(pkg, name) for name in pkg.__all__)
