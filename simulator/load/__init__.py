@@ -5,7 +5,7 @@ its own processes): ``python -m simulator load`` (``cli``) runs Locust in subpro
 * ``ledger``: the lifecycle ledger and its judgement (pure);
 * ``frames``: the desktop's frames of one lifecycle (pure, the protocol core's builders);
 * ``summary``: the figures and the verdict of a run, from Locust's CSV and the server's view (pure);
-* ``echo``: the bare websockets echo server of the baseline;
+* ``echo``: the bare websockets echo server of the baseline; ``mcp_rpc``: raw JSON-RPC to MCP servers;
 * ``cli``: the command line; ``report``: the figures as a report's limits section.
 """
 

@@ -32,8 +32,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shlex
-import subprocess
 import time
 from typing import Any
 
@@ -47,6 +45,7 @@ from simulator.hook import HOOK_FEATURE_TURN_DELIVERY, make_pong, parse_hook_mes
 from simulator.load.frames import DEFAULT_FINAL_CHARS, DEFAULT_PROGRESS, DEFAULT_PROGRESS_CHARS, ack_frame, \
     hello_frame, inject_body, work_frames
 from simulator.load.ledger import Ledger, Verdict
+from simulator.load.mcp_rpc import McpHttp, McpStdio
 
 __all__ = ["EchoDesktop", "HookDesktop", "McpTools"]
 
@@ -536,81 +535,6 @@ class EchoDesktop(User):
 # -- MCP ---------------------------------------------------------------------------------------------------------
 
 
-def _sse_data(text: str) -> list[str]:
-    """The data of each event of a ``text/event-stream`` body: its ``data:`` lines joined by newlines, an event
-    ending at a blank line (the HTML event-stream format; lines end at CR LF or LF only)."""
-    events, data = [], []
-    for line in [*(x.removesuffix("\r") for x in text.split("\n")), ""]:  # not splitlines: U+2028 is data
-        if not line:
-            if data:
-                events.append("\n".join(data))
-            data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-    return events
-
-
-class _McpHttp:
-    """JSON-RPC over Streamable HTTP: POST, answers as JSON or as one SSE event stream (MCP transports)."""
-
-    def __init__(self, url: str, timeout: float) -> None:
-        import requests
-
-        self.url, self.timeout = url, timeout
-        self.http = requests.Session()
-        self.session_id: str | None = None
-
-    def request(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                   "MCP-Protocol-Version": "2025-06-18"}
-        if self.session_id:
-            headers["Mcp-Session-Id"] = self.session_id
-        r = self.http.post(self.url, data=json.dumps(body), headers=headers, timeout=self.timeout)
-        self.session_id = r.headers.get("Mcp-Session-Id", self.session_id)
-        if "id" not in body:
-            return None
-        if r.headers.get("Content-Type", "").startswith("text/event-stream"):
-            for data in _sse_data(r.text):
-                msg = json.loads(data)
-                if isinstance(msg, dict) and msg.get("id") == body["id"]:
-                    return msg
-            raise LifecycleFailed(f"no answer to {body['method']} in the event stream")
-        return r.json()
-
-    def close(self) -> None:
-        self.http.close()
-
-
-class _McpStdio:
-    """JSON-RPC over a spawned command's stdin/stdout, one JSON message a line (MCP stdio transport)."""
-
-    def __init__(self, command: str, timeout: float) -> None:
-        self.timeout = timeout
-        self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-
-    def request(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        self.proc.stdin.write(json.dumps(body) + "\n")
-        self.proc.stdin.flush()
-        if "id" not in body:
-            return None
-        with gevent.Timeout(self.timeout, LifecycleFailed(f"no answer to {body['method']} within {self.timeout:g} s")):
-            while True:
-                line = self.proc.stdout.readline()
-                if not line:
-                    raise LifecycleFailed("the MCP subject closed its stdout")
-                msg = json.loads(line)
-                if msg.get("id") == body["id"]:
-                    return msg
-
-    def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
 class McpTools(User):
     """An MCP client doing a tools/call mix (``LOAD_MCP_CALLS``) against ``LOAD_MCP_URL`` or ``LOAD_MCP_COMMAND``;
     each answer is judged: a JSON-RPC ``result`` (not an ``error``, not ``isError``) for a valid call."""
@@ -622,7 +546,7 @@ class McpTools(User):
         url, command = cfg.get("mcp-url") or self.host, cfg.get("mcp-command")
         if not url and not command:
             raise RuntimeError("no MCP subject: set --mcp-url (LOAD_MCP_URL) or --mcp-command (LOAD_MCP_COMMAND)")
-        self.rpc = _McpHttp(url, cfg.grace) if url else _McpStdio(command, cfg.grace)
+        self.rpc = McpHttp(url, cfg.grace) if url else McpStdio(command, cfg.grace)
         self.ids = iter(range(1, 1 << 62))
         self.done = 0
         t0 = time.perf_counter()

@@ -57,3 +57,10 @@ def test_the_rates_are_taken_over_the_processes_window_when_they_report_it() -> 
     f = phase_figures("lifecycle", read_stats(STATS), [], windows)
     assert f.window_s == 4.0 and f.tasks_per_s == 10.0 and f.frames_per_s == 80.0
     assert f.locust_tasks_per_s == 20.0
+
+
+def test_the_event_stream_of_an_mcp_answer_is_split_by_lines_not_by_unicode_separators() -> None:
+    from simulator.load.mcp_rpc import sse_data
+
+    body = 'event: message\r\ndata: {"id": 1, "t": "a\u2028b"}\r\n\r\ndata: one\ndata: two\n\n'
+    assert sse_data(body) == ['{"id": 1, "t": "a\u2028b"}', "one\ntwo"]
