@@ -55,16 +55,10 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from simulator.control import ControlClient
-from simulator.hook import (
-    HOOK_FEATURE_TURN_DELIVERY,
-    make_hello,
-    make_pong,
-    make_task_ack,
-    make_turn_end,
-    make_turn_progress,
-    parse_hook_message,
-    serialize_hook_message,
-)
+from simulator.hook import HOOK_FEATURE_TURN_DELIVERY, make_pong, parse_hook_message, serialize_hook_message
+from simulator.load.echo import serve_echo
+from simulator.load.frames import ack_frame, hello_frame, work_frames
+from simulator.load.ledger import chat_of_external_key
 
 __all__ = ["main", "run", "BenchError"]
 
@@ -214,8 +208,7 @@ class Shared:
 
 def _chat_of_key(external_key: str) -> str:
     # externalKey = <provider>:<chatId>:<threadId or "-">:<generation>; our chatIds hold no colon.
-    parts = external_key.split(":")
-    return parts[1] if len(parts) >= 4 else ""
+    return chat_of_external_key(external_key) or ""
 
 
 class Desktop:
@@ -231,9 +224,7 @@ class Desktop:
     async def connect(self, url: str, token: str, timeout_s: float) -> None:
         self.ws = await connect(url, additional_headers={"Authorization": f"Bearer {token}"}, compression=None,
                                 max_size=MAX_SIZE, open_timeout=timeout_s, ping_interval=None, close_timeout=2)
-        hello = make_hello(protocol_version=1, device_id=self.device_id, device_name=self.device_id,
-                           workspaces=("chat",), agents=("claude",), features=(HOOK_FEATURE_TURN_DELIVERY,))
-        await self.ws.send(serialize_hook_message(hello))
+        await self.ws.send(hello_frame(self.device_id))
         raw = await asyncio.wait_for(self.ws.recv(), timeout_s)
         result = parse_hook_message(raw)
         if not result.ok or result.message.type.value != "welcome":
@@ -280,24 +271,19 @@ class Desktop:
         rid = p.request_id
         if rid in self.acked:  # redelivery: replay the ack only (requestId idempotence, §4)
             sh.stage["redelivered"] += 1
-            await self.ws.send(serialize_hook_message(make_task_ack(request_id=rid, result="accepted",
-                                                                    session_id=self.acked[rid])))
+            await self.ws.send(ack_frame(rid, self.acked[rid]))
             return
         sh.slot(0, nbytes)
         sh.stage["dispatched"] += 1
         sh.chat_of[rid] = _chat_of_key(p.external_key)
         session_id = f"s-{rid}"
         self.acked[rid] = session_id
-        ack = make_task_ack(request_id=rid, result="accepted", session_id=session_id)
-        await self._send(serialize_hook_message(ack), "task.ack", 1)
-        chunk = ("Working on it: **step** `x` " * (1 + sh.progress_chars // 26))[: sh.progress_chars]
-        for i in range(3):
-            await self._send(serialize_hook_message(make_turn_progress(request_id=rid, text=chunk * (i + 1))),
-                             "turn.progress", 2 + i)
-        final = ("Done. The result is here. " * (1 + sh.final_chars // 26))[: sh.final_chars]
-        await self._send(serialize_hook_message(make_turn_end(
-            request_id=rid, external_key=p.external_key, session_id=session_id, status="ok", final_text=final,
-            error_message=None)), "turn.end", 5)
+        await self._send(ack_frame(rid, session_id), "task.ack", 1)
+        work = work_frames(rid, p.external_key, session_id, progress=3, progress_chars=sh.progress_chars,
+                           final_chars=sh.final_chars)
+        for i, text in enumerate(work[:-1]):
+            await self._send(text, "turn.progress", 2 + i)
+        await self._send(work[-1], "turn.end", 5)
 
     def _on_delivery(self, p: Any, nbytes: int) -> None:
         sh = self.shared
@@ -612,19 +598,7 @@ async def run_echo(n: int, k: int, sizes: list[int], args: argparse.Namespace, w
 
 
 async def _echo_server_main() -> None:
-    from websockets.asyncio.server import serve
-
-    async def echo(ws) -> None:
-        async for message in ws:
-            await ws.send(message)
-
-    async with serve(echo, "127.0.0.1", 0, max_size=MAX_SIZE, ping_interval=None) as server:
-        host, port = next(iter(server.sockets)).getsockname()[:2]
-        loop = "uvloop" if type(asyncio.get_running_loop()).__module__.startswith("uvloop") else "asyncio"
-        print(json.dumps({"ready": True, "url": f"ws://{host}:{port}/", "loop": loop}), flush=True)
-        stop = asyncio.get_running_loop().create_future()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set_result, None)
-        await stop
+    await serve_echo("127.0.0.1", 0)  # simulator/load/echo.py: shared with the load profile's baseline
 
 
 # -- profile ---------------------------------------------------------------------------------------------------

@@ -7,8 +7,10 @@
     python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
     python -m simulator report merge A/report.json B/report.json … --out DIR [--label TEXT …]
     python -m simulator serve  SUBJECT [options]
-    python -m simulator judge  RECORDING [--json OUT]
+    python -m simulator judge  RECORDING [--json OUT] [--report-dir DIR]
     python -m simulator replay RECORDING [--target NAME=SPEC] [--control NAME=URL] [--all] [--req ID] [--report-dir DIR]
+    python -m simulator load   [--target hook-server=ws://…] [--control hook-server=http://…] --users N
+                               --spawn-rate R --run-time T [--tasks-per-user K] [--json OUT] … (docs/load.md)
 
 A selection is a requirement id or glob (``HOOK-FRAME-ACK-*``) or a path under ``features/``.
 Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error, 130 / 143 interrupted by SIGINT /
@@ -340,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     rpl.add_argument("--req", action="append", default=[], metavar="ID", help="only these requirement ids or globs")
     rpl.add_argument("--report-dir", default=None, metavar="DIR", help="where the replay's report and recording go")
     rpl.set_defaults(handler=_replay)
+
+    sub.add_parser("load", help="the load profile on Locust (`load --help`; docs/load.md)", add_help=False)
     return parser
 
 
@@ -351,6 +355,11 @@ def main(argv: list[str] | None = None) -> int:
         argv, extra = argv[:i], argv[i + 1:]
     if argv[:2] == ["report", "merge"]:
         return _merge(argv[2:] + extra)
+    if argv[:1] == ["load"]:
+        # The load profile parses its own options; it runs Locust (gevent) in subprocesses only.
+        from .load.cli import main as load_main
+
+        return load_main(argv[1:] + extra)
     if len(argv) >= 2 and argv[0] == "serve" and argv[1] in SERVABLE:
         # Everything after the subject is the subject's own command line (its --help included).
         return _serve(argparse.Namespace(subject=argv[1]), argv[2:] + extra)

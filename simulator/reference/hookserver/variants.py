@@ -344,6 +344,12 @@ class Variant(BrokenVariant):
     ACCEPTS_ANY_TOKEN = "accepts-any-token"
     #: a refused connection gets a bare 401 without a body naming the token problem (§7; a @should).
     AUTH_REFUSAL_SILENT = "auth-refusal-silent"
+    # issue 19, the load profile (load_variants.py; load-only: LOAD_ONLY gives the reason)
+    #: the 5th, 10th, … task is never dispatched although inject-message answered ok. Breaks §4 "server 重投未 ack 的任务"
+    #: (a task is never lost).
+    DROPS_EVERY_NTH_TASK = "drops-every-nth-task"
+    #: the 5th, 10th, … accepted task is dispatched again after its ack. Breaks §4 "requestId 幂等:任务重投不重跑".
+    REDISPATCHES_EVERY_NTH_TASK = "redispatches-every-nth-task"
 
     @classmethod
     def subject(cls) -> str:

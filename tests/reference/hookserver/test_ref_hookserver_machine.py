@@ -944,7 +944,9 @@ def test_public_names_are_pinned():
         "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",
         "garbage-forgets-tasks", "resent-end-republished",
         # issue 17, the fault profile's SIGKILL/restart (fault_variants.py, server_variants.py)
-        "accepted-before-commit", "republishes-after-restart"])
+        "accepted-before-commit", "republishes-after-restart",
+        # issue 19, the load profile's load-only variants (load_variants.py)
+        "drops-every-nth-task", "redispatches-every-nth-task"])
 
 
 def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():
