@@ -20,15 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .playback import PLAYABLE_FEATURES
-from .playback.install import PLAYBACK_FILE
+from .playback.scope import PLAYABLE_FEATURES, PLAYBACK_FILE
 from .recording import FILE_NAME, Recording, load_recording
 from .rejudge import Judgement, rejudge
 
 __all__ = ["judge_main", "playback_argv", "playable"]
-
-#: The profiles whose scenarios open connections of their own, past the roles' seams: never played back.
-_UNPLAYABLE_MARKERS = ("robustness", "faults")
 
 
 def playable(line: dict[str, Any]) -> bool:

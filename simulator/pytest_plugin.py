@@ -176,7 +176,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _install_playback(config: pytest.Config, harness: Harness, path: Path) -> None:
     """``--playback RECORDING``: the subjects' side comes from the recording (simulator.playback)."""
-    from .playback import Playback, PlaybackHooks
+    from .playback.hooks import PlaybackHooks
+    from .playback.install import Playback
 
     if is_controller(config) or is_worker(config):
         raise pytest.UsageError("--playback runs without pytest-xdist (one recorded timeline at a time)")
@@ -247,7 +248,7 @@ def subjects(harness: Harness):
     from .subjects import Subjects
 
     if harness.playback is not None:
-        from .playback import PlaybackSubjects
+        from .playback.install import PlaybackSubjects
 
         resolved = PlaybackSubjects(harness.config, harness.note_subject, harness.playback.identities())
     else:
@@ -298,6 +299,18 @@ def scenario_wire_log(item: pytest.Item) -> WireLog | None:
     traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py). Kept until the
     scenario's teardown has been reported (``pytest_runtest_protocol`` below), then let go."""
     return item.stash.get(_WIRE, None)
+
+
+#: The summary of the wire-log note that marks where a scenario's teardown begins (what follows it cannot change
+#: the scenario's verdict: ``simulator replay`` compares the harness's side before it).
+TEARDOWN_NOTE = "teardown"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    wire = item.stash.get(_WIRE, None)
+    if wire is not None:
+        wire.record("harness", Direction.NOTE, "harness", "the scenario's teardown begins", summary=TEARDOWN_NOTE)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,19 +1,21 @@
-"""``simulator judge RECORDING``: judge a recorded run again, without its subject (issue 19, part 2).
+"""The comparison of ``simulator judge`` (issue 19, part 2), sans-I/O: a recording and what was judged again in,
+a ``Judgement`` out (``simulator.judging`` runs the playback and prints it).
 
-What this harness can judge again from a recording alone, it judges with its own current code, and it compares the
-outcome with the verdicts the recording holds:
+What this harness judges again, it judges with its own current code:
 
+* **the scenarios a playback ran again** (``simulator.playback``: the recorded subjects' side played to the
+  harness's unchanged steps): their new results, by scenario key (``replayed``), with where the replay went
+  otherwise than the recording (``divergences``);
 * **the frames the subjects sent** (every received hook frame of every scenario): each is parsed again by the
   protocol core (``describe_frame``, the single entry point of received frames, spec §2), and the run-wide
-  emitted-frames requirements (``simulator.emitted_frames``: each frame against the frame rules, the local-path,
-  token and raw-error scans) are judged again over them, with the recording's selection and strictness;
-* **every other scenario verdict** comes from steps that acted on the subject and judged its answers as they came:
-  re-judging those needs the subject's side played back (``simulator replay`` runs them against a subject again).
-  This module keeps them as recorded and says so per requirement ("kept"); it never counts them as reproduced.
+  emitted-frames requirements (``simulator.emitted_frames``) are judged again over them, with the recording's
+  selection and strictness.
 
-For a requirement whose results were all judged again, a verdict different from the recorded one is a *change*,
-reported with why: the emitted-frames result's reason now and then, and every frame whose parse verdict changed.
-Sans-I/O: a ``Recording`` in, a ``Judgement`` out.
+A scenario no playback ran (the robustness and fault profiles) keeps its recorded result: its requirement is listed
+as *kept* and never counted as reproduced. Every requirement's verdict is worked out again (the worst of its
+results, ``requirement_verdict``) and compared with the recorded one; a difference is a ``Change`` with why: the
+scenarios whose verdict changed and their new reasons, or the emitted-frames result's reason, and how many frames
+the parser now judges differently (``FrameChange``).
 """
 
 from __future__ import annotations

@@ -56,10 +56,13 @@ _UPKEEP = frozenset({"ping", "pong"})
 
 def harness_side(line: dict[str, Any]) -> list[str]:
     """What the harness sent in a scenario, as a sequence of labels: ``<role> hook <type>`` per hook frame,
-    ``<role> jsonrpc <method>`` per JSON-RPC message, ``control <method> <path>`` per control call (values that
-    change from run to run, ids and times, are not part of it; nor are pings and pongs: ``_UPKEEP``)."""
+    ``<role> jsonrpc <method>`` per JSON-RPC message, ``control <method> <path>`` per control call, up to the
+    scenario's teardown (values that change from run to run, ids and times, are not part of it; nor are pings and
+    pongs: ``_UPKEEP``)."""
     out = []
     for e in line["events"]:
+        if e.get("direction") == "note" and e.get("channel") == "harness" and e.get("summary") == "teardown":
+            break  # what the teardown does cannot change the verdict
         if e.get("direction") != "sent" or e.get("summary") in _UPKEEP:
             continue
         out.append(f"{e.get('role', '')} {e.get('channel')} {e.get('summary', '')}".strip())

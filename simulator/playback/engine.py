@@ -94,7 +94,7 @@ class PlaybackEngine:
         if timeline is None:
             return []
         out = list(timeline.divergences)
-        missing = timeline.unmatched()
+        missing = [i for i in timeline.unmatched() if not timeline.repeated_poll(i)]
         if missing:
             first = timeline.events[missing[0]]
             out.append(f"{len(missing)} recorded harness step(s) not taken in the replay, the first: "

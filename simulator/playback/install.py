@@ -20,17 +20,10 @@ from ..running import RunningReference
 from ..subjects import Subjects
 from ..targets import Role
 from .engine import PlaybackEngine
+from .scope import PLAYBACK_FILE
 
-__all__ = ["PLAYBACK_FILE", "Playback", "PlaybackSubjects", "PLAYABLE_FEATURES"]
+__all__ = ["Playback", "PlaybackSubjects"]
 
-#: Where a judge run writes the divergences of its replays (beside its report).
-PLAYBACK_FILE = "playback.json"
-
-#: The scenarios a playback can judge again: the hook server's (the harness plays desktops and calls the control
-#: API) and the MCP servers' (the harness's MCP client role and the control API). The other families' roles have no
-#: playback seam yet.
-PLAYABLE_FEATURES = ("features/hook/server/", "features/hook/desktop/", "features/hook/frames/", "features/ccweb/",
-                     "features/probekit/")
 _PLACEHOLDER = "playback.invalid"
 
 

@@ -222,6 +222,15 @@ class Timeline:
     def finished(self) -> bool:
         return self._next_subject >= len(self._subjects)
 
+    def repeated_poll(self, index: int) -> bool:
+        """Whether the recorded harness event at ``index`` is a control call the replay made too, with the same
+        body, at another moment: a poll of a timed window, which the replay may make fewer times."""
+        e = self.events[index]
+        if e.get("channel") != "control":
+            return False
+        return any(self.events[i].get("summary") == e.get("summary") and self.events[i].get("text") == e.get("text")
+                   for i in self.matched if i not in self.skipped)
+
     def unmatched(self) -> list[int]:
         """The recorded harness events the replay never did."""
         return [i for i in self._harness if i not in self.matched]

@@ -21,7 +21,7 @@ HOSTILE_TEXT = (
 )
 
 _ACK_FAIL_WIRE = [
-    WireEvent(0.0, "desktop", Direction.NOTE, "connection", "connected to ws://127.0.0.1:8765/hook", None, "open"),
+    WireEvent(0.0, "desktop", Direction.NOTE, "connection", "connected to ws://127.0.0.1:8765/hook", None, "open", 1),
     WireEvent(
         0.001503, "desktop", Direction.SENT, "hook",
         '{"type":"hello","payload":{"protocolVersion":1,"deviceId":"d-1","workspaces":["默认"]}}', "ok", "hello",
