@@ -21,7 +21,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .playback.scope import PLAYABLE_FEATURES, PLAYBACK_FILE
-from .recording import FILE_NAME, Recording, load_recording
+from .recording import FILE_NAME, Recording, load_recording, run_options
 from .rejudge import Judgement, rejudge
 
 __all__ = ["judge_main", "playback_argv", "playable"]
@@ -46,16 +46,7 @@ def playback_argv(recording: Recording, keys_file: Path, report_dir: Path) -> li
     for role, names in header.get("subjectEnv", {}).items():
         for name, value in names.items():
             argv += ["--subject-env", f"{role}={name}={value}"]
-    if header.get("strict"):
-        argv.append("--strict")
-    timings = header.get("timings", {})
-    if timings.get("stepTimeoutSeconds"):
-        argv += ["--step-timeout", f"{timings['stepTimeoutSeconds']:g}"]
-    if timings.get("scenarioTimeoutSeconds"):
-        argv += ["--scenario-timeout", f"{timings['scenarioTimeoutSeconds']:g}"]
-    if header.get("markers"):
-        argv += ["-m", header["markers"]]
-    return argv
+    return argv + run_options(header)
 
 
 def _played(report_dir: Path) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]]]:

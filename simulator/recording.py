@@ -30,7 +30,7 @@ from typing import Any
 from .errors import ConfigError
 
 __all__ = ["FILE_NAME", "FORMAT", "MAX_TEXT", "VERSION", "Recording", "clip", "event_json", "load_recording",
-           "run_header", "scenario_key", "scenario_line", "write_recording"]
+           "run_header", "run_options", "scenario_key", "scenario_line", "write_recording"]
 
 #: The ``format`` of line 1: a recording, whatever its version.
 FORMAT = "hook-conformance-recording"
@@ -175,3 +175,17 @@ def run_header(record: Any, config: Any, *, markers: str | None, selection: Iter
                     "unbarredWindowSeconds": UNBARRED_WINDOW_S, "pollSeconds": timing.POLL_S,
                     "pollMaxSeconds": timing.POLL_MAX_S},
     }
+
+
+def run_options(header: Mapping[str, Any]) -> list[str]:
+    """The ``simulator run`` options a recording's run judged with (strictness, time limits, marker expression): a
+    judge or a replay of it runs with the same."""
+    argv: list[str] = ["--strict"] if header.get("strict") else []
+    timings = header.get("timings", {})
+    if timings.get("stepTimeoutSeconds"):
+        argv += ["--step-timeout", f"{timings['stepTimeoutSeconds']:g}"]
+    if timings.get("scenarioTimeoutSeconds"):
+        argv += ["--scenario-timeout", f"{timings['scenarioTimeoutSeconds']:g}"]
+    if header.get("markers"):
+        argv += ["-m", header["markers"]]
+    return argv

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .recording import FILE_NAME, Recording, load_recording
+from .recording import FILE_NAME, Recording, load_recording, run_options
 
 __all__ = ["compare_sides", "harness_side", "replay_main", "select_lines"]
 
@@ -99,16 +99,7 @@ def _run_argv(recording: Recording, args: argparse.Namespace, keys_file: Path, r
     for env in list(args.subject_env) or [f"{role}={name}={value}" for role, names in
                                           header.get("subjectEnv", {}).items() for name, value in names.items()]:
         argv += ["--subject-env", env]
-    if header.get("strict"):
-        argv.append("--strict")
-    timings = header.get("timings", {})
-    if timings.get("stepTimeoutSeconds"):
-        argv += ["--step-timeout", f"{timings['stepTimeoutSeconds']:g}"]
-    if timings.get("scenarioTimeoutSeconds"):
-        argv += ["--scenario-timeout", f"{timings['scenarioTimeoutSeconds']:g}"]
-    if header.get("markers"):
-        argv += ["-m", header["markers"]]
-    return argv
+    return argv + run_options(header)
 
 
 def _compare(before: list[dict[str, Any]], after: Recording) -> tuple[list[str], int]:

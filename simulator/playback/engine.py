@@ -6,12 +6,17 @@ event the harness records (``observe``, the scenario's ``WireLog`` observer) and
 recording; a scheduler thread delivers each subject event when it falls due (``Timeline.due``):
 
 * a hook frame to the ``PlayedWebSocket`` of its role and connection number;
-* a connection outcome (opened, refused, bad handshake, connect failed) to the role's next ``ws_connect``, and a
-  connection's end (``close <code>``) to its socket;
-* a control API answer (or the timeout, or the unreachable address) to the next ``exchange``.
+* a connection outcome (opened, refused, bad handshake, connect failed) to the role's next ``ws_connect``; a
+  desktop's upgrade request (``handshake``) to the harness's listening server role, through the role's own request
+  check and handler (``_dial``); a WebSocket pong and a connection's end (``close <code>``) to its socket;
+* an MCP message (or an unreadable line, a stderr line, the end of the stream) to the streams of its role and
+  connection (``mcp_transport``);
+* a control API answer (or the timeout, or the unreachable address) to the ``exchange`` of the call it answers.
 
-``ws_connect`` stands for ``websockets.asyncio.client.connect`` in the desktop role and ``exchange`` for
-``ControlClient._exchange`` (``simulator.playback.install``). Every wait is bounded.
+The seams (``simulator.playback.install``): ``ws_connect`` stands for ``websockets.asyncio.client.connect`` in the
+desktop role, ``serve`` for ``websockets.asyncio.server.serve`` in the server role, ``mcp_transport(kind)`` for the
+MCP client's stdio, HTTP and in-memory transports, ``exchange`` for ``ControlClient._exchange``. Every wait is
+bounded (``OUTCOME_WAIT_S``).
 """
 
 from __future__ import annotations
