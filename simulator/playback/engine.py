@@ -34,7 +34,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import InvalidMessage, InvalidStatus
 from websockets.http11 import Request, Response
 
-from ..roles.hook_server import REQUIRED_TOKEN
+from ..roles.hook_server import TOKEN_MARK
 from ..roles.mcp_transports import Streams
 from ..wirelog import WireEvent
 from .fakes import PlayedServer, PlayedStreams, PlayedWebSocket, ending_of
@@ -222,9 +222,11 @@ class PlaybackEngine:
         number = self._timeline.next_open(step.index, role)
         ws = PlayedWebSocket(role, number or 0)
         token = getattr(getattr(handler, "__self__", None), "require_token", None)
-        headers = Headers([(k, f"Bearer {token}" if v == REQUIRED_TOKEN and token else v)
-                           for k, v in dict(shown.get("headers", {})).items()])
-        ws.request = Request(str(shown.get("path", "/")), headers)
+        def unmasked(text: str) -> str:
+            return text.replace(TOKEN_MARK, token) if token else text
+
+        headers = Headers([(k, unmasked(str(v))) for k, v in dict(shown.get("headers", {})).items()])
+        ws.request = Request(unmasked(str(shown.get("path", "/"))), headers)
         host, _, port = str(shown.get("peer", "127.0.0.1:0")).rpartition(":")
         ws.remote_address = (host or "127.0.0.1", int(port) if port.isdigit() else 0)
         if number is not None:

@@ -78,16 +78,16 @@ def _nested(cls: Any, value: Any) -> Any:
     return value
 
 
-#: The summary of the wire-log note of a desktop's upgrade request (its path, peer and headers: ``_shown_headers``).
+#: The summary of the wire-log note of a desktop's upgrade request (its path, peer and headers, the token masked: ``_masked``).
 HANDSHAKE = "handshake"
-#: What the note shows in place of the bearer token this role requires (the token itself is never logged).
-REQUIRED_TOKEN = "Bearer <the token this server requires>"
+#: What the note shows in place of the token this role requires, wherever the desktop put it (a header, the path):
+#: the token itself is never logged.
+TOKEN_MARK = "<the token this server requires>"
 
 
-def _shown_headers(headers: Mapping[str, str], token: str | None) -> dict[str, str]:
-    """An upgrade request's headers as the wire log shows them: the required bearer token masked."""
-    return {k: (REQUIRED_TOKEN if k == "authorization" and token is not None and v == f"Bearer {token}" else v)
-            for k, v in headers.items()}
+def _masked(text: str, token: str | None) -> str:
+    """``text`` as the wire log shows it: every occurrence of the required token masked (``TOKEN_MARK``)."""
+    return text.replace(token, TOKEN_MARK) if token else text
 
 
 class ServerRole(HookRoleBase):
@@ -162,8 +162,9 @@ class ServerRole(HookRoleBase):
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         headers = {k.lower(): v for k, v in request.headers.raw_items()}
         self.handshakes.append((request.path, headers))
-        self._note(json.dumps({"path": request.path, "peer": self._peer(connection),
-                               "headers": _shown_headers(headers, self.require_token)}), summary=HANDSHAKE)
+        token = self.require_token
+        self._note(json.dumps({"path": _masked(request.path, token), "peer": self._peer(connection),
+                               "headers": {k: _masked(v, token) for k, v in headers.items()}}), summary=HANDSHAKE)
         if self.require_token is None:
             return None
         got = request.headers.get("Authorization")
