@@ -460,9 +460,25 @@ class HookConnection:
             raise HookConnectionClosed(
                 f"{self.role}: could not send, the connection is {self._closed or 'closed'}", self._closed
             ) from None
+        except (OSError, AttributeError, RuntimeError):
+            if not self._transport_closing():
+                raise
+            # The peer closed while a large frame was going out: websockets then aborts a transport asyncio has
+            # already closed, which raises (AttributeError in CPython 3.11's selector transport). The connection is
+            # gone, exactly as for ConnectionClosed.
+            await self._finish_soon()
+            raise HookConnectionClosed(
+                f"{self.role}: could not send, the connection is {self._closed or 'closed'}", self._closed
+            ) from None
         self._last_sent = data
         self._last_text = text
         self.sent_count += 1
+
+    def _transport_closing(self) -> bool:
+        """Whether the connection's transport is closed or closing (None: there is no transport to ask)."""
+        transport = getattr(self.ws, "transport", None)
+        is_closing = getattr(transport, "is_closing", None)
+        return bool(is_closing()) if callable(is_closing) else False
 
     async def _finish_soon(self) -> None:
         if self._reader is not None and not self._reader.done():
