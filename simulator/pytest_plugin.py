@@ -60,8 +60,9 @@ from .reviews import Reviews, load_reviews, material_digest
 from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
                       requirement_verdict, subjects_of)
 from .targets import Role, TargetKind
-from .xdist_bridge import RECORDING_ATTRIBUTE, RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, is_worker, worker_output
-from .wirelog import Direction, WireLog
+from .xdist_bridge import (RECORDING_ATTRIBUTE, RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller,
+                           is_worker, worker_output)
+from .wirelog import TEARDOWN, Direction, WireLog
 
 __all__ = ["ShouldNotMet", "Harness", "scenario_template"]
 
@@ -301,16 +302,12 @@ def scenario_wire_log(item: pytest.Item) -> WireLog | None:
     return item.stash.get(_WIRE, None)
 
 
-#: The summary of the wire-log note that marks where a scenario's teardown begins (what follows it cannot change
-#: the scenario's verdict: ``simulator replay`` compares the harness's side before it).
-TEARDOWN_NOTE = "teardown"
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Marks in the scenario's wire log where its teardown begins (``TEARDOWN``)."""
     wire = item.stash.get(_WIRE, None)
     if wire is not None:
-        wire.record("harness", Direction.NOTE, "harness", "the scenario's teardown begins", summary=TEARDOWN_NOTE)
+        wire.record("harness", Direction.NOTE, "harness", "the scenario's teardown begins", summary=TEARDOWN)
 
 
 @pytest.hookimpl(hookwrapper=True)

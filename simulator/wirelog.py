@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Direction", "WireEvent", "WireLog"]
+__all__ = ["Direction", "HARNESS_ERROR", "TEARDOWN", "WireEvent", "WireLog"]
 
 
 class Direction(StrEnum):
@@ -62,6 +62,9 @@ class WireEvent:
 
 #: The summary of a note that records a failure of the harness itself (``WireLog.harness_error``).
 HARNESS_ERROR = "harness error"
+#: The summary of the note (channel "harness") that marks where a scenario's teardown begins: what follows cannot
+#: change the scenario's verdict (``simulator replay`` compares the harness's side before it).
+TEARDOWN = "teardown"
 
 
 class WireLog:

@@ -78,7 +78,8 @@ def _nested(cls: Any, value: Any) -> Any:
     return value
 
 
-#: The summary of the wire-log note of a desktop's upgrade request (its path, peer and headers, the token masked: ``_masked``).
+#: The summary of the wire-log note of a desktop's upgrade request (its path, peer and headers, the token masked:
+#: ``_masked``).
 HANDSHAKE = "handshake"
 #: What the note shows in place of the token this role requires, wherever the desktop put it (a header, the path):
 #: the token itself is never logged.

@@ -15,7 +15,8 @@ from conformance_runs import ROOT, child_env
 from simulator.recording import load_recording
 
 
-@pytest.mark.timeout(3600)  # a full run (about 3.5 min on two quiet cores) and its playback (as long): under load, longer
+# a full run (about 3.5 min on two quiet cores) and its playback (as long): longer under load
+@pytest.mark.timeout(3600)
 def test_judging_a_full_run_reproduces_every_verdict(tmp_path: Path):
     run = subprocess.run([sys.executable, "-m", "simulator", "run", "--report-dir", str(tmp_path / "run"), "--",
                           "-q"], cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=1800)

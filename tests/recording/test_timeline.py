@@ -94,8 +94,8 @@ def test_the_connection_number_is_part_of_the_match():
 
 def test_made_up_values_of_the_recording_are_replaced_by_the_replays_in_the_subjects_answers():
     recorded = frame("task.ack", "44634dc5-9c9b-44b6-b39b-a48b3a6009b9")
-    answer = json.dumps({"type": "turn.delivery", "payload": {"requestId": "44634dc5-9c9b-44b6-b39b-a48b3a6009b9",
-                                                              "externalKey": "slack:44634dc5-9c9b-44b6-b39b-a48b3a6009b9"}})
+    rid = "44634dc5-9c9b-44b6-b39b-a48b3a6009b9"
+    answer = json.dumps({"type": "turn.delivery", "payload": {"requestId": rid, "externalKey": f"slack:{rid}"}})
     t = Timeline([ev(0.0, "d", "sent", "hook", "task.ack", recorded), ev(0.1, "d", "received", "hook", "x", answer)])
     replayed = frame("task.ack", "0f0f0f0f-1111-2222-3333-444444444444").replace("1796295754500", "1796299999999")
     t.match(ev(0, "d", "sent", "hook", "task.ack", replayed), now=0.0)
@@ -113,7 +113,8 @@ def test_short_values_are_never_substituted():
 
 
 def test_the_first_open_after_a_handshake_names_the_connection_number():
-    t = Timeline([ev(0, "s", "note", "connection", "handshake", conn=None), ev(0.1, "s", "note", "connection", "open", conn=3)])
+    t = Timeline([ev(0, "s", "note", "connection", "handshake", conn=None),
+                  ev(0.1, "s", "note", "connection", "open", conn=3)])
     assert t.next_open(0, "s") == 3
     refused = Timeline([ev(0, "s", "note", "connection", "handshake", conn=None),
                         ev(0.1, "s", "note", "connection", "handshake", conn=None),
