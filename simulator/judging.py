@@ -62,6 +62,9 @@ def judge_main(args: argparse.Namespace, run: Callable[[list[str]], int], root: 
     except ConfigError as exc:
         print(f"simulator: judge: {exc}", file=sys.stderr)
         return 2
+    if not recording.scenarios:  # nothing recorded is nothing reproduced: no "all verdicts reproduced" for it
+        print(f"simulator: judge: {recording.path} holds no scenario: nothing to judge", file=sys.stderr)
+        return 2
     lines = [line for line in recording.scenarios if playable(line)]
     replayed: dict[str, dict[str, Any]] = {}
     divergences: dict[str, list[str]] = {}

@@ -152,3 +152,11 @@ def test_a_file_that_is_not_a_recording_is_named_with_its_line(tmp_path: Path, c
         load_recording(path)
     proc = simulator("judge", str(path))
     assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_a_recording_without_scenarios_is_nothing_to_judge(tmp_path: Path):
+    path = tmp_path / "recording.jsonl"
+    path.write_text('{"kind": "header", "format": "hook-conformance-recording", "version": 1}\n'
+                    '{"kind": "end", "exitCode": 0, "requirements": {}, "scenarios": 0}\n', encoding="utf-8")
+    proc = simulator("judge", str(path))
+    assert proc.returncode == 2 and "holds no scenario" in proc.stderr
