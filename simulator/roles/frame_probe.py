@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..settling import SETTLE, SETTLE_FAILURES, settle_window
+from ..control import ControlClient
 from ..errors import MissingFrame, SubjectTimeout, TargetError
 from ..hook import make_ping
 from ..wirelog import WireLog
@@ -28,6 +30,22 @@ __all__ = ["DeliveryOutcome", "FrameProbe", "HookServerOpener", "DesktopOpener"]
 
 #: Types a subject may send on its own at any time (heartbeats): never counted as a reaction.
 _HEARTBEAT = frozenset({"ping"})
+
+
+def _offers_settle(control: Any) -> bool:
+    """Whether a subject's control API lists ``settle`` (``GET /v1``, asked once per client)."""
+    try:
+        return SETTLE in control.capabilities()
+    except SETTLE_FAILURES:
+        return False
+
+
+def _settle_answer(answer: Any) -> dict[str, Any]:
+    """A ``settle`` answer with its boolean ``settled`` (docs/control-api.md); else ``AssertionError`` (a failed
+    ``settle``: the probe waits its grace)."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("settled"), bool):
+        raise AssertionError(f"the control API's settle answered no boolean 'settled': {answer!r}"[:300])
+    return answer
 
 
 @dataclass
@@ -145,7 +163,7 @@ class FrameProbe:
                 conn.expect(lambda e, s=seen: e.type == "pong" and e.seq > s, consume=False)
             outcome.answered_barrier = True
             if ping_case and not answered:
-                time.sleep(max(0.1, 2 * (time.monotonic() - started)))
+                self._no_pong_on_its_way(conn, max(0.1, 2 * (time.monotonic() - started)))
         except (MissingFrame, SubjectTimeout, HookConnectionClosed) as exc:
             outcome.note = str(exc)
             outcome.silent = isinstance(exc, SubjectTimeout)
@@ -157,6 +175,24 @@ class FrameProbe:
                     outcome.dropped = entries[self._dropped_seen:]
                     self._dropped_seen = len(entries)
         return outcome
+
+    def _no_pong_on_its_way(self, conn: HookConnection, grace: float) -> None:
+        """Wait until a pong the subject may still owe the case (a second pong after the barrier's) would have
+        arrived. Without more: ``grace``, twice the round trip. With the subject's control capability ``settle``
+        (docs/control-api.md "How the harness uses `settle`") the wait ends on events instead: once the subject
+        says it is settled, everything it owed is written; a WebSocket ping's pong then comes after it on the same
+        stream (RFC 6455 §5.5.3: an endpoint answers ping on the connection it writes its frames to, in order), so
+        every hook pong it sent has been read once that pong is in."""
+        control = getattr(self.opener, "control", None)
+        left = None if control is None or not _offers_settle(control) else settle_window(
+            lambda body: _settle_answer(control.call(SETTLE, body)), grace, time.monotonic, lambda text: None)
+        if left is None:
+            time.sleep(grace)
+            return
+        if left > 0:
+            time.sleep(left)
+        if not conn.is_alive():
+            time.sleep(grace)
 
     def retire(self) -> None:
         """Close the current connection (the next case opens a new one): after a valid frame the subject may act on
@@ -273,11 +309,16 @@ class DesktopOpener:
 
     def __init__(self, listen: tuple[str, int], step_timeout: float, accept_timeout: float,
                  dial: Callable[[str], Any] | None, token: str | None,
-                 note: Callable[[dict[str, Any]], None] = lambda identity: None, dial_watch: Any = None) -> None:
+                 note: Callable[[dict[str, Any]], None] = lambda identity: None, dial_watch: Any = None,
+                 control: Any | None = None) -> None:
         self.listen, self.step_timeout, self.accept_timeout = listen, step_timeout, accept_timeout
         self.dial, self.token, self.note, self.dial_watch = dial, token, note, dial_watch
         self.server: Any = None
         self.handle: Any = None
+        #: The desktop's control API (an external desktop's, given; the dialled reference's, once it is started):
+        #: the probe asks it only for ``settle``.
+        self.control = control
+        self._own_control: ControlClient | None = None
 
     def open(self, wire: WireLog) -> HookRoleBase:
         from .hook_server import ServerRole
@@ -288,6 +329,10 @@ class DesktopOpener:
             url = self.server.listen(*self.listen)
             if self.dial is not None:
                 self.handle = self.dial(url)
+                control_url = getattr(self.handle, "control_url", None)
+                if self.control is None and control_url:
+                    self.control = self._own_control = ControlClient(control_url, role="desktop",
+                                                                     timeout=self.step_timeout, wire=wire)
         else:
             self.server.wire = wire
         self.server.accept(self.accept_timeout)
@@ -300,6 +345,9 @@ class DesktopOpener:
         return None  # the desktop control API has no dropped-frames capability (docs/control-api.md "desktop")
 
     def close(self) -> None:
+        if self._own_control is not None:
+            self._own_control.close()
+            self.control = self._own_control = None
         if self.handle is not None:
             self.handle.stop()
             self.handle = None

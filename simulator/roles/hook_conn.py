@@ -631,9 +631,15 @@ class HookConnection:
         )
 
     def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
-                    barrier: bool = True) -> None:
+                    barrier: bool = True, settle: Callable[[], float | None] | None = None) -> None:
         """Assert that no matching frame arrives. Unconsumed entries already in the inbox count too unless
         ``include_pending`` is False. Raises ``AssertionError`` naming the frame that did arrive.
+
+        ``settle`` (after an answered barrier): asks the subject for its word that its work is done and written
+        (the control capability ``settle``, ``simulator.drivers.settling``) and returns how long to watch after a
+        second barrier (None: it failed, the check watches ``within`` as without it). The second barrier's pong
+        comes after whatever the subject wrote before its answer (docs/control-api.md "How the harness uses
+        `settle`").
 
         With ``barrier`` (the default) the check first puts a barrier on the connection: a hook-protocol ``ping``
         and its ``pong`` (阶段 1 "收到 ping 必须回 pong"); a subject that handles its frames in order has sent
@@ -666,6 +672,13 @@ class HookConnection:
                     self._note(f"no pong to the barrier ping within {self.step_timeout:g} s: the check watches "
                                f"{max(within, UNBARRED_WINDOW_S):g} s instead", summary="no barrier")
                     within = max(within, UNBARRED_WINDOW_S)
+                    settle = None
+                if found is None and settle is not None:
+                    left = settle()
+                    if left is not None:
+                        found = self.loop.run(self._barrier_or(arrived, what), self.step_timeout,
+                                              what=f"the pong to a second barrier ping, or {what}")
+                        within = left
             if found is None:
                 found = self.loop.run(self._expect(arrived, what, False), within, what=what)
         except SubjectTimeout:
@@ -916,9 +929,10 @@ class HookRoleBase:
         return entry.message.payload  # type: ignore[union-attr]
 
     def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
-                    barrier: bool = True) -> None:
-        """No matching frame (see ``HookConnection.expect_none``: a ping/pong barrier, then ``within`` s)."""
-        self.connection.expect_none(match, within, include_pending=include_pending, barrier=barrier)
+                    barrier: bool = True, settle: Callable[[], float | None] | None = None) -> None:
+        """No matching frame (see ``HookConnection.expect_none``: a ping/pong barrier, then ``within`` s, or the
+        subject's ``settle`` and a second barrier)."""
+        self.connection.expect_none(match, within, include_pending=include_pending, barrier=barrier, settle=settle)
 
     def drain(self) -> list[Inbound]:
         return self.connection.drain()

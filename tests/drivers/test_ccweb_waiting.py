@@ -65,3 +65,44 @@ def test_stays_absent_fails_as_soon_as_something_shows():
     with pytest.raises(AssertionError, match=r'the refused call sent something: \{"runs": \["r1"\]\}'):
         stays_absent("the refused call sent something", probe, 0.5, 5.0, **ticking())
     assert probe.looks == 2
+
+
+def test_a_settled_server_is_looked_at_once():
+    """``settle`` (docs/control-api.md, ccweb): once the server said it is settled, one look decides."""
+    probe = Probe(None)
+    asked = []
+    stays_absent("sent", probe, 0.5, 5.0, settle=lambda window: asked.append(window) or 0.0, **ticking())
+    assert probe.looks == 1 and asked == [0.5]
+    probe = Probe({"runs": ["r"]})
+    with pytest.raises(AssertionError, match="sent"):
+        stays_absent("sent", probe, 0.5, 5.0, settle=lambda window: 0.0, **ticking())
+
+
+def test_without_settle_or_when_it_fails_the_whole_window_is_watched():
+    probe = Probe(None)
+    stays_absent("sent", probe, 0.5, 5.0, settle=lambda window: None, **ticking())
+    assert probe.looks > 5
+
+
+def test_the_ccweb_control_view_asks_settle_only_where_offered_and_checks_its_answer():
+    from simulator.drivers.ccweb import CcwebControl
+    from simulator.errors import NotTestable
+
+    class Client:
+        def __init__(self, offered: bool, answer) -> None:
+            self.offered, self.answer, self.calls = offered, answer, []
+
+        def require(self, capability: str) -> None:
+            if not self.offered:
+                raise NotTestable(capability)
+
+        def call(self, capability: str, body=None):
+            self.calls.append((capability, body))
+            return self.answer
+
+    client = Client(False, {"settled": True})
+    assert CcwebControl(client).settle(0.5) is None and client.calls == []
+    client = Client(True, {"settled": True})
+    assert CcwebControl(client).settle(0.5) == 0.0 and client.calls == [("settle", {"timeoutMs": 500})]
+    assert CcwebControl(Client(True, {"settled": "yes"})).settle(0.5) is None  # malformed: the whole window
+    assert CcwebControl(Client(True, {"settled": False}), clock=lambda: 0.0).settle(0.5) == 0.5

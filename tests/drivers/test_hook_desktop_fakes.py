@@ -75,6 +75,8 @@ class FakeServer:
         self.identity: dict[str, Any] = {}
         #: called with each frame the driver sends; may return frames the desktop answers with
         self.answer: Callable[[str, tuple[Any, ...], dict[str, Any]], Iterable[HookMessage | str]] | None = None
+        #: the ``within`` of each ``expect_none``, in order
+        self.none_windows: list[float] = []
         self._seq = 0
 
     # -- the desktop "sends" --------------------------------------------------------------------------------------
@@ -121,7 +123,14 @@ class FakeServer:
                 return entry
         raise MissingFrame(f"{self.role}: no frame matching {match!r} from the subject (fake)")
 
-    def expect_none(self, match: Any, within: float, *, include_pending: bool = True) -> None:
+    def expect_none(self, match: Any, within: float, *, include_pending: bool = True,
+                    settle: Callable[[], float | None] | None = None) -> None:
+        """As ``HookConnection.expect_none``: after the (fake) barrier, ``settle`` may shorten the watch; the
+        window watched is recorded in ``none_windows``."""
+        if settle is not None:
+            left = settle()
+            within = within if left is None else left
+        self.none_windows.append(within)
         pred = self._pred(match)
         found = [e for e in self.inbox if pred(e)]
         if found:
@@ -168,11 +177,16 @@ class FakeControl:
 
     def __init__(self, answers: dict[str, Any] | None = None, capabilities: Iterable[str] | None = None) -> None:
         self.answers = dict(answers or {})
-        self.capabilities = None if capabilities is None else set(capabilities)
+        #: the capabilities ``GET /v1`` lists; None: ``require`` lets every capability through and ``GET /v1`` lists
+        #: none, so no ``settle`` (the checks on background work watch the whole timer window)
+        self.offered = None if capabilities is None else set(capabilities)
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
+    def capabilities(self) -> frozenset[str]:
+        return frozenset(self.offered or ())
+
     def require(self, capability: str) -> None:
-        if self.capabilities is not None and capability not in self.capabilities:
+        if self.offered is not None and capability not in self.offered:
             raise NotTestable(f"the desktop control API lacks {capability} (fake)")
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:

@@ -220,3 +220,78 @@ def test_advance_clock_without_the_capability_is_not_testable():
     desk = make_driver(control=FakeControl(capabilities={"advance-clock"}))
     desk.advance_clock(30)
     assert desk.control.calls == [("advance-clock", {"ms": 30 * 24 * 60 * 60 * 1000})]
+
+
+# -- settle (docs/control-api.md, desktop ``settle``; docs/waits.md) ---------------------------------------------------
+
+
+def _settling(answer: Any) -> tuple[Any, FakeClock]:
+    """A driver whose desktop offers ``settle`` (answering ``answer``: a value or a callable of the body) and
+    answers each ping with a pong."""
+    from simulator.hook import make_pong
+
+    clock = FakeClock()
+    desk = make_driver(control=FakeControl({"settle": answer}, capabilities={"settle", "state"}), clock=clock)
+    desk.server.answer = lambda what, args, kwargs: [make_pong()] if what == "ping" else []
+    return desk, clock
+
+
+def test_ran_once_with_settle_reads_the_state_once_the_desktop_settled():
+    desk, clock = _settling({"settled": True})
+    rid = desk.rid("first")
+    desk.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.check_ran_once("first")
+    assert clock.slept == []  # no fixed window: the barrier, then the desktop's word
+    assert [c for c, _ in desk.control.calls] == ["settle", "state"]
+    assert desk.control.calls[0][1] == {"timeoutMs": round(desk.timer * 1000)}
+    assert [w for w, _, _ in desk.server.sent] == ["ping"]
+
+
+def test_nothing_from_work_with_settle_ends_on_the_desktops_word():
+    desk, _ = _settling({"settled": True})
+    desk.check_no_reopen()
+    assert desk.server.none_windows == [0.0]
+    assert ("settle", {"timeoutMs": round(desk.timer * 1000)}) in desk.control.calls
+
+
+def test_a_settle_that_did_not_settle_leaves_what_is_left_of_the_window():
+    desk, clock = _settling({"settled": False})
+    desk.check_no_reopen()  # answered at once: the whole window is still to watch
+    assert desk.server.none_windows == [desk.timer]
+
+    def waits_then_unsettled(body: Any) -> Any:
+        clock.now += 1.0
+        return {"settled": False}
+
+    desk.control.answers["settle"] = waits_then_unsettled
+    desk.server.none_windows.clear()
+    desk.check_no_reopen()
+    assert desk.server.none_windows == [pytest.approx(desk.timer - 1.0)]
+
+
+@pytest.mark.parametrize("answer", [{"settled": "yes"}, {}], ids=["mistyped", "without settled"])
+def test_a_malformed_settle_answer_gets_the_whole_window(answer):
+    desk, clock = _settling(answer)
+    desk.check_no_reopen()
+    assert desk.server.none_windows == [desk.timer]
+    rid = desk.rid("first")
+    desk.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.check_ran_once("first")
+    assert clock.slept == [desk.timer]
+
+
+def test_a_refused_settle_gets_the_whole_window():
+    def refuse(body: Any) -> Any:
+        raise SubjectRefused("control API POST settle answered HTTP 500", status=500, body="{}", code=None)
+
+    desk, _ = _settling(refuse)
+    desk.check_no_reopen()
+    assert desk.server.none_windows == [desk.timer]
+    assert any(e.summary == "settle failed" for e in desk.wire.events()), "the fallback is noted"
+
+
+def test_without_settle_the_timer_window_is_watched():
+    desk = make_driver(control=FakeControl(capabilities={"state"}))
+    desk.check_no_reopen()
+    assert desk.server.none_windows == [desk.timer]
+    assert desk.control.calls == []

@@ -112,7 +112,13 @@ class FakeRole:
         self.dispatches[payload.request_id] = payload
         return payload
 
-    def expect_none(self, match: Any, within: float, *, include_pending: bool = True) -> None:
+    def expect_none(self, match: Any, within: float, *, include_pending: bool = True,
+                    settle: Callable[[], float | None] | None = None) -> None:
+        """As ``HookConnection.expect_none``: ``settle`` (after the fake barrier) may shorten the watch; what is
+        watched is recorded in ``watched``."""
+        if settle is not None:
+            left = settle()
+            within = within if left is None else left
         self.watched.append((match, within))
         # the fake's inbox holds only what the test put there for this check: pending or new, it counts
         found = [e for e in self.inbox if _matches(match, e)]

@@ -74,6 +74,40 @@ def test_settle_waits_after_the_barrier_of_the_open_connections_only():
     assert driver.device("A").role.sent == []
 
 
+def test_settle_with_the_servers_word_looks_at_once():
+    """docs/control-api.md "How the harness uses `settle`": a server that answers ``settled: true`` is looked at
+    at once; ``settled: false`` leaves what is left of ``SETTLE_S``; ``settle`` is asked bounded by the grace."""
+    driver, control, clock = make_driver({"settle": {"settled": True}})
+    driver.settle()
+    assert clock.now == 0 and control.calls == [("settle", {"timeoutMs": round(driver.quiet * 1000)})]
+    control.answers["settle"] = {"settled": False}
+    driver.settle()
+    assert clock.now == pytest.approx(SETTLE_S)
+
+
+@pytest.mark.parametrize("answer", [{"settled": 1}, {}, RuntimeError("500")], ids=["mistyped", "empty", "refused"])
+def test_a_failed_settle_waits_the_grace_and_is_noted(answer):
+    from simulator.errors import SubjectRefused
+
+    if isinstance(answer, RuntimeError):
+        answer = SubjectRefused("control API POST settle answered HTTP 500", status=500, body="{}", code=None)
+    driver, _, clock = make_driver({"settle": answer})
+    driver.settle()
+    assert clock.now == pytest.approx(SETTLE_S)
+    assert any(e.summary == "settle failed" for e in driver.wire.events())
+
+
+def test_a_negative_check_with_settle_watches_nothing_after_the_servers_word():
+    driver, _, _ = make_driver({"settle": {"settled": True}})
+    role = driver.device("A").role
+    driver.none_arrives(role, "task.dispatch")
+    assert role.watched == [("task.dispatch", 0.0)]
+    driver, _, _ = make_driver()  # no settle: the grace
+    role = driver.device("A").role
+    driver.none_arrives(role, "task.dispatch")
+    assert role.watched == [("task.dispatch", driver.quiet)]
+
+
 def test_finish_undoes_newest_first_goes_on_after_a_failure_and_closes_every_device():
     driver, _, _ = make_driver()
     done = []

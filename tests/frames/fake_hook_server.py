@@ -1,7 +1,8 @@
 """A tiny hook server for the frame-requirement tests, written from the spec alone (not the reference), with one
 switchable fault. Run it with ``python tests/frames/fake_hook_server.py MODE``; it prints ``{"ready": true,
 "url": …, "control": …}`` and serves until killed. Its control API (docs/control-api.md) offers ``connections``
-and ``dropped-frames`` only: every frame it drops is listed, with the parser's reason, type, code and pointer.
+and ``dropped-frames`` only (and ``settle`` with a ``+settle`` mode): every frame it drops is listed, with the
+parser's reason, type, code and pointer.
 
 Modes:
 * ``conformant``: hello → welcome; a valid ping → pong; every frame the parser rejects is dropped (spec §2, §3).
@@ -50,6 +51,10 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]
 from simulator.hook import parse_hook_message  # noqa: E402  (the protocol core every peer runs, §2)
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "conformant"
+#: ``MODE+settle``: the control API also offers ``settle`` (docs/control-api.md): this server handles each frame,
+#: and sends what it answers, before it reads the next, so once it has answered a barrier ping it is settled.
+SETTLE = MODE.endswith("+settle")
+MODE = MODE.removesuffix("+settle")
 
 
 def frame(type_: str, payload: dict) -> str:
@@ -192,7 +197,8 @@ class Control(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if self.path.rstrip("/") == "/v1":
-            self._answer(200, {"version": "1", "role": "hook-server", "capabilities": ["connections", "dropped-frames"]})
+            capabilities = ["connections", "dropped-frames", *(["settle"] if SETTLE else [])]
+            self._answer(200, {"version": "1", "role": "hook-server", "capabilities": capabilities})
         else:
             self._answer(404, {"error": {"code": "unknown-capability", "message": self.path}})
 
@@ -204,6 +210,8 @@ class Control(BaseHTTPRequestHandler):
                 rows = [dict(c, helloCount=1, workspaces=[], defaultWorkspace=None, features=[], welcomeFeatures=[],
                              lifecycleAnnouncement=True, lastPongAt=None) for c in CONNECTIONS.values()]
                 return self._answer(200, {"connections": rows})
+            if self.path == "/v1/settle" and SETTLE:
+                return self._answer(200, {"settled": True})
             if self.path == "/v1/dropped-frames":
                 cid = body.get("connectionId")
                 return self._answer(200, {"dropped": [d for d in DROPPED if cid is None or d["connectionId"] == cid]})

@@ -31,6 +31,7 @@ PROVES: dict[str, str] = {
 def _judged(mode: str) -> list[str]:
     """What a run judges: SELECT's requirements, and the one the mode breaks (all of PROVES for the conformant
     fake: the positive control, where each passes)."""
+    mode = mode.removesuffix("+settle")
     if mode == "conformant":
         return [f"--req={rid}" for rid in sorted(PROVES.values())]
     return [f"--req={PROVES[mode]}"] if mode in PROVES else []
@@ -45,7 +46,10 @@ def _run(mode: str):
     return job
 
 
-MODES = ("conformant", "closes-on-bad", "pongs-bad-pings", "bad-pong", "acks-bad-frames", *PROVES)
+#: ``+settle``: the fake's control API offers ``settle``, so a rejected ping's "no second pong" ends on events (the
+#: subject's word and a WebSocket ping) instead of a grace (simulator/roles/frame_probe.py).
+MODES = ("conformant", "closes-on-bad", "pongs-bad-pings", "bad-pong", "acks-bad-frames", *PROVES,
+         "conformant+settle", "pongs-bad-pings+settle")
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +65,9 @@ def _subject_verdicts(run, rid: str) -> dict[str, str]:
     return {s["role"]: s["verdict"] for s in req["subjects"]}
 
 
-def test_a_conformant_fake_passes_and_each_result_names_its_subject(runs):
-    run = runs["conformant"]
+@pytest.mark.parametrize("mode", ["conformant", "conformant+settle"])
+def test_a_conformant_fake_passes_and_each_result_names_its_subject(runs, mode):
+    run = runs[mode]
     assert run.returncode == 0, run.explain()
     for rid in ("HOOK-FRAME-PING-EMPTY-01", "HOOK-FRAME-ENV-JSON-01", *PROVES.values()):
         assert _subject_verdicts(run, rid) == {"hook-server": "pass"}, run.explain()
@@ -75,6 +80,7 @@ def test_a_conformant_fake_passes_and_each_result_names_its_subject(runs):
 @pytest.mark.parametrize("mode, rid", [
     ("closes-on-bad", "HOOK-FRAME-PING-EMPTY-01"),    # closes instead of dropping (§3 丢帧不断连)
     ("pongs-bad-pings", "HOOK-FRAME-PING-EMPTY-01"),  # acts on a frame its parser rejects
+    ("pongs-bad-pings+settle", "HOOK-FRAME-PING-EMPTY-01"),  # the same, judged on the subject's word
     ("acks-bad-frames", "HOOK-FRAME-ENV-JSON-01"),    # sends a frame in reaction to garbage
     ("bad-pong", "HOOK-FRAME-PING-EMPTY-01"),         # emits an invalid pong (payload 恒空对象)
 ])
@@ -82,6 +88,16 @@ def test_a_fake_breaking_one_rule_fails_that_requirement(runs, mode, rid):
     run = runs[mode]
     assert run.returncode == 1, run.explain()
     assert _subject_verdicts(run, rid).get("hook-server") == "fail", run.explain()
+
+
+@pytest.mark.parametrize("mode", ["conformant+settle", "pongs-bad-pings+settle"])
+def test_the_settle_runs_asked_settle_and_sent_websocket_pings(runs, mode):
+    """The ``+settle`` runs took the event path of a rejected ping's wait: the recording holds the ``settle`` calls
+    and the WebSocket pings that follow them (frame_probe ``_no_pong_on_its_way``)."""
+    run = runs[mode]
+    recording = (run.workdir / "report" / "recording.jsonl").read_text(encoding="utf-8")
+    assert '"POST /v1/settle"' in recording, run.explain()
+    assert "WebSocket ping (is the subject alive?)" in recording, run.explain()
 
 
 def test_an_invalid_frame_the_subject_sends_is_charged_with_the_frame_as_evidence(runs):

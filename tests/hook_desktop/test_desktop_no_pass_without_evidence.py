@@ -89,11 +89,20 @@ def test_through_idle_relays_the_reference_still_passes(relays: Desktop, tmp_pat
     assert relays.ws.dropped == 0
 
 
+def _without_settle(method: str, path: str, status: int, body: Any) -> tuple[int, Any] | None:
+    """``GET /v1`` without ``settle``: a desktop the harness watches for the whole timer window (docs/waits.md)."""
+    if path == "/v1" and status == 200 and isinstance(body, dict) and isinstance(body.get("capabilities"), list):
+        return status, {**body, "capabilities": [c for c in body["capabilities"] if c != "settle"]}
+    return None
+
+
 def test_a_desktop_that_hangs_up_during_a_negative_window_fails(relays: Desktop, tmp_path: Path) -> None:
     """HOOK-DESKTOP-REOPEN-GATE-01 (阶段 18 desktop 侧约定: "只在 server 于 welcome.features 宣告 … turn-reopen-v1 时才
     发本帧"): "the desktop sends no turn.reopen" is silence on an open connection. A desktop that closes the
-    connection during that window sent nothing, but proved nothing: the scenario fails (it used to pass)."""
+    connection during that window sent nothing, but proved nothing: the scenario fails (it used to pass). The
+    control relay hides ``settle``, so the check watches its whole window, in which the relay's idle close falls."""
     relays.ws.idle_close_s = IDLE_CLOSE_S
+    relays.control.rewrite = _without_settle
     run = _run("hangs-up", tmp_path, relays, ["HOOK-DESKTOP-REOPEN-GATE-01"])
     assert run.verdicts() == {"HOOK-DESKTOP-REOPEN-GATE-01": "fail"}, run.explain()
     [scenario] = _scenarios(run, "HOOK-DESKTOP-REOPEN-GATE-01")
@@ -165,8 +174,10 @@ def test_a_desktop_that_hangs_up_while_no_msg_op_may_come_fails(relays: Desktop,
 
 def test_a_desktop_that_hangs_up_instead_of_sending_no_tool_request_fails(relays: Desktop, tmp_path: Path) -> None:
     """HOOK-DESKTOP-TOOL-02 (阶段 12 "缺席直接短路"): "the desktop sends no tool.request" is silence on an open
-    connection; a desktop that closes the connection during that window proved nothing: the scenario fails."""
+    connection; a desktop that closes the connection during that window proved nothing: the scenario fails. As in
+    the REOPEN-GATE case, ``settle`` is hidden: the window is the whole timer window."""
     relays.ws.idle_close_s = IDLE_CLOSE_S
+    relays.control.rewrite = _without_settle
     run = _run("tools-hang-up", tmp_path, relays, ["HOOK-DESKTOP-TOOL-02"])
     assert run.verdicts() == {"HOOK-DESKTOP-TOOL-02": "fail"}, run.explain()
     assert all("expected no tool.request" in s["reason"] and "closed" in s["reason"]

@@ -458,6 +458,45 @@ def test_a_frame_the_peer_sends_before_the_barriers_pong_fails_the_check_without
     assert [e.type for e in desktop.drain()] == ["task.dispatch"]
 
 
+def test_a_settled_subject_ends_the_check_at_the_second_barrier(pair):
+    """``settle`` (docs/control-api.md "How the harness uses `settle`"): after the first barrier the subject's word
+    is asked; with it the check ends at a second barrier, whatever ``within`` was. Two pings, two pongs consumed."""
+    server, desktop = pair
+    asked = []
+    started = time.monotonic()
+    desktop.expect_none("task.dispatch", within=5.0, settle=lambda: asked.append(1) or 0.0)
+    assert asked == [1] and time.monotonic() - started < 5.0
+    assert [s for s, _ in frames(desktop.wire, Direction.SENT)][-2:] == ["ping", "ping"]
+    assert desktop.drain() == []
+
+
+def test_a_frame_sent_while_the_subject_settles_fails_the_check(pair):
+    """What the subject writes before it answers ``settle`` comes before the second barrier's pong: the check
+    fails on it, also with nothing left to watch after the answer."""
+    server, desktop = pair
+
+    def settle() -> float:
+        server.dispatch()
+        return 0.0
+
+    with pytest.raises(AssertionError, match="did not expect a task.dispatch frame"):
+        desktop.expect_none("task.dispatch", within=5.0, settle=settle)
+
+
+def test_a_failed_settle_leaves_the_whole_window(pair):
+    """``settle`` returning None (it failed): no second barrier, the check watches ``within``, and a frame in it
+    fails the check."""
+    server, desktop = pair
+    timer = threading.Timer(0.1, server.dispatch)
+    timer.start()
+    try:
+        with pytest.raises(AssertionError, match="did not expect a task.dispatch frame"):
+            desktop.expect_none("task.dispatch", within=2.0, settle=lambda: None)
+    finally:
+        timer.join()
+    assert [s for s, _ in frames(desktop.wire, Direction.SENT)].count("ping") == 1
+
+
 def test_a_peer_that_does_not_answer_the_barrier_ping_gets_the_plain_window(roles):
     """No pong to the barrier ping within the step limit: the check watches the plain window instead (noted in
     the wire log) and holds on a live connection (the peer answers WebSocket pings)."""

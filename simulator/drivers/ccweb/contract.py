@@ -32,6 +32,7 @@ class Capability(StrEnum):
     RESTART = "restart"
     FALLBACK_TOOLS = "fallback-tools"
     DYNAMIC_CALL = "dynamic-call"
+    SETTLE = "settle"
 
 
 class Entry(StrEnum):

@@ -11,8 +11,13 @@ capability it lacks makes the requirement not testable (``NotTestable``).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
+from ...errors import NotTestable
+from ...wirelog import Direction
+from ...settling import SETTLE_FAILED, SETTLE_FAILURES, settle_window
 from .contract import Capability, RunKind, is_one_of
 
 __all__ = ["CcwebControl", "ControlCaller"]
@@ -29,8 +34,40 @@ class ControlCaller(Protocol):
 class CcwebControl:
     """The control API of one ccweb subject, each answer checked against the contract before it is used."""
 
-    def __init__(self, client: ControlCaller) -> None:
+    def __init__(self, client: ControlCaller, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
+        self.clock = clock
+        #: whether the control API offers ``settle`` (None: not asked yet)
+        self._offers_settle: bool | None = None
+
+    def settle(self, window: float) -> float | None:
+        """``settle`` bounded by ``window`` (docs/control-api.md, ccweb; ``settle_window``): how long a negative
+        wait still watches once the server has answered (0: settled); None when the server does not offer it or
+        it failed (the wait watches its whole window)."""
+        if self._offers_settle is None:
+            require = getattr(self.client, "require", None)
+            try:
+                if require is None:
+                    raise NotTestable("this control client cannot say which capabilities the subject offers")
+                require(str(Capability.SETTLE))
+                self._offers_settle = True
+            except SETTLE_FAILURES:
+                self._offers_settle = False
+        if not self._offers_settle:
+            return None
+
+        def call(body: dict[str, Any]) -> Record:
+            answer = self.ask(Capability.SETTLE, body)
+            assert isinstance(answer.get("settled"), bool), \
+                f"the control API settle answered no boolean 'settled': {answer!r}"[:300]
+            return answer
+
+        return settle_window(call, window, self.clock, self._note)
+
+    def _note(self, text: str) -> None:
+        wire = getattr(self.client, "wire", None)
+        if wire is not None:
+            wire.record("control", Direction.NOTE, "harness", text, summary=SETTLE_FAILED)
 
     def ask(self, capability: Capability, body: dict[str, Any] | None = None) -> Record:
         """One control-API call. Its answer is the subject's: not a JSON object is a failure (docs/control-api.md:

@@ -49,7 +49,7 @@ def expect_nothing_sent(control: CcwebControl, target_id: str, before: int, step
             return {"pending replies for the target conversation": pending}
         return None
 
-    stays_absent("the refused call sent something", sent, SETTLE_REFUSED_S, step_timeout)
+    stays_absent("the refused call sent something", sent, SETTLE_REFUSED_S, step_timeout, settle=control.settle)
 
 
 def expect_no_pending(control: CcwebControl, target_id: str) -> None:
@@ -104,4 +104,5 @@ def expect_no_write_back(control: CcwebControl, source_id: str, target_id: str, 
             return {"runs in the source conversation": runs}
         return None
 
-    stays_absent("a one_way send wrote back to the source", written_back, SETTLE_WRITE_BACK_S, step_timeout)
+    stays_absent("a one_way send wrote back to the source", written_back, SETTLE_WRITE_BACK_S, step_timeout,
+                 settle=control.settle)

@@ -8,7 +8,8 @@ within N s"), naming what was seen instead. A malformed answer met on the way fa
 A negative wait ("nothing was sent", "nothing was written back") watches a short settle window, never longer than the
 shared ``timer_window`` (what it waits out is the server's background work: the dispatch of a run, a write-back
 after an asynchronous event; no MCP barrier orders those), looking every ``LOOK_S``, and fails as soon as
-something shows. These are harness settings, not protocol numbers.
+something shows. These are harness settings, not protocol numbers. A server whose control API offers ``settle``
+ends the window with its word that that work is done (docs/control-api.md "How the harness uses `settle`").
 """
 
 from __future__ import annotations
@@ -50,10 +51,17 @@ def wait_for(what: str, probe: Callable[[], T | None], observed: Callable[[], st
 
 
 def stays_absent(what: str, probe: Callable[[], Any], settle_s: float, step_timeout: float, *,
+                 settle: Callable[[float], float | None] | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
     """Watch for ``settle_s`` (at most the shared timer window) that ``probe()`` finds nothing; fail as soon as it
-    does, with what it found."""
-    deadline = clock() + min(settle_s, timer_window(step_timeout))
+    does, with what it found. ``settle`` (the server's control capability, ``CcwebControl.settle``) may end the
+    window on the server's word: ``probe()`` then looks once after its answer (and over what is left of the
+    window when it did not settle)."""
+    window = min(settle_s, timer_window(step_timeout))
+    if settle is not None:
+        left = settle(window)
+        window = window if left is None else left
+    deadline = clock() + window
     while True:
         found = probe()
         assert not found, f"{what}: {json.dumps(found, ensure_ascii=False)[:2000]}"

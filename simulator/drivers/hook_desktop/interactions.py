@@ -97,8 +97,8 @@ class InteractionOps(DesktopSession):
         quiet window the desktop sends neither its interaction.cancel nor the turn.end (on a live connection), and after
         a ping barrier its state shows the run not finished, with no decision taken."""
         rid = self.rid(name)
-        self.server.expect_none(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
-                                and e.request_id == rid, self.timer)
+        self.none_from_work(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
+                            and e.request_id == rid)
         self.barrier()
         state = self.call("state")  # checked against $defs/state.response (``DesktopSession.call``)
         runs = [r for r in state["runs"] if r["requestId"] == rid]

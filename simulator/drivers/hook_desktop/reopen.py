@@ -26,7 +26,7 @@ class ReopenChecks(DesktopSession):
     """Operations on the turn.reopen rounds of a desktop scenario (the current one is ``reopen()``)."""
 
     def check_no_reopen(self) -> None:
-        self.server.expect_none(MessageType.TURN_REOPEN.value, self.timer)
+        self.none_from_work(MessageType.TURN_REOPEN.value)
 
     def check_reopen_of(self, name: str) -> None:
         """The desktop sends a turn.reopen of ``name``, with the externalKey ``name`` was dispatched with."""
@@ -59,5 +59,5 @@ class ReopenChecks(DesktopSession):
     def check_reopened_not_replayed(self) -> None:
         """"续跑轮的 turn.progress / turn.end 一律直发,不缓存、不在重连后补发": nothing more of the round arrives."""
         rid = self.reopen().request_id
-        self.server.expect_none(
-            lambda e: e.type in (MessageType.TURN_REOPEN, *_ROUND_FRAMES) and e.request_id == rid, self.timer)
+        self.none_from_work(
+            lambda e: e.type in (MessageType.TURN_REOPEN, *_ROUND_FRAMES) and e.request_id == rid)

@@ -23,9 +23,10 @@ from typing import Any
 from ...control import ControlClient
 from ...errors import SubjectTimeout
 from ...hook import MessageType
-from ...roles.hook_conn import Inbound
+from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
 from ...wirelog import Direction, WireLog
+from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
 from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control
 
@@ -149,6 +150,39 @@ class DesktopSession:
         background (an agent run and what it sends: turn.progress, turn.end, turn.reopen, tool.request; the re-send
         of undelivered results): the barrier proves nothing about work still running."""
         return timer_window(self.step_timeout)
+
+    def none_from_work(self, match: Matcher) -> None:
+        """No frame ``match`` selects comes from the desktop's background work (an agent run and what it sends, the
+        re-send of undelivered results), on a connection that stays open: the check of docs/waits.md "timer
+        windows". With the control capability ``settle`` (docs/control-api.md "How the harness uses `settle`") the
+        window ends on the desktop's word: a barrier, ``settle`` bounded by the window, a second barrier, then
+        what is left of the window (nothing once settled). Without ``settle``, or when it fails: the barrier and
+        the whole window."""
+        self.server.expect_none(match, self.timer, settle=self._settle if self._offers_settle() else None)
+
+    def wait_for_work(self) -> None:
+        """Let the desktop's background work run before its state is read (a second run, if any, has started by
+        then): a barrier and ``settle`` where offered, else the timer window."""
+        if self._offers_settle():
+            self.barrier()
+            left = self._settle()
+            if left is not None:
+                if left > 0:
+                    self.sleep(left)
+                return
+        self.sleep(self.timer)
+
+    def _offers_settle(self) -> bool:
+        """Whether the desktop's control API lists ``settle`` (``GET /v1``); no control API: no."""
+        try:
+            return SETTLE in self.control.capabilities()
+        except SETTLE_FAILURES:
+            return False
+
+    def _settle(self) -> float | None:
+        """``settle`` bounded by the timer window (``settle_window``)."""
+        return settle_window(lambda body: self.call(SETTLE, body), self.timer, self.clock,
+                             lambda text: self.note(text, SETTLE_FAILED))
 
     def note(self, text: str, summary: str) -> None:
         """A harness note in the wire log (what the harness chose not to do, and why)."""

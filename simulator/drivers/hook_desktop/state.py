@@ -61,7 +61,7 @@ class StateChecks(DesktopSession):
         """The desktop ran ``name`` exactly once (§4 "requestId 幂等:任务重投不重跑"), by the run count its state
         reports once a second run would have started."""
         rid = self.rid(name)
-        self.sleep(self.timer)  # a second run, if any, has started by now
+        self.wait_for_work()  # a second run, if any, has started by now
         runs = self.runs_of(name)  # each run count an integer ≥ 0 ($defs/run)
         assert runs, f"the desktop's state lists no run of {name!r} ({rid})"
         count = sum(r["runs"] for r in runs)

@@ -136,7 +136,7 @@ class ToolChecks(StateChecks):
     def check_no_tool_request(self) -> None:
         """阶段 12 "发送前先查 welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路": no tool.request within the
         quiet window, on a connection that stays open and answers ping."""
-        self.server.expect_none(MessageType.TOOL_REQUEST.value, self.timer)
+        self.none_from_work(MessageType.TOOL_REQUEST.value)
 
     # -- the harness as the server: tool.response ---------------------------------------------------------------------
 

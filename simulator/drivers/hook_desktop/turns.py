@@ -95,12 +95,11 @@ class TurnChecks(DesktopSession):
 
     def check_end_not_resent(self, name: str) -> None:
         rid = self.rid(name)
-        self.server.expect_none(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, self.timer)
+        self.none_from_work(lambda e: e.type == MessageType.TURN_END and e.request_id == rid)
 
     def check_nothing_for(self, name: str) -> None:
         """No turn.progress or turn.end of ``name``, and no turn.reopen of it, within the quiet window."""
         rid = self.rid(name)
-        self.server.expect_none(
+        self.none_from_work(
             lambda e: (e.type in (MessageType.TURN_PROGRESS, MessageType.TURN_END) and e.request_id == rid)
-            or (e.type == MessageType.TURN_REOPEN and e.ok and e.payload.reopen_of == rid),
-            self.timer)
+            or (e.type == MessageType.TURN_REOPEN and e.ok and e.payload.reopen_of == rid))

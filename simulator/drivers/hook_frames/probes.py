@@ -50,7 +50,8 @@ def _desktop_opener(subject: str, config: HarnessConfig, subjects: Subjects, not
         (lambda url: subjects.dial_reference_desktop(url, None)) if reference else None,
         None if reference else config.hook_token,
         note=lambda identity: notes.note_subject(subject, target.raw, identity),
-        dial_watch=subjects.desktop_dial_watch())
+        dial_watch=subjects.desktop_dial_watch(),
+        control=None if reference else subjects.control(Role.DESKTOP, None))
 
 
 class FrameProbes:

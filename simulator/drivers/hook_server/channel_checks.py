@@ -1,11 +1,11 @@
 """What the channel shows, judged: the message of a task (state, text, unchanged, closed out, publish count) and
 the messages of a chat. A positive check polls up to the step limit after a barrier; a "nothing changed" or
-"there is none" check looks once after the barrier and ``SETTLE_S`` (``HookServerScenario.settle``)."""
+"there is none" check looks once after the barrier and ``SETTLE_S``, or the server's ``settle``
+(``HookServerScenario.settle``)."""
 
 from __future__ import annotations
 
 from .channel import ChannelOps
-from .scenario import SETTLE_S
 
 __all__ = ["ChannelChecks"]
 
@@ -84,7 +84,7 @@ class ChannelChecks(ChannelOps):
         """The result of ``name`` comes to ``n`` publishes, and still counts ``n`` once settled."""
         self.barrier()
         self.eventually(lambda: self._assert_publishes(name, n))
-        self.sleep(SETTLE_S)
+        self.settle()
         self._assert_publishes(name, n)
 
     def _assert_publishes(self, name: str, n: int) -> None:

@@ -59,8 +59,12 @@ class RecordChecks(ChannelOps):
     def expect_no_notice(self, dev: str, kind: str) -> None:
         """After the barrier and the quiet window, the channel shows no ``kind`` notice for the device. An offline
         notice follows a closed connection, which the server handles on its own time (no barrier reaches it): that
-        check watches the longer window (``timer``)."""
-        self.barrier()
-        self.sleep(self.timer if kind == "offline" else self.quiet)
+        check watches the longer window (``timer``): a server's ``settle`` cannot speak for a close it has not read
+        yet. An online notice follows a hello the barrier covers (``settle``)."""
+        if kind == "offline":
+            self.barrier()
+            self.sleep(self.timer)
+        else:
+            self.settle()
         found = self.notices(dev, kind)
         assert not found, f"the channel shows a {kind} notice for device {dev!r}: {found!r}"

@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, MessageType, Provider, make_ping
 from ...roles.hook_desktop import DesktopRole
-from ...wirelog import WireLog
+from ...wirelog import Direction, WireLog
+from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
 from ..timing import GRACE_S, eventually, quiet_window, timer_window
 from .control_answers import HOOK_SERVER_CONTROL_SCHEMA, HOOK_SERVER_LISTINGS, CheckedControl, ControlCalls, Row
 
@@ -90,6 +91,8 @@ class HookServerScenario:
     role_factory: Callable[[str], DesktopRole] | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    #: whether the control API offers ``settle`` (None: not asked yet)
+    _settle_offered: bool | None = None
 
     def __post_init__(self) -> None:
         #: The control API, every answer checked against docs/control-api.schema.json before it is read.
@@ -187,14 +190,38 @@ class HookServerScenario:
     def none_arrives(self, role: DesktopRole, match: Any, *, include_pending: bool = True) -> None:
         """No frame ``match`` selects reaches ``role``: first the barrier on every other open device connection (the
         server has read every frame any device sent before), then the role's own check (its ping/pong barrier and
-        the ``quiet`` grace, the connection alive: ``HookConnection.expect_none``)."""
+        the ``quiet`` grace, the connection alive: ``HookConnection.expect_none``). A server that offers
+        ``settle`` ends the grace with its word and a second barrier (docs/control-api.md "How the harness uses
+        `settle`")."""
         self.barrier(skip=role)
-        role.expect_none(match, self.quiet, include_pending=include_pending)
+        role.expect_none(match, self.quiet, include_pending=include_pending,
+                         settle=self._settle if self._offers_settle() else None)
 
     def settle(self) -> None:
-        """The barrier, then ``SETTLE_S`` for asynchronous channel writes to land: before a "nothing changed" look."""
+        """The barrier, then ``SETTLE_S`` for asynchronous channel writes to land, before a "nothing changed" look;
+        with ``settle``, the server's word that they have landed instead (what is left of ``SETTLE_S`` when it did
+        not settle)."""
         self.barrier()
-        self.sleep(SETTLE_S)
+        left = self._settle() if self._offers_settle() else None
+        wait = SETTLE_S if left is None else left
+        if wait > 0:
+            self.sleep(wait)
+
+    def _offers_settle(self) -> bool:
+        """Whether the server's control API offers ``settle`` (asked once per scenario)."""
+        if self._settle_offered is None:
+            try:
+                self.control.require(SETTLE)
+                self._settle_offered = True
+            except SETTLE_FAILURES:
+                self._settle_offered = False
+        return self._settle_offered
+
+    def _settle(self) -> float | None:
+        """``settle`` bounded by the grace (``settle_window``), its failure noted in the wire log."""
+        return settle_window(lambda body: self.ctl(SETTLE, body), self.quiet, self.clock,
+                             lambda text: self.wire.record("harness", Direction.NOTE, "harness", text,
+                                                           summary=SETTLE_FAILED))
 
     # -- the control API -----------------------------------------------------------------------------------------
 

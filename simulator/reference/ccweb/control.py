@@ -30,8 +30,10 @@ CONTROL_ROLE: Final = "ccweb"
 #: Every capability, in the order ``GET /v1`` lists them (docs/control-api.md, ccweb).
 CAPABILITIES: Final = (
     "list-conversations", "create-conversation", "list-runs", "get-run", "complete-run", "pending-replies",
-    "seed-pending-reply", "restart", "fallback-tools", "dynamic-call",
+    "seed-pending-reply", "restart", "fallback-tools", "dynamic-call", "settle",
 )
+#: ``settle``'s wait when the request names none (docs/control-api.md, ccweb).
+SETTLE_DEFAULT_MS: Final = 5000
 _STATUS: Final = {"invalid-request": 400, "invalid-json": 400, "not-found": 400, "conflict": 409}
 
 
@@ -71,12 +73,19 @@ class ControlApi:
             "fallback-tools": lambda b: {"tools": core.fallback_tools(
                 _string(b, "namespace", optional=True) or DEFAULT_FALLBACK_NAMESPACE)},
             "dynamic-call": self._dynamic_call,
+            "settle": self._settle,
         }
         assert tuple(self._routes) == CAPABILITIES
 
     @property
     def capabilities(self) -> list[str]:
         return list(self._routes)
+
+    def _settle(self, body: dict[str, Any]) -> dict[str, Any]:
+        ms = body.get("timeoutMs", SETTLE_DEFAULT_MS)
+        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+            raise CoreError("invalid-request", "timeoutMs: a non-negative integer is required")
+        return {"settled": self.core.settled(ms / 1000)}
 
     def _pending_replies(self, body: dict[str, Any]) -> Any:
         if self.core.variant is Variant.CONTROL_MALFORMED:  # broken on purpose: not the documented object

@@ -99,6 +99,15 @@ class CcwebCore:
 
     # -- observing ---------------------------------------------------------------------------------------------
 
+    def settled(self, timeout_s: float) -> bool:
+        """Whether no call is under way within ``timeout_s`` (docs/control-api.md, ccweb ``settle``): every call
+        carries out its effects (the message, the run, the write-back, the continuation) under the lock before it
+        answers, so a free lock is a settled server."""
+        if not self._lock.acquire(timeout=max(0.0, timeout_s)):
+            return False
+        self._lock.release()
+        return True
+
     def conversations(self) -> list[dict[str, Any]]:
         with self._lock:
             return self._machine.conversations()

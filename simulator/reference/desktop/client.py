@@ -22,6 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from ...hook import HOOK_MAX_FRAME_CHARS
+from .gateway import TOOL_TIMER
 from .group_relay import ForgetGroupEntries, SaveGroupEntry
 from .machine import (
     DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule, Variant,
@@ -45,6 +46,14 @@ def _now() -> float:
 
 #: A connection that lasted this long ends a run of quick redials (its successor is logged again).
 STABLE_S = 1.0
+
+#: The machine's timers that wait for something from outside the desktop (docs/control-api.md, desktop ``settle``):
+#: an open interaction card's timeout (it waits for a decision) and a tool call's deadline (it waits for the
+#: tool.response). Every other timer (a turn's next step, a throttled progress frame) is work still running.
+WAITING_TIMERS = frozenset({"interaction", TOOL_TIMER})
+
+#: How often ``settle`` looks again while the desktop is busy.
+SETTLE_POLL_S = 0.01
 
 
 def reconnect_log_due(attempt: int) -> bool:
@@ -74,6 +83,8 @@ class DesktopClient:
         self._stopped = False
         self.connections = 0
         self.clock_offset_ms = 0.0
+        #: Timers that fired and whose event has not run yet (``_fire`` → ``_event``): work still running.
+        self._firing = 0
 
     def now(self) -> float:
         """The machine's clock (unix ms): the wall clock plus the offset ``advance_clock`` added."""
@@ -226,7 +237,14 @@ class DesktopClient:
     def _fire(self, key: tuple[str, str]) -> None:
         self._timers.pop(key, None)
         assert self.loop is not None
-        self.loop.create_task(self._event(lambda now: self.machine.on_timer(key, now)))
+        self._firing += 1
+        self.loop.create_task(self._timer_event(key))
+
+    async def _timer_event(self, key: tuple[str, str]) -> None:
+        try:
+            await self._event(lambda now: self.machine.on_timer(key, now))
+        finally:
+            self._firing -= 1
 
     # -- control (called from other threads) ------------------------------------------------------------------
 
@@ -252,6 +270,25 @@ class DesktopClient:
             self.clock_offset_ms += ms
             return []
         self.call(run, timeout)
+
+    def settled(self) -> bool:
+        """Whether the desktop is settled (docs/control-api.md, desktop ``settle``), read under the event lock: no
+        event is being handled (the frames of every event handled so far are written), no timer fired without its
+        event run, and every timer left waits for something from outside (``WAITING_TIMERS``). A turn queued behind
+        a waiting turn waits too; a turn.end kept for the next welcome waits for a connection."""
+        def look(now: float) -> tuple[bool, list[Effect]]:
+            return self._firing == 0 and all(kind in WAITING_TIMERS for kind, _ in self._timers), []
+        return bool(self.call(look))
+
+    def settle(self, timeout_s: float) -> bool:
+        """Wait until ``settled()`` or ``timeout_s`` passed; whether it settled (control ``settle``)."""
+        deadline = time.monotonic() + timeout_s
+        while not self.settled():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(SETTLE_POLL_S, left))
+        return True
 
     def disconnect(self, timeout: float = 5.0) -> None:
         async def run() -> None:

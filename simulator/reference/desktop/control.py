@@ -29,12 +29,14 @@ CONTROL_VERSION: Final = "1"
 CONTROL_ROLE: Final = "desktop"
 CAPABILITIES: Final = (
     "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
-    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock",
+    "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock", "settle",
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
     *PROVIDER_CAPABILITIES,
     "message-op",
     *GATEWAY_CAPABILITIES,
 )
+#: ``settle``'s wait when the request names none (docs/control-api.md, desktop).
+SETTLE_DEFAULT_MS: Final = 5000
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
 
@@ -79,6 +81,7 @@ class DesktopControlApi:
             "disconnect": lambda b: (self.client.disconnect(), {"ok": True})[1],
             "reconnect": lambda b: (self.client.reconnect(), {"ok": True})[1],
             "advance-clock": self._advance_clock,
+            "settle": self._settle,
             "slack-bind": self._slack_bind,
             "slack-revoke": self._slack_revoke,
             "prefs-get": lambda b: self._with_request_id(lambda now: self.machine.prefs_get(now)),
@@ -142,6 +145,14 @@ class DesktopControlApi:
             raise _BadRequest("ms: a non-negative integer is required")
         self.client.advance_clock(ms)
         return {"ok": True}
+
+    def _settle(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``settle {timeoutMs?}`` → ``{"settled": bool}`` once the desktop is settled or ``timeoutMs`` (default
+        ``SETTLE_DEFAULT_MS``) passed (docs/control-api.md, desktop)."""
+        ms = body.get("timeoutMs", SETTLE_DEFAULT_MS)
+        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+            raise _BadRequest("timeoutMs: a non-negative integer is required")
+        return {"settled": self.client.settle(ms / 1000)}
 
     # -- Slack binding and preferences (docs/control-api.md "Bindings and preferences (desktop, part 2a)") ----------
 

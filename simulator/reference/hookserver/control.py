@@ -28,7 +28,7 @@ CONTROL_ROLE: Final = "hook-server"
 CAPABILITIES: Final = (
     "config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections", "dropped-frames",
     "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace", "set-cleanup-latency",
-    "ping-desktops", "press-button", "restart",
+    "ping-desktops", "press-button", "restart", "settle",
     # part 2a (docs/control-api.md "Bindings and preferences (hook-server, part 2a)")
     "slack-authorize", "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
     # part 2b, group relay and message operations (docs/control-api.md "… (hook-server, part 2b)")
@@ -39,6 +39,8 @@ CAPABILITIES: Final = (
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
+#: ``settle``'s wait when the request names none (docs/control-api.md, hook-server).
+SETTLE_DEFAULT_MS: Final = 5000
 
 
 def _known_error(exc: Exception) -> tuple[int, str, str] | None:
@@ -91,6 +93,8 @@ class HookServerControlApi:
             "ping-desktops": self._ping,
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
             "restart": lambda b: (self.server.restart(), {"ok": True})[1],
+            "settle": lambda b: {"settled": self.server.settle(
+                (_int(b, "timeoutMs") if "timeoutMs" in b else SETTLE_DEFAULT_MS) / 1000)},
             "slack-authorize": lambda b: self._ok(lambda now: self.server.machine.slack_authorize(b, now)),
             "provider-authorize": lambda b: self.server.call(
                 lambda now: self.server.machine.provider_authorize(b, now)),

@@ -75,6 +75,8 @@ MAX_SIZE = 4 * HOOK_MAX_FRAME_CHARS
 LAZY_FLUSH_S = 0.05
 #: Frame types that show no server state: sent at once when their input persists nothing.
 _STATELESS = frozenset({"ping", "pong"})
+#: How often ``settle`` looks again while the server is busy.
+SETTLE_POLL_S = 0.01
 
 
 class _Outbox:
@@ -588,6 +590,39 @@ class HookServer:
 
         assert self.loop is not None
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def _settled(self, now: int) -> bool:
+        """Whether the server is settled (docs/control-api.md, hook-server ``settle``), on the loop under the lock:
+        nothing gathered and not committed, no commit running, no frame held for a commit, no frame queued for a
+        writer or left in a transport's buffer, no frame waiting in a connection's queue to be taken, no connection
+        closing or closed whose clean-up has not run (its handler still lists it), and no wake-up of the machine
+        due. A wake-up due later (a clean-up delay, a publish held by ``hold-publishes``) does not count."""
+        batch = self._batch
+        if batch.rows or batch.sends or self._inflight is not None or self._held:
+            return False
+        for ws in self._sockets.values():
+            if ws.protocol.state is not State.OPEN:
+                return False
+            frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
+            if frames:
+                return False
+            transport = ws.transport
+            if transport is not None and transport.get_write_buffer_size():
+                return False
+        if any(outbox.queue or outbox.task is not None for outbox in self._outboxes.values()):
+            return False
+        due = self.machine.next_wake()
+        return due is None or due > now
+
+    def settle(self, timeout_s: float) -> bool:
+        """Wait until the server is settled (``_settled``) or ``timeout_s`` passed; whether it settled."""
+        deadline = time.monotonic() + timeout_s
+        while not self.call(lambda now: (self._settled(now), [])):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(SETTLE_POLL_S, left))
+        return True
 
     def advance_clock(self, ms: int) -> int:
         def run(now: int) -> tuple[int, list[Effect]]:

@@ -4,6 +4,7 @@ harness's own ``ControlClient``."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -14,7 +15,7 @@ from simulator.reference.ccweb.control import CAPABILITIES, ControlApi
 
 #: The capabilities of docs/ccweb-contract-plan.md.
 PLAN = ["list-conversations", "create-conversation", "list-runs", "get-run", "complete-run", "pending-replies",
-        "seed-pending-reply", "restart", "fallback-tools", "dynamic-call"]
+        "seed-pending-reply", "restart", "fallback-tools", "dynamic-call", "settle"]
 RAC = {"targetConversationId": "conv-target", "content": "Review the patch.", "replyMode": "return_and_continue"}
 
 
@@ -31,6 +32,21 @@ def test_describes_itself(api):
     status, info = api.handle("GET", "/v1")
     assert status == 200 and info["version"] == "1" and info["role"] == "ccweb"
     assert info["capabilities"] == list(CAPABILITIES) == PLAN
+
+
+def test_settle_answers_at_once_when_no_call_is_under_way_and_refuses_a_bad_timeout(api):
+    """docs/control-api.md, ccweb ``settle``: the reference does a call's work before it answers, so it is
+    settled whenever no call holds its lock."""
+    assert call(api, "settle", {}) == (200, {"settled": True})
+    assert call(api, "settle", {"timeoutMs": 0}) == (200, {"settled": True})
+    status, answer = call(api, "settle", {"timeoutMs": -5})
+    assert status == 400 and answer["error"]["code"] == "invalid-request"
+    out = []
+    with api.core._lock:  # a call under way on another thread: not settled within the time given
+        worker = threading.Thread(target=lambda: out.append(call(api, "settle", {"timeoutMs": 50})))
+        worker.start()
+        worker.join(5)
+    assert out == [(200, {"settled": False})]
 
 
 def test_a_whole_return_and_continue_round(api):

@@ -155,6 +155,7 @@ def test_every_answer_of_a_session_over_every_family_validates_against_the_schem
     c("reconnect")
     server.accept()
     server.expect_hello()
+    assert c("settle", {"timeoutMs": 5000}) == {"settled": True}  # offline turns and cards wait: settled
     assert c.covered == set(SCHEMA["capabilities"]), sorted(set(SCHEMA["capabilities"]) - c.covered)
 
 

@@ -182,6 +182,34 @@ def test_advance_clock_expires_the_reopen_bookkeeping_and_timers_keep_their_dela
     assert info.value.code == 400
 
 
+def test_settle_answers_once_the_turn_has_ended_and_its_frames_are_written(setup):
+    """docs/control-api.md, desktop ``settle``: a running turn keeps the desktop unsettled (a short ``timeoutMs``
+    answers false); once settled, the turn.end was written before the answer; a turn that waits for a decision, or
+    for a task.cancel, leaves the desktop settled."""
+    server, handle, _ = setup
+    server.welcome(ALL)
+    control(handle, "script-next-turn", {"progress": ["a"], "stepMs": 400})
+    rid = server.dispatch()
+    server.expect_ack(rid)
+    assert control(handle, "settle", {"timeoutMs": 50}) == {"settled": False}
+    assert control(handle, "settle", {"timeoutMs": 5000}) == {"settled": True}
+    assert control(handle, "state")["runs"][-1]["status"] == "ok"
+    server.ping()  # the turn.end was written before the answer: it comes before the pong
+    pong_or_end = server.expect(lambda e: e.type in ("pong", "turn.end") and (e.type == "pong" or e.request_id == rid))
+    assert pong_or_end.type == "turn.end"
+    control(handle, "script-next-turn", {"progress": [], "interaction": {"buttons": [{"id": "ok", "label": "OK"}]}})
+    card = server.dispatch()
+    server.expect(lambda e: e.type == "interaction.request" and e.request_id == card)
+    assert control(handle, "settle", {"timeoutMs": 2000}) == {"settled": True}
+    control(handle, "script-next-turn", {"progress": [], "waitForCancel": True})
+    waiting = server.dispatch(workspace="repo")
+    server.expect_ack(waiting)
+    assert control(handle, "settle", {"timeoutMs": 2000}) == {"settled": True}
+    with pytest.raises(urllib.error.HTTPError) as info:
+        control(handle, "settle", {"timeoutMs": -1})
+    assert info.value.code == 400
+
+
 def test_reconnect_failures_are_logged_at_doubling_intervals():
     from simulator.reference.desktop.client import reconnect_log_due
 

@@ -119,6 +119,7 @@ def test_every_answer_validates_against_the_schema():
             assert recv(ws, "turn.delivery").state == "retrying"
             c("list-tasks", {"deviceId": "sd"})  # a retrying delivery
             c("advance-clock", {"ms": 1000})
+            c("settle", {"timeoutMs": 2000})
             assert recv(ws, "turn.delivery").state == "delivered"
             ws.send(serialize_hook_message(make_turn_reopen(request_id="re-schema", reopen_of=rid, external_key="k",
                                                             session_id="s")))

@@ -78,6 +78,11 @@ class Desk:
         self.ws.close()
 
 
+def desk_next(desk: Desk) -> str:
+    """The type of the next frame the server sends ``desk`` (bounded)."""
+    return parse_hook_message(desk.ws.recv(timeout=5)).message.type.value
+
+
 @pytest.fixture(scope="module")
 def server():
     handle = start_server(token=TOKEN)
@@ -145,6 +150,35 @@ def test_full_lifecycle_with_delivery(server):
     assert message["state"] == "done" and message["text"] == "finished" and message["publishes"] == 1
     (task,) = [t for t in ok(server.control_url, "list-tasks", {"deviceId": "dev-life"})["tasks"]]
     assert task["ack"] == "accepted" and task["ended"] and task["delivery"]["state"] == "delivered"
+    desk.close()
+
+
+def test_settle_answers_once_what_the_server_was_given_is_handled_and_written(server):
+    """docs/control-api.md, hook-server ``settle``: a result sent without waiting is committed, published and
+    answered (both turn.delivery frames written) by the time ``settle`` says settled; a bad timeoutMs is a 400."""
+    desk = Desk(server.url, "dev-settle")
+    desk.hello()
+    rid = ok(server.control_url, "inject-message", {"provider": "slack", "chatId": "C-settle", "userId": "U1",
+                                                    "text": "go", "deviceId": "dev-settle"})["requestId"]
+    dispatch = desk.expect("task.dispatch")
+    desk.send(make_task_ack(request_id=rid, result="accepted", session_id="s1"))
+    desk.send(make_turn_end(request_id=rid, external_key=dispatch.external_key, session_id="s1", status="ok",
+                            final_text="done", error_message=None, usage=TurnUsage(duration_ms=1)))
+    desk.send(make_ping())
+    seen = [desk_next(desk)]
+    while seen[-1] != "pong":  # the barrier: the server has read the turn.end
+        seen.append(desk_next(desk))
+    assert ok(server.control_url, "settle", {"timeoutMs": 5000}) == {"settled": True}
+    (message,) = ok(server.control_url, "list-messages", {"requestId": rid})["messages"]
+    assert message["publishes"] == 1
+    desk.send(make_ping())
+    seen.append(desk_next(desk))
+    while seen[-1] != "pong":
+        seen.append(desk_next(desk))
+    # both turn.delivery frames were written before settle's answer: before the second pong at the latest
+    assert [t for t in seen if t == "turn.delivery"] == ["turn.delivery"] * 2 and seen[-1] == "pong"
+    assert call(server.control_url, "settle", {"timeoutMs": -1})[0] == 400
+    assert ok(server.control_url, "settle") == {"settled": True}
     desk.close()
 
 
