@@ -84,7 +84,7 @@ class ChannelChecks(ChannelOps):
         """The result of ``name`` comes to ``n`` publishes, and still counts ``n`` once settled."""
         self.barrier()
         self.eventually(lambda: self._assert_publishes(name, n))
-        self.settle()
+        self.settled()
         self._assert_publishes(name, n)
 
     def _assert_publishes(self, name: str, n: int) -> None:

@@ -202,6 +202,11 @@ class HookServerScenario:
         with ``settle``, the server's word that they have landed instead (what is left of ``SETTLE_S`` when it did
         not settle)."""
         self.barrier()
+        self.settled()
+
+    def settled(self) -> None:
+        """``settle`` without a barrier first (the caller's barrier already covers every frame it sent): the server's
+        word where offered, else ``SETTLE_S``."""
         left = self._settle() if self._offers_settle() else None
         wait = SETTLE_S if left is None else left
         if wait > 0:
