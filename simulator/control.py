@@ -50,6 +50,8 @@ class ControlClient:
         self.wire = wire
         self._capabilities: frozenset[str] | None = None
         self._conn: http.client.HTTPConnection | None = None
+        #: requests answered on the current connection (a reused one may have been closed by the subject meanwhile)
+        self._served = 0
         self._lock = threading.Lock()
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -70,24 +72,43 @@ class ControlClient:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        self._served = 0
 
     def _exchange(self, method: str, path: str, data: bytes | None) -> tuple[int, bytes]:
         """One request on the kept-alive connection: its status and body. ``OSError`` / ``TimeoutError`` /
-        ``http.client.HTTPException`` pass through (the connection is dropped first)."""
+        ``http.client.HTTPException`` pass through (the connection is dropped first).
+
+        A kept-alive connection the subject closed just before the request (its close still on the way when
+        ``_connection`` looked) fails with no answer at all: the request is sent once more on a new connection.
+        Only then, and only once: the subject closed a connection it was done with, so it never read the request
+        (a fresh connection that fails, or any failure after an answer began, passes through)."""
         target = urllib.parse.urlsplit(self.base_url or "").path.rstrip("/") + path
         headers = {"Content-Type": "application/json"} if data is not None else {}
         with self._lock:
-            conn = self._connection()
-            try:
-                conn.request(method, target, body=data, headers=headers)
-                response = conn.getresponse()
-                payload = response.read()
-            except BaseException:
-                self._drop_connection()
-                raise
-            if response.will_close:
-                self._drop_connection()
-            return response.status, payload
+            for attempt in (1, 2):
+                conn = self._connection()
+                reused = self._served > 0
+                try:
+                    conn.request(method, target, body=data, headers=headers)
+                    response = conn.getresponse()
+                except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                    self._drop_connection()
+                    if reused and attempt == 1:
+                        continue
+                    raise
+                except BaseException:
+                    self._drop_connection()
+                    raise
+                try:
+                    payload = response.read()
+                except BaseException:
+                    self._drop_connection()
+                    raise
+                self._served += 1
+                if response.will_close:
+                    self._drop_connection()
+                return response.status, payload
+            raise AssertionError("unreachable: the second attempt returns or raises")
 
     def _http(self, method: str, path: str, body: Any = None) -> Any:
         if self.base_url is None:

@@ -17,7 +17,7 @@ from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 
 __all__ = ["SETTLE", "SETTLE_FAILED", "SETTLE_FAILURES", "settle_window"]
 
-#: The control capability (hook-server and desktop roles).
+#: The control capability (the hook-server, desktop and ccweb roles).
 SETTLE = "settle"
 #: The wire-log summary of a ``settle`` that failed (the check then watches its whole window).
 SETTLE_FAILED = "settle failed"
@@ -27,8 +27,8 @@ SETTLE_FAILURES = (NotTestable, SubjectRefused, SubjectTimeout, TargetError, Ass
 
 def settle_window(call: Callable[[dict[str, Any]], Any], window: float, clock: Callable[[], float],
                   note: Callable[[str], None]) -> float | None:
-    """``settle {timeoutMs: window}`` through ``call`` (its answer checked against ``$defs/settle.response`` by
-    ``call``): how long the check still watches after its second barrier: 0 for ``settled: true``, what is left of
+    """``settle {timeoutMs: window}`` through ``call`` (which checks the answer's shape, docs/control-api.md, and raises
+    one of ``SETTLE_FAILURES`` otherwise): how long the check still watches after its second barrier: 0 for ``settled: true``, what is left of
     ``window`` for ``settled: false``; None (after ``note``-ing why) when the call failed."""
     start = clock()
     try:

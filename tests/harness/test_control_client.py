@@ -97,6 +97,22 @@ def test_a_connection_the_subject_closed_between_calls_is_replaced(subject: _Sub
     client.close()
 
 
+def test_a_close_still_on_its_way_when_the_next_call_goes_out_costs_one_resend(subject: _Subject,
+                                                                               monkeypatch) -> None:
+    """The subject closes after each answer, and the client does not see the close before its next request (the
+    race ``_closed_by_peer`` loses when the FIN is late): the request fails with no answer on the reused
+    connection, and goes once more on a new one. A fresh connection that fails is not retried."""
+    import simulator.control as control
+
+    monkeypatch.setattr(control, "_closed_by_peer", lambda sock: False)
+    subject.close_after_answer = True
+    client = ControlClient(subject.url, role="hook-server", timeout=5)
+    for n in range(3):
+        assert client.call("echo", {"n": n}) == {"n": n}
+    assert subject.connections == 4  # GET /v1, then one per call: each stale connection's request went again
+    client.close()
+
+
 def test_each_answer_keeps_its_verdict(subject: _Subject) -> None:
     client = ControlClient(subject.url, role="hook-server", timeout=5)
     with pytest.raises(SubjectRefused) as refused:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...errors import NotTestable
-from ...wirelog import Direction
 from ...settling import SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...wirelog import Direction
 from .contract import Capability, RunKind, is_one_of
 
 __all__ = ["CcwebControl", "ControlCaller"]

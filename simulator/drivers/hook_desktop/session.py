@@ -25,8 +25,8 @@ from ...errors import SubjectTimeout
 from ...hook import MessageType
 from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
-from ...wirelog import Direction, WireLog
 from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...wirelog import Direction, WireLog
 from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control
 

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, MessageType, Provider, make_ping
 from ...roles.hook_desktop import DesktopRole
-from ...wirelog import Direction, WireLog
 from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...wirelog import Direction, WireLog
 from ..timing import GRACE_S, eventually, quiet_window, timer_window
 from .control_answers import HOOK_SERVER_CONTROL_SCHEMA, HOOK_SERVER_LISTINGS, CheckedControl, ControlCalls, Row
 
