@@ -483,6 +483,19 @@ def test_a_frame_sent_while_the_subject_settles_fails_the_check(pair):
         desktop.expect_none("task.dispatch", within=5.0, settle=settle)
 
 
+def test_a_subject_that_hangs_up_while_it_settles_fails_the_check(pair):
+    """Silence is evidence only on a live connection: a subject that closes the connection before the second
+    barrier's pong (here while ``settle`` is asked) proved nothing, whatever ``settle`` answered."""
+    server, desktop = pair
+
+    def settle() -> float:
+        server.close_connection(1001, "going away")
+        return 0.0
+
+    with pytest.raises(NegativeWindowBroken, match="closed|connection"):
+        desktop.expect_none("task.dispatch", within=5.0, settle=settle)
+
+
 def test_a_failed_settle_leaves_the_whole_window(pair):
     """``settle`` returning None (it failed): no second barrier, the check watches ``within``, and a frame in it
     fails the check."""
