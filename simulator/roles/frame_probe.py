@@ -180,9 +180,9 @@ class FrameProbe:
         """Wait until a pong the subject may still owe the case (a second pong after the barrier's) would have
         arrived. Without more: ``grace``, twice the round trip. With the subject's control capability ``settle``
         (docs/control-api.md "How the harness uses `settle`") the wait ends on events instead: once the subject
-        says it is settled, everything it owed is written; a WebSocket ping's pong then comes after it on the same
-        stream (RFC 6455 §5.5.3: an endpoint answers ping on the connection it writes its frames to, in order), so
-        every hook pong it sent has been read once that pong is in."""
+        says it is settled, everything it owed is written; a WebSocket ping is then answered with a pong on the same
+        connection (RFC 6455 §5.5.2), written after everything before it, and one TCP stream delivers in order: every
+        hook pong the subject sent has been read once that pong is in."""
         control = getattr(self.opener, "control", None)
         left = None if control is None or not _offers_settle(control) else settle_window(
             lambda body: _settle_answer(control.call(SETTLE, body)), grace, time.monotonic, lambda text: None)
