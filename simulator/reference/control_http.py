@@ -17,7 +17,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
-__all__ = ["MAX_BODY_BYTES", "BadRequest", "JsonControlServer", "encode_answer", "error_body", "route_control"]
+__all__ = ["MAX_BODY_BYTES", "SETTLE_DEFAULT_MS", "BadRequest", "JsonControlServer", "encode_answer", "error_body",
+           "route_control", "settle_timeout_s"]
 
 MAX_BODY_BYTES: Final = 1 << 20
 
@@ -45,6 +46,19 @@ SHUTDOWN_POLL_S = 0.02
 
 class BadRequest(Exception):
     """A control request whose body does not say what the capability needs: HTTP 400 ``invalid-request``."""
+
+
+#: ``settle``'s wait when the request names none (docs/control-api.md: the same for every role).
+SETTLE_DEFAULT_MS = 5000
+
+
+def settle_timeout_s(body: dict[str, Any]) -> float:
+    """The seconds a ``settle {timeoutMs?}`` request may wait (``SETTLE_DEFAULT_MS`` when it names none);
+    ``BadRequest`` unless ``timeoutMs`` is a non-negative integer."""
+    ms = body.get("timeoutMs", SETTLE_DEFAULT_MS)
+    if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+        raise BadRequest("timeoutMs: a non-negative integer is required")
+    return ms / 1000
 
 
 #: A reference's own errors → (HTTP status, code, message); None for an exception it does not know (→ 500).

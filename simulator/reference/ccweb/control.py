@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..control_http import JsonControlServer, route_control
+from ..control_http import JsonControlServer, route_control, settle_timeout_s
 from .contract import DEFAULT_FALLBACK_NAMESPACE
 from .core import CcwebCore
 from .machine import CoreError
@@ -32,8 +32,6 @@ CAPABILITIES: Final = (
     "list-conversations", "create-conversation", "list-runs", "get-run", "complete-run", "pending-replies",
     "seed-pending-reply", "restart", "fallback-tools", "dynamic-call", "settle",
 )
-#: ``settle``'s wait when the request names none (docs/control-api.md, ccweb).
-SETTLE_DEFAULT_MS: Final = 5000
 _STATUS: Final = {"invalid-request": 400, "invalid-json": 400, "not-found": 400, "conflict": 409}
 
 
@@ -82,10 +80,8 @@ class ControlApi:
         return list(self._routes)
 
     def _settle(self, body: dict[str, Any]) -> dict[str, Any]:
-        ms = body.get("timeoutMs", SETTLE_DEFAULT_MS)
-        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
-            raise CoreError("invalid-request", "timeoutMs: a non-negative integer is required")
-        return {"settled": self.core.settled(ms / 1000)}
+        """``settle {timeoutMs?}`` → ``{"settled": bool}`` (docs/control-api.md, ccweb)."""
+        return {"settled": self.core.settled(settle_timeout_s(body))}
 
     def _pending_replies(self, body: dict[str, Any]) -> Any:
         if self.core.variant is Variant.CONTROL_MALFORMED:  # broken on purpose: not the documented object

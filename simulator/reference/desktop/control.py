@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..control_http import BadRequest as _BadRequest
-from ..control_http import JsonControlServer, route_control
+from ..control_http import JsonControlServer, route_control, settle_timeout_s
 from .agent import Script
 from .client import DesktopClient
 from .machine import MachineError
@@ -35,8 +35,6 @@ CAPABILITIES: Final = (
     "message-op",
     *GATEWAY_CAPABILITIES,
 )
-#: ``settle``'s wait when the request names none (docs/control-api.md, desktop).
-SETTLE_DEFAULT_MS: Final = 5000
 _STATUS: Final = {"invalid-request": 400, "not-found": 400, "conflict": 409, "offline": 409, **PROVIDER_STATUS}
 
 
@@ -147,12 +145,9 @@ class DesktopControlApi:
         return {"ok": True}
 
     def _settle(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``settle {timeoutMs?}`` → ``{"settled": bool}`` once the desktop is settled or ``timeoutMs`` (default
-        ``SETTLE_DEFAULT_MS``) passed (docs/control-api.md, desktop)."""
-        ms = body.get("timeoutMs", SETTLE_DEFAULT_MS)
-        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
-            raise _BadRequest("timeoutMs: a non-negative integer is required")
-        return {"settled": self.client.settle(ms / 1000)}
+        """``settle {timeoutMs?}`` → ``{"settled": bool}`` once the desktop is settled or ``timeoutMs`` passed
+        (docs/control-api.md, desktop)."""
+        return {"settled": self.client.settle(settle_timeout_s(body))}
 
     # -- Slack binding and preferences (docs/control-api.md "Bindings and preferences (desktop, part 2a)") ----------
 

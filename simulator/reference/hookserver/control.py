@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ...hook import HOOK_MAX_FRAME_CHARS
 from ..control_http import BadRequest as _BadRequest
-from ..control_http import JsonControlServer, route_control
+from ..control_http import JsonControlServer, route_control, settle_timeout_s
 from .machine import MachineError
 from .server import HookServer
 
@@ -39,8 +39,6 @@ CAPABILITIES: Final = (
 )
 #: inject-messages takes at most this many messages per call.
 MAX_BATCH: Final = 5000
-#: ``settle``'s wait when the request names none (docs/control-api.md, hook-server).
-SETTLE_DEFAULT_MS: Final = 5000
 
 
 def _known_error(exc: Exception) -> tuple[int, str, str] | None:
@@ -93,8 +91,7 @@ class HookServerControlApi:
             "ping-desktops": self._ping,
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
             "restart": lambda b: (self.server.restart(), {"ok": True})[1],
-            "settle": lambda b: {"settled": self.server.settle(
-                (_int(b, "timeoutMs") if "timeoutMs" in b else SETTLE_DEFAULT_MS) / 1000)},
+            "settle": lambda b: {"settled": self.server.settle(settle_timeout_s(b))},
             "slack-authorize": lambda b: self._ok(lambda now: self.server.machine.slack_authorize(b, now)),
             "provider-authorize": lambda b: self.server.call(
                 lambda now: self.server.machine.provider_authorize(b, now)),
