@@ -27,16 +27,19 @@ SETTLE_FAILURES = (NotTestable, SubjectRefused, SubjectTimeout, TargetError, Ass
 
 def settle_window(call: Callable[[dict[str, Any]], Any], window: float, clock: Callable[[], float],
                   note: Callable[[str], None]) -> float | None:
-    """``settle {timeoutMs: window}`` through ``call`` (which checks the answer's shape, docs/control-api.md, and raises
-    one of ``SETTLE_FAILURES`` otherwise): how long the check still watches after its second barrier: 0 for ``settled: true``, what is left of
-    ``window`` for ``settled: false``; None (after ``note``-ing why) when the call failed."""
+    """``settle {timeoutMs: window}`` through ``call``: how long the check still watches after its second barrier: 0
+    for ``settled: true``, what is left of ``window`` for ``settled: false``; None (after ``note``-ing why) when the
+    call failed (``call`` raised one of ``SETTLE_FAILURES``, e.g. its schema check) or the answer holds no boolean
+    ``settled`` (docs/control-api.md)."""
     start = clock()
     try:
         answer = call({"timeoutMs": round(window * 1000)})
+        if not isinstance(answer, dict) or not isinstance(answer.get("settled"), bool):
+            raise AssertionError(f"the control API's settle answered no boolean 'settled': {answer!r}"[:300])
     except SETTLE_FAILURES as exc:
         note(f"{SETTLE} failed ({type(exc).__name__}: {str(exc)[:200]}): the check watches its whole window "
              f"({window:g} s)")
         return None
-    if answer["settled"] is True:
+    if answer["settled"]:
         return 0.0
     return max(0.0, window - (clock() - start))

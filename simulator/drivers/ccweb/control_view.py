@@ -55,14 +55,7 @@ class CcwebControl:
                 self._offers_settle = False
         if not self._offers_settle:
             return None
-
-        def call(body: dict[str, Any]) -> Record:
-            answer = self.ask(Capability.SETTLE, body)
-            assert isinstance(answer.get("settled"), bool), \
-                f"the control API settle answered no boolean 'settled': {answer!r}"[:300]
-            return answer
-
-        return settle_window(call, window, self.clock, self._note)
+        return settle_window(lambda body: self.ask(Capability.SETTLE, body), window, self.clock, self._note)
 
     def _note(self, text: str) -> None:
         wire = getattr(self.client, "wire", None)
