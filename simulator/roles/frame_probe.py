@@ -278,7 +278,8 @@ class HookServerOpener:
         device_id = getattr(role, "device_id", None)
         cid = self._connection_id.get(device_id or "")
         if cid is None:
-            conns = self.control.call("connections", {}).get("connections", [])
+            asked = {"deviceId": device_id} if device_id else {}  # a server that lists every device: kept below
+            conns = self.control.call("connections", asked).get("connections", [])
             mine = [c for c in conns if c.get("deviceId") == device_id and c.get("open")]
             if not mine:
                 raise AssertionError(f"the hook server's control API lists no open connection of device {device_id}")

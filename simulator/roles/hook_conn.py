@@ -66,7 +66,9 @@ W = TypeVar("W", bound=Wire)
 _NO_CLAIM = frozenset({IssueCode.FRAME_TOO_LARGE, IssueCode.NOT_UTF8, IssueCode.NOT_JSON, IssueCode.NOT_OBJECT})
 #: Frames above this size are not decoded a second time just to read the claimed type of an invalid frame.
 _CLAIM_MAX = 4 * 1024 * 1024
-#: Frames we send above this size are not re-parsed for the wire-log verdict when we built them ourselves.
+#: Frames we send above this size are not re-parsed for the wire-log verdict: the harness sends such frames only to
+#: test a size limit (its own verdict on them is the case's, never the subject's), and re-parsing a 48 MiB frame
+#: costs a quarter of a second per send.
 _RECHECK_MAX = 4 * 1024 * 1024
 #: How long a negative check watches when the subject gives it no barrier (no pong to its ping within the step
 #: limit): the plain window, a harness setting (``simulator.drivers.timing.QUIET_S`` is this value).
@@ -445,6 +447,9 @@ class HookConnection:
         if built is not None and len(data) > _RECHECK_MAX:
             # a large frame we built ourselves: not parsed a second time (the builder validated it, if asked to)
             summary, verdict = built.type.value + (" [binary]" if binary else ""), None
+        elif len(data) > _RECHECK_MAX:  # a size-limit case: its size is what the wire log needs to show
+            size = f"{len(data):,} {'characters' if isinstance(data, str) else 'bytes'}, not re-parsed"
+            summary, verdict = ("[binary] " if binary else "") + size, None
         else:
             d = describe_frame(data, binary=binary, origin="harness")
             summary, verdict = d.summary, d.verdict

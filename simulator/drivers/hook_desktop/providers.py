@@ -208,10 +208,10 @@ class ProviderChecks(StateChecks):
         assert cancel.provider == provider, f"provider.bind.cancel names provider {cancel.provider!r}"
 
     def check_no_cancel(self, attempt: str) -> None:
-        """§5 provider.bind.cancel "只取消指定 attemptId": no cancel names ``attempt`` (quiet window)."""
+        """§5 provider.bind.cancel "只取消指定 attemptId": no cancel names ``attempt`` (``none_answered``)."""
         aid = self.pid("attempt", attempt)
-        self.server.expect_none(lambda e: e.type == MessageType.PROVIDER_BIND_CANCEL and e.ok
-                                and e.payload.attempt_id == aid, self.quiet)
+        self.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_CANCEL and e.ok
+                           and e.payload.attempt_id == aid)
 
     def check_revoke(self, provider: str, binding: str) -> None:
         bid = self.pid("binding", binding)
@@ -220,8 +220,8 @@ class ProviderChecks(StateChecks):
 
     def check_no_revoke(self, binding: str) -> None:
         bid = self.pid("binding", binding)
-        self.server.expect_none(lambda e: e.type == MessageType.PROVIDER_BIND_REVOKE and e.ok
-                                and e.payload.binding_id == bid, self.quiet)
+        self.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_REVOKE and e.ok
+                           and e.payload.binding_id == bid)
 
     # -- what the desktop shows (control state) ---------------------------------------------------------------------
 

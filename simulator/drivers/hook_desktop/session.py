@@ -158,14 +158,21 @@ class DesktopSession:
         window ends on the desktop's word: a barrier, ``settle`` bounded by the window, a second barrier, then
         what is left of the window (nothing once settled). Without ``settle``, or when it fails: the barrier and
         the whole window."""
-        self.server.expect_none(match, self.timer, settle=self._settle if self._offers_settle() else None)
+        self.server.expect_none(match, self.timer, settle=self._settler(self.timer))
+
+    def none_answered(self, match: Matcher) -> None:
+        """No frame ``match`` selects comes in direct answer to the harness's frames or control-API actions, on a
+        connection that stays open: a barrier, then the grace (``quiet``) for what the desktop does outside the
+        connection's order (a control-API action's frames). With ``settle``: ``settle`` bounded by the grace, a
+        second barrier, then what is left of the grace (nothing once settled), as for ``none_from_work``."""
+        self.server.expect_none(match, self.quiet, settle=self._settler(self.quiet))
 
     def wait_for_work(self) -> None:
         """Let the desktop's background work run before its state is read (a second run, if any, has started by
         then): a barrier and ``settle`` where offered, else the timer window."""
         if self._offers_settle():
             self.barrier()
-            left = self._settle()
+            left = self._settle(self.timer)
             if left is not None:
                 if left > 0:
                     self.sleep(left)
@@ -179,10 +186,14 @@ class DesktopSession:
         except SETTLE_FAILURES:
             return False
 
-    def _settle(self) -> float | None:
-        """``settle`` bounded by the timer window (``settle_window``)."""
-        return settle_window(lambda body: self.call(SETTLE, body), self.timer, self.clock,
+    def _settle(self, window: float) -> float | None:
+        """``settle`` bounded by ``window`` (``settle_window``)."""
+        return settle_window(lambda body: self.call(SETTLE, body), window, self.clock,
                              lambda text: self.note(text, SETTLE_FAILED))
+
+    def _settler(self, window: float) -> Callable[[], float | None] | None:
+        """What ``expect_none`` calls between its barriers: ``settle`` bounded by ``window``; None without ``settle``."""
+        return (lambda: self._settle(window)) if self._offers_settle() else None
 
     def note(self, text: str, summary: str) -> None:
         """A harness note in the wire log (what the harness chose not to do, and why)."""

@@ -127,7 +127,7 @@ class ChannelOps(HookServerScenario):
     def connection_ids(self, dev: str) -> set[str]:
         """The ids of every connection the server lists for device ``dev``."""
         device_id = self.device(dev).role.device_id
-        return {c["connectionId"] for c in self.rows("connections", {}, keep=lambda c: c["deviceId"] == device_id)}
+        return {c["connectionId"] for c in self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id)}
 
     def notices(self, dev: str, kind: str) -> list[Row]:
         """The channel's ``kind`` (online/offline) notices for device ``dev``."""

@@ -91,7 +91,7 @@ class Script:
     final_text: str = "done"
     status: str = "ok"
     error_message: str | None = None
-    step_ms: int = 50
+    step_ms: int = 10
     wait_for_cancel: bool = False
     interaction: InteractionScript | None = None
     attachments: tuple[Attachment, ...] = ()

@@ -79,7 +79,8 @@ class HookServerControlApi:
             "list-messages": lambda b: self._view(lambda m: {"messages": m.list_messages(
                 _opt_filter(b, "requestId"), _opt_filter(b, "provider"), _opt_filter(b, "chatId"))}),
             "list-tasks": lambda b: self._view(lambda m: {"tasks": m.list_tasks(_opt_filter(b, "deviceId"))}),
-            "connections": lambda b: self._view(lambda m: {"connections": m.list_connections()}),
+            "connections": lambda b: self._view(
+                lambda m: {"connections": m.list_connections(_opt_filter(b, "deviceId"))}),
             "dropped-frames": lambda b: self._view(
                 lambda m: {"dropped": m.list_dropped(_opt_filter(b, "connectionId"))}),
             "notices": lambda b: self._view(lambda m: {"notices": m.list_notices(_opt_filter(b, "deviceId"))}),

@@ -1210,8 +1210,8 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
             })
         return out
 
-    def list_connections(self) -> list[dict[str, Any]]:
-        return [c.public() for c in self.connections.values()]
+    def list_connections(self, device_id: str | None = None) -> list[dict[str, Any]]:
+        return [c.public() for c in self.connections.values() if device_id is None or c.device_id == device_id]
 
     def list_dropped(self, conn_id: str | None = None) -> list[dict[str, Any]]:
         return [dict(d) for d in self.dropped if conn_id is None or d["connectionId"] == conn_id]

@@ -251,7 +251,7 @@ def test_default_script_progress_then_done_with_duration():
     end = h.of("turn.end")[0]
     assert h.of("turn.progress")[0]["text"] == "working…"
     assert end["status"] == "ok" and end["finalText"] == "done" and end["errorMessage"] is None
-    assert end["usage"]["durationMs"] == 100
+    assert end["usage"]["durationMs"] == 20  # one progress, then the end: two steps of the default 10 ms
 
 
 def test_progress_throttled_latest_wins_never_concatenated():

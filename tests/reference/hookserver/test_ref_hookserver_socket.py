@@ -117,6 +117,22 @@ def test_bad_frames_are_dropped_and_the_connection_stays_open(server):
     desk.close()
 
 
+def test_connections_lists_only_the_named_device_when_asked(server):
+    """docs/control-api.md `connections`: with `deviceId`, only that device's connections (closed ones too)."""
+    first, second = Desk(server.url, "dev-list-a"), Desk(server.url, "dev-list-b")
+    first.hello()
+    second.hello()
+    first.close()
+    everyone = ok(server.control_url, "connections")["connections"]
+    assert {"dev-list-a", "dev-list-b"} <= {c["deviceId"] for c in everyone}
+    only_a = ok(server.control_url, "connections", {"deviceId": "dev-list-a"})["connections"]
+    assert [c["deviceId"] for c in only_a] == ["dev-list-a"]
+    assert ok(server.control_url, "connections", {"deviceId": "dev-nobody"})["connections"] == []
+    status, answer = call(server.control_url, "connections", {"deviceId": 7})
+    assert status == 400, answer
+    second.close()
+
+
 def test_too_large_frame_is_dropped_and_the_connection_stays_open(server):
     desk = Desk(server.url, "dev-big")
     desk.hello()
