@@ -350,7 +350,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The commands that run scenarios, started again with malloc on huge pages where that helps (huge_pages.py).
+_HUGE_PAGE_COMMANDS = ("run", "judge", "replay")
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the process's own command line: the process may be started again (never a caller's)
+        from .huge_pages import restart_if_useful
+
+        if sys.argv[1:2] and sys.argv[1] in _HUGE_PAGE_COMMANDS:
+            restart_if_useful()  # a process started again says so in its environment: it is not started a third time
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
     if "--" in argv:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import TargetError
+from .huge_pages import subject_environment
 
 __all__ = ["STATE_PLACEHOLDER", "STARTUP_LIMIT_S", "Readiness", "fill_state", "parse_readiness", "CommandSubject"]
 
@@ -95,7 +96,7 @@ class CommandSubject:
         self.state_dir.mkdir()
         self.log_path = self._root / "subject.stderr"
         self.command = fill_state(command, self.state_dir)
-        self._env = dict(env) if env is not None else None
+        self._env = dict(env) if env is not None else subject_environment()
         self._cwd = str(cwd) if cwd is not None else None
         self._proc: subprocess.Popen[str] | None = None
         self.ready: Readiness | None = None

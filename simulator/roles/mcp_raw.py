@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SubjectTimeout, TargetError
+from ..huge_pages import subject_environment
 
 __all__ = ["HttpChannel", "RawChannel", "Received", "StdioChannel", "INITIALIZE_VERSION"]
 
@@ -151,7 +152,8 @@ class StdioChannel(RawChannel):
         self.describe = f"stdio:{' '.join(self.command)}"
         try:
             self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
+                                          stderr=subprocess.PIPE,
+                                          env=dict(env) if env is not None else subject_environment(),
                                           start_new_session=True)
         except OSError as exc:
             raise TargetError(f"cannot spawn the MCP subject {self.describe}: {exc}") from None
