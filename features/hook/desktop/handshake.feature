@@ -40,7 +40,7 @@ Feature: The desktop's hello
 
   @req:HOOK-DESKTOP-PING-01 @must
   Scenario: the desktop answers every ping with a pong, also while a turn runs
-    Given the desktop's next turn is scripted as {"progress": ["one", "two", "three", "four", "five", "six"], "finalText": "done", "stepMs": 400}
+    Given the desktop's next turn is scripted as {"progress": ["one", "two", "three", "four", "five", "six"], "finalText": "done", "stepMs": 150}
     When the harness dispatches "first"
     Then the desktop acks "first" as accepted with a session id
     When the harness pings the desktop 5 times while "first" runs
