@@ -118,3 +118,37 @@ def test_finish_undoes_newest_first_goes_on_after_a_failure_and_closes_every_dev
     driver.finish()
     assert done == ["last", "first"]
     assert driver.device("A").role.closed_by_harness
+
+
+def _discarded(at: int) -> dict:
+    return {"connectionId": "c1", "at": at, "reason": "cleanup-discarded", "type": None, "code": None, "path": None,
+            "requestId": "r1"}
+
+
+def test_the_delayed_cleanup_ends_on_the_servers_clock_once_it_shows_a_discarded_cleanup():
+    """docs/control-api.md ``advance-clock`` runs every clean-up due before it answers; the wait ends there only
+    when ``dropped-frames`` shows a new ``cleanup-discarded`` entry (the clean-up ran)."""
+    entries: list[dict] = [_discarded(1)]
+
+    def advance(body: dict) -> dict:
+        entries.append(_discarded(2))  # the clean-up due by the new time ran and was discarded
+        return {"now": 5_000}
+
+    driver, control, clock = make_driver({"advance-clock": advance, "dropped-frames": lambda b: {"dropped": list(entries)},
+                                          "set-cleanup-latency": {"ok": True}})
+    driver.delay_cleanup(1500)
+    driver.wait_for_cleanup()
+    assert clock.now == 0  # no sleep on the real clock
+    assert ("advance-clock", {"ms": 1501}) in control.calls
+
+
+def test_the_delayed_cleanup_is_waited_out_without_the_servers_evidence():
+    """No new ``cleanup-discarded`` entry after ``advance-clock`` (a close the server has not read, a timer of its
+    own), or no ``advance-clock`` at all: the latency and the margin on the real clock."""
+    from simulator.drivers.hook_server.channel import CLEANUP_MARGIN_S
+
+    for answers in ({"advance-clock": {"now": 1}, "dropped-frames": {"dropped": [_discarded(1)]}}, {}):
+        driver, _, clock = make_driver({**answers, "set-cleanup-latency": {"ok": True}})
+        driver.delay_cleanup(1500)
+        driver.wait_for_cleanup()
+        assert clock.now == pytest.approx(1.5 + CLEANUP_MARGIN_S)

@@ -9,12 +9,15 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from ...errors import NotTestable
 from .scenario import HookServerScenario, Row
 
 __all__ = ["CLEANUP_MARGIN_S", "ChannelOps"]
 
 #: How long after the clean-up latency a step waits for the delayed clean-up to have run (a harness setting).
 CLEANUP_MARGIN_S = 1.0
+#: The ``dropped-frames`` reason of a clean-up write the server discarded (docs/control-api.md ``set-cleanup-latency``).
+CLEANUP_DISCARDED = "cleanup-discarded"
 
 
 def _user_id() -> str:
@@ -86,9 +89,33 @@ class ChannelOps(HookServerScenario):
         self.on_teardown(lambda: self.ctl("set-cleanup-latency", {"ms": 0}))
 
     def wait_for_cleanup(self) -> None:
-        """Wait out the clean-up latency (and a margin), then the barrier."""
+        """Let the delayed disconnect clean-up run, then the barrier.
+
+        With ``advance-clock`` (docs/control-api.md: "every retry, receipt expiry and clean-up due by the new time
+        runs before the answer") the server's clock moves past the latency, and the wait ends there only on the
+        server's evidence that a clean-up ran: a new ``dropped-frames`` entry ``cleanup-discarded`` (what the
+        features' late clean-ups must come to: the message has a newer owner or a final state). Without that evidence
+        (no ``advance-clock``, a close the server has not read yet, a clean-up that kept its write): the latency and
+        a margin on the real clock, as a server's own timer needs."""
+        if self._cleanup_ran_on_the_server_clock():
+            self.barrier()
+            return
         self.sleep(self.cleanup_latency_ms / 1000 + CLEANUP_MARGIN_S)
         self.barrier()
+
+    def _cleanup_ran_on_the_server_clock(self) -> bool:
+        try:
+            self.answers.require("advance-clock")
+            self.answers.require("dropped-frames")
+        except NotTestable:
+            return False
+        before = self._discarded_cleanups()
+        self.barrier()  # the server has read every frame sent before: a reopen on the new connection included
+        self.ctl("advance-clock", {"ms": self.cleanup_latency_ms + 1})
+        return self._discarded_cleanups() > before
+
+    def _discarded_cleanups(self) -> int:
+        return len(self.rows("dropped-frames", {}, keep=lambda row: row.get("reason") == CLEANUP_DISCARDED))
 
     # -- reading the channel and the server's records ------------------------------------------------------------
 
