@@ -68,10 +68,10 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         else:
             reqs.append(sel)
     # Options as --name=value: pytest takes every bare argument that names an existing path into account when it
-    # looks for its configuration file, and a report directory is such a path.
-    # Hypothesis's pytest plugin serves @given test functions, and the conformance features have none (the
-    # robustness profile calls Hypothesis inside its steps). Left on, it imports Hypothesis at the end of every run,
-    # through pytest's assertion rewriting: ~1 s of CPU per process, the run's and each xdist worker's.
+    # looks for its configuration file, and a report directory is such a path. Hypothesis's pytest plugin serves
+    # @given test functions, and the conformance features have none (the robustness profile calls Hypothesis inside
+    # its steps); left on, it imports Hypothesis at the end of every run through pytest's assertion rewriting, ~1 s
+    # of CPU per process (the run's and each xdist worker's).
     argv = [f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p", "no:cacheprovider",
             "-p", "no:hypothesispytest", *(paths or [str(root / "features")])]
     argv += to_pytest_argv(argparse.Namespace(**{**vars(args), "req": reqs}))

@@ -34,7 +34,8 @@ _WAS = "SIMULATOR_GLIBC_TUNABLES_WAS"
 _THP_MODE = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 
 
-def plan_restart(environ: Mapping[str, str], system: str, libc: tuple[str, str], thp_mode: str) -> dict[str, str] | None:
+def plan_restart(environ: Mapping[str, str], system: str, libc: tuple[str, str],
+                 thp_mode: str) -> dict[str, str] | None:
     """The environment to start again with, or None to go on as is: not on Linux with glibc ≥ 2.35 and transparent
     huge pages on ``madvise``; already restarted; or a ``GLIBC_TUNABLES`` that sets ``glibc.malloc.hugetlb`` itself."""
     if _WAS in environ or system != "Linux" or libc[0] != "glibc" or "[madvise]" not in thp_mode:

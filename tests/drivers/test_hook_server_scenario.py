@@ -134,8 +134,8 @@ def test_the_delayed_cleanup_ends_on_the_servers_clock_once_it_shows_a_discarded
         entries.append(_discarded(2))  # the clean-up due by the new time ran and was discarded
         return {"now": 5_000}
 
-    driver, control, clock = make_driver({"advance-clock": advance, "dropped-frames": lambda b: {"dropped": list(entries)},
-                                          "set-cleanup-latency": {"ok": True}})
+    driver, control, clock = make_driver({"advance-clock": advance, "set-cleanup-latency": {"ok": True},
+                                          "dropped-frames": lambda b: {"dropped": list(entries)}})
     driver.delay_cleanup(1500)
     driver.wait_for_cleanup()
     assert clock.now == 0  # no sleep on the real clock

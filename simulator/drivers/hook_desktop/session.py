@@ -192,7 +192,7 @@ class DesktopSession:
                              lambda text: self.note(text, SETTLE_FAILED))
 
     def _settler(self, window: float) -> Callable[[], float | None] | None:
-        """What ``expect_none`` calls between its barriers: ``settle`` bounded by ``window``; None without ``settle``."""
+        """What ``expect_none`` calls between its barriers: ``settle`` bounded by ``window`` (None: no ``settle``)."""
         return (lambda: self._settle(window)) if self._offers_settle() else None
 
     def note(self, text: str, summary: str) -> None:

@@ -104,6 +104,7 @@ class ChannelOps(HookServerScenario):
         self.barrier()
 
     def _cleanup_ran_on_the_server_clock(self) -> bool:
+        """``advance-clock`` past the latency; True once ``dropped-frames`` lists one more discarded clean-up."""
         try:
             self.answers.require("advance-clock")
             self.answers.require("dropped-frames")
@@ -154,7 +155,8 @@ class ChannelOps(HookServerScenario):
     def connection_ids(self, dev: str) -> set[str]:
         """The ids of every connection the server lists for device ``dev``."""
         device_id = self.device(dev).role.device_id
-        return {c["connectionId"] for c in self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id)}
+        rows = self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id)
+        return {c["connectionId"] for c in rows}
 
     def notices(self, dev: str, kind: str) -> list[Row]:
         """The channel's ``kind`` (online/offline) notices for device ``dev``."""

@@ -167,7 +167,8 @@ class ConnectionOps(HookServerScenario):
         device_id = self.device(dev).role.device_id
 
         def check() -> None:
-            conns = self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id and c["open"])
+            conns = self.rows("connections", {"deviceId": device_id},
+                              keep=lambda c: c["deviceId"] == device_id and c["open"])
             assert conns, f"the server lists no open connection of device {device_id}"
             assert any(c["lastPongAt"] is not None for c in conns), \
                 f"the server recorded no pong for device {dev!r}: {conns!r}"

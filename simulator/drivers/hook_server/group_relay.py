@@ -155,7 +155,8 @@ class GroupRelayOps(ProviderBindingOps):
         device_id = self.device(dev).role.device_id
 
         def check() -> None:
-            open_ = self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id and c["open"])
+            open_ = self.rows("connections", {"deviceId": device_id},
+                              keep=lambda c: c["deviceId"] == device_id and c["open"])
             assert not open_, f"the server still lists an open connection of device {dev!r}: {open_!r}"[:600]
 
         self.eventually(check)
