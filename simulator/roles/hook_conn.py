@@ -444,12 +444,12 @@ class HookConnection:
 
     async def _send(self, data: str | bytes, *, text: bool | None = None, built: HookMessage | None = None) -> None:
         binary = not isinstance(data, str) and not text
-        if built is not None and len(data) > _RECHECK_MAX:
-            # a large frame we built ourselves: not parsed a second time (the builder validated it, if asked to)
-            summary, verdict = built.type.value + (" [binary]" if binary else ""), None
-        elif len(data) > _RECHECK_MAX:  # a size-limit case: its size is what the wire log needs to show
-            size = f"{len(data):,} {'characters' if isinstance(data, str) else 'bytes'}, not re-parsed"
-            summary, verdict = ("[binary] " if binary else "") + size, None
+        if len(data) > _RECHECK_MAX:
+            # not parsed a second time: a frame we built was validated by its builder (if asked to); of a size-limit
+            # case the wire log needs its size
+            label = built.type.value if built is not None else (
+                f"{len(data):,} {'characters' if isinstance(data, str) else 'bytes'}, not re-parsed")
+            summary, verdict = ("[binary] " if binary else "") + label, None
         else:
             d = describe_frame(data, binary=binary, origin="harness")
             summary, verdict = d.summary, d.verdict

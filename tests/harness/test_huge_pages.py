@@ -99,6 +99,35 @@ def test_a_caller_of_main_is_never_replaced(monkeypatch):
     assert called == []
 
 
-def test_restart_if_useful_returns_when_the_facts_cannot_be_read(monkeypatch):
-    monkeypatch.setattr("simulator.huge_pages._THP_MODE", Path("/nonexistent/thp"))
-    restart_if_useful()  # no exception, no exec: this test process goes on
+def _facts(monkeypatch, tmp_path: Path, thp: str | None) -> list[tuple]:
+    """A Linux glibc 2.36 machine whose transparent huge page mode reads ``thp`` (None: unreadable); the process's
+    ``execve`` is recorded instead of done."""
+    from simulator import huge_pages
+
+    mode = tmp_path / "enabled"
+    if thp is not None:
+        mode.write_text(thp)
+    monkeypatch.setattr(huge_pages, "_THP_MODE", mode)
+    monkeypatch.setattr(huge_pages.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(huge_pages.platform, "libc_ver", lambda: ("glibc", "2.36"))
+    monkeypatch.delenv("SIMULATOR_GLIBC_TUNABLES_WAS", raising=False)
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    execs: list[tuple] = []
+    monkeypatch.setattr(huge_pages.os, "execve", lambda *args: execs.append(args))
+    return execs
+
+
+def test_restart_if_useful_starts_the_same_command_again_with_the_tunable(monkeypatch, tmp_path: Path):
+    execs = _facts(monkeypatch, tmp_path, "always [madvise] never\n")
+    restart_if_useful()
+    assert len(execs) == 1
+    program, argv, env = execs[0]
+    assert program == sys.executable and argv == [sys.executable, *sys.orig_argv[1:]]
+    assert env["GLIBC_TUNABLES"] == TUNABLE and json.loads(env["SIMULATOR_GLIBC_TUNABLES_WAS"]) is None
+
+
+def test_restart_if_useful_goes_on_when_the_facts_cannot_be_read_or_say_no(monkeypatch, tmp_path: Path):
+    for thp in (None, "[always] madvise never\n"):
+        execs = _facts(monkeypatch, tmp_path, thp)
+        restart_if_useful()
+        assert execs == [], thp
