@@ -25,14 +25,14 @@ def state_run_session(desk: DesktopDriver, name: str, other: str) -> None:
     desk.check_run_in_session_of(name, other)
 
 
-@bdd.then(parsers.parse('the desktop\'s state shows "{name}" finished'))
-def state_finished(desk: DesktopDriver, name: str) -> None:
-    desk.check_finished(name)
+@bdd.then(parsers.parse('the desktop\'s state shows "{name}" finished while it was offline'))
+def state_finished_offline(desk: DesktopDriver, name: str) -> None:
+    desk.check_finished_offline(name)
 
 
-@bdd.then("the desktop's state shows the reopened round finished")
-def state_reopened_finished(desk: DesktopDriver) -> None:
-    desk.check_reopened_round_finished()
+@bdd.then("the desktop's state shows the reopened round finished while it was offline")
+def state_reopened_finished_offline(desk: DesktopDriver) -> None:
+    desk.check_reopened_round_finished_offline()
 
 
 @bdd.then(parsers.parse('the desktop\'s state offers "{name}" for reopen'))

@@ -11,6 +11,7 @@ from test_hook_desktop_fakes import FakeClock, FakeControl, documented_run, docu
 
 from simulator.drivers.hook_desktop import DESKTOP_CONTROL_SCHEMA, checked_retry_answer, checked_state
 from simulator.errors import NotTestable, SubjectRefused
+from simulator.hook import make_turn_end
 
 SCHEMA_NAME = r"docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
 
@@ -133,7 +134,7 @@ def test_finished_polls_until_the_state_shows_it():
     desk = make_driver(clock=clock, step_timeout=5.0)
     rid = desk.rid("first")
     desk.control.answers["state"] = [_state(runs=[_run(rid, status="running")]), _state(runs=[_run(rid)])]
-    desk.check_finished("first")
+    desk.check_finished_offline("first")
     assert len(desk.control.calls) == 2
 
 
@@ -143,7 +144,7 @@ def test_finished_fails_when_the_state_never_shows_it():
     rid = desk.rid("first")
     desk.control.answers["state"] = _state(runs=[_run(rid, status="running")])
     with pytest.raises(AssertionError, match=r"never showed 'first' finished within 1 s"):
-        desk.check_finished("first")
+        desk.check_finished_offline("first")
     assert clock.now >= 1.0
 
 
@@ -154,18 +155,37 @@ def test_polling_stops_at_a_malformed_or_refused_answer(answer: Any):
     desk = make_driver(clock=clock, step_timeout=5.0)
     desk.control.answers["state"] = answer
     with pytest.raises(AssertionError):
-        desk.check_finished("first")
+        desk.check_finished_offline("first")
     assert len(desk.control.calls) == 1 and clock.now == 0.0
 
 
 def test_reopened_round_finished_needs_a_reopen():
     desk = make_driver()
     with pytest.raises(AssertionError, match="no turn.reopen was received"):
-        desk.check_reopened_round_finished()
+        desk.check_reopened_round_finished_offline()
     desk.reopen_ids.append("reopen-1")
     desk.control.answers["state"] = _state(runs=[_run("reopen-1", status="error")])
-    desk.check_reopened_round_finished()
+    desk.check_reopened_round_finished_offline()
 
+
+
+@pytest.mark.parametrize("reopened", [False, True])
+def test_a_turn_that_ended_before_the_desktop_went_offline_is_not_testable(reopened: bool):
+    """A turn.end received before the disconnect: the offline path was not exercised; and the same check passes
+    when the turn.end comes only on the next connection."""
+    desk = make_driver()
+    rid = "reopen-1" if reopened else desk.rid("first")
+    desk.reopen_ids.append("reopen-1")
+    desk.control.answers["state"] = _state(runs=[_run(rid)])
+    check = desk.check_reopened_round_finished_offline if reopened else lambda: desk.check_finished_offline("first")
+    desk.server.new_connection()
+    desk.server.receive(make_turn_end(rid, desk.key("first"), "s1", "ok", "done", None), conn=0)
+    with pytest.raises(NotTestable, match=r"ended before the desktop went offline \(its turn.end arrived on "
+                                          r"connection 1\)"):
+        check()
+    desk.server.connections[0].received.clear()
+    desk.server.receive(make_turn_end("other", desk.key("first"), "s1", "ok", "done", None), conn=0)
+    check()
 
 def test_offered_for_reopen():
     desk = make_driver()

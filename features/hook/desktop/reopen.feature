@@ -116,11 +116,11 @@ Feature: turn.reopen from the desktop (阶段 18, desktop side)
     When the harness dispatches "first"
     Then the turn.end of "first" has status "error"
     When the harness accepts the delivery of "first"
-    And the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "stepMs": 1500}
+    And the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "stepMs": 400}
     And the desktop user retries "first"
     Then the desktop sends a turn.reopen of "first"
     When the desktop goes offline
-    Then the desktop's state shows the reopened round finished
+    Then the desktop's state shows the reopened round finished while it was offline
     When the desktop comes back online
     Then the desktop sends nothing more for the reopened round
     And the desktop's state does not offer "first" for reopen

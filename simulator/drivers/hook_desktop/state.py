@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...hook import TurnEndStatus
+from ...errors import NotTestable
+from ...hook import MessageType, TurnEndStatus
 from .answers import checked_answer
 from .session import DesktopSession
 
@@ -76,11 +77,27 @@ class StateChecks(DesktopSession):
         assert run.get("sessionId") == want, (
             f"the state shows {name!r} in session {run.get('sessionId')!r}, not {want!r}")
 
-    def check_finished(self, name: str) -> None:
-        self.poll_state(_finished(self.rid(name)), f"{name!r} finished")
+    def check_finished_offline(self, name: str) -> None:
+        """``name``'s run finished while the desktop was offline (its state, polled), with no turn.end of it received
+        before the desktop went offline."""
+        self._finished_offline(self.rid(name), repr(name))
 
-    def check_reopened_round_finished(self) -> None:
-        self.poll_state(_finished(self.last_reopen_id()), "the reopened round finished")
+    def check_reopened_round_finished_offline(self) -> None:
+        """The reopened round finished while the desktop was offline (as ``check_finished_offline``)."""
+        self._finished_offline(self.last_reopen_id(), "the reopened round")
+
+    def _finished_offline(self, rid: str, what: str) -> None:
+        """Poll ``state`` until the run of ``rid`` has finished. A turn.end of ``rid`` the harness already received
+        means the turn ended before the desktop went offline, so the scenario's offline path was not exercised (§4
+        "断线重连:…;desktop 补发未送达的 turn.end"; turn.reopen: "一轮续跑的 turn.end 没能发出去时,desktop 不得再把
+        这条消息线登记成\"可续跑\"") and what follows would pass on the frame sent while online. That is not testable
+        (the turn scripted with ``script-next-turn`` did not outlast the ``disconnect``), never a pass."""
+        self.poll_state(_finished(rid), f"{what} finished")
+        early = [i for i, e in self.received() if e.type == MessageType.TURN_END and e.request_id == rid]
+        if early:
+            raise NotTestable(f"{what} ended before the desktop went offline (its turn.end arrived on connection "
+                              f"{early[0] + 1}): the turn scripted with script-next-turn did not outlast the "
+                              f"disconnect, so the offline path was not exercised")
 
     def check_offered_for_reopen(self, name: str) -> None:
         offered = self.state()["reopenable"]
