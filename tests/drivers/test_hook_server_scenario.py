@@ -152,3 +152,49 @@ def test_the_delayed_cleanup_is_waited_out_without_the_servers_evidence():
         driver.delay_cleanup(1500)
         driver.wait_for_cleanup()
         assert clock.now == pytest.approx(1.5 + CLEANUP_MARGIN_S)
+
+
+def _connection(device_id: str, *, open_: bool) -> dict:
+    return {"connectionId": "c1", "deviceId": device_id, "open": open_, "helloCount": 1, "workspaces": ["chat"],
+            "defaultWorkspace": None, "features": [], "welcomeFeatures": [], "lifecycleAnnouncement": False,
+            "lastPongAt": None}
+
+
+def _offline_answers(*, open_: bool = False, settled: bool | None = True, connections: bool = True) -> dict:
+    answers: dict = {"notices": {"notices": []}}
+    if settled is not None:
+        answers["settle"] = {"settled": settled}
+    if connections:
+        answers["connections"] = lambda body: {"connections": [_connection(body["deviceId"], open_=open_)]}
+    return answers
+
+
+def test_no_offline_notice_is_looked_for_at_once_once_the_server_read_the_close_and_settled():
+    """docs/control-api.md: ``notices`` "offline at its disconnect"; ``settle``: "every connection it has seen close
+    has had its clean-up run". With the device's connection listed closed and ``settled: true``, the look is at
+    once."""
+    driver, control, clock = make_driver(_offline_answers())
+    driver.expect_no_notice("A", "offline")
+    assert clock.now == 0
+    assert [c for c, _ in control.calls] == ["connections", "settle", "notices"]
+
+
+@pytest.mark.parametrize("answers", [
+    _offline_answers(open_=True),  # the server has not read the close
+    _offline_answers(settled=False),
+    _offline_answers(settled=None),  # no settle
+    _offline_answers(connections=False),  # no connections to ask
+], ids=["close-not-read", "not-settled", "no-settle", "no-connections"])
+def test_no_offline_notice_waits_the_whole_timer_window_without_the_servers_word(answers: dict):
+    driver, _, clock = make_driver(answers, step_timeout=5.0)
+    driver.expect_no_notice("A", "offline")
+    assert clock.now == pytest.approx(driver.timer, abs=0.11)
+    assert driver.timer == QUIET_S
+
+
+def test_an_offline_notice_fails_the_check_either_way():
+    for answers in (_offline_answers(), _offline_answers(settled=None)):
+        answers["notices"] = lambda body: {"notices": [{"deviceId": body["deviceId"], "kind": "offline", "at": 1}]}
+        driver, _, _ = make_driver(answers)
+        with pytest.raises(AssertionError, match="shows a offline notice for device 'A'"):
+            driver.expect_no_notice("A", "offline")

@@ -158,6 +158,17 @@ class ChannelOps(HookServerScenario):
         rows = self.rows("connections", {"deviceId": device_id}, keep=lambda c: c["deviceId"] == device_id)
         return {c["connectionId"] for c in rows}
 
+    def open_connections(self, dev: str) -> list[Row]:
+        """The connections of device ``dev`` the server lists as open (``connections``)."""
+        device_id = self.device(dev).role.device_id
+        return self.rows("connections", {"deviceId": device_id},
+                         keep=lambda c: c["deviceId"] == device_id and c["open"])
+
+    def check_no_open_connection(self, dev: str) -> None:
+        """The server lists no open connection of device ``dev``: it has read the device's close."""
+        open_ = self.open_connections(dev)
+        assert not open_, f"the server still lists an open connection of device {dev!r}: {open_!r}"[:600]
+
     def notices(self, dev: str, kind: str) -> list[Row]:
         """The channel's ``kind`` (online/offline) notices for device ``dev``."""
         device_id = self.device(dev).role.device_id

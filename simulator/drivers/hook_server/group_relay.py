@@ -152,14 +152,7 @@ class GroupRelayOps(ProviderBindingOps):
         """The device closes its connection and the server has seen it go (``connections`` lists none of its
         connections open): a message injected now finds it offline."""
         self.device(dev).role.close_connection()
-        device_id = self.device(dev).role.device_id
-
-        def check() -> None:
-            open_ = self.rows("connections", {"deviceId": device_id},
-                              keep=lambda c: c["deviceId"] == device_id and c["open"])
-            assert not open_, f"the server still lists an open connection of device {dev!r}: {open_!r}"[:600]
-
-        self.eventually(check)
+        self.eventually(lambda: self.check_no_open_connection(dev))
 
     def come_back(self, dev: str) -> None:
         """The device opens a new connection and says its last hello again (welcomed)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ...settling import SETTLE_FAILURES
 from .channel import ChannelOps
 from .scenario import Row
 
@@ -57,14 +58,34 @@ class RecordChecks(ChannelOps):
         self.eventually(check)
 
     def expect_no_notice(self, dev: str, kind: str) -> None:
-        """After the barrier and the quiet window, the channel shows no ``kind`` notice for the device. An offline
-        notice follows a closed connection, which the server handles on its own time (no barrier reaches it): that
-        check watches the longer window (``timer``): a server's ``settle`` cannot speak for a close it has not read
-        yet. An online notice follows a hello the barrier covers (``settle``)."""
+        """After the barrier, the channel shows no ``kind`` notice for the device. An online notice follows a hello the
+        barrier covers: then ``settle`` (``HookServerScenario.settle``). An offline notice follows a closed
+        connection, which the server reads on its own time (no barrier reaches it): ``_offline_handled``."""
         if kind == "offline":
-            self.barrier()
-            self.sleep(self.timer)
+            self._offline_handled(dev)
         else:
             self.settle()
         found = self.notices(dev, kind)
         assert not found, f"the channel shows a {kind} notice for device {dev!r}: {found!r}"
+
+    def _offline_handled(self, dev: str) -> None:
+        """Wait until an offline notice for ``dev`` would show. docs/control-api.md: ``notices`` "offline at its
+        disconnect"; ``settle``: "every connection it has seen close has had its clean-up run". So once
+        ``connections`` lists none of the device's connections open (the server's word that it has read the close)
+        and ``settle`` answers ``settled: true``, any such notice has been written, and the look comes at once.
+        Otherwise (no ``settle`` or ``connections``, a close the server has not read within the window, an answer
+        that fails its schema, or ``settled: false``) the look comes after the whole timer window (``timer``) since the barrier,
+        as for a server without those capabilities."""
+        self.barrier()
+        started = self.clock()
+        if self._offers_settle():
+            try:
+                self.eventually(lambda: self.check_no_open_connection(dev), self.timer)
+            except SETTLE_FAILURES:
+                pass  # no word that the close was read (or no connections to ask): the whole window, below
+            else:
+                if self._settle() == 0.0:
+                    return
+        left = self.timer - (self.clock() - started)
+        if left > 0:
+            self.sleep(left)
