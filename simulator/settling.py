@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 
-__all__ = ["SETTLE", "SETTLE_FAILED", "SETTLE_FAILURES", "settle_window"]
+__all__ = ["SETTLE", "SETTLE_FAILED", "SETTLE_FAILURES", "offers_settle", "settle_window"]
 
 #: The control capability (the hook-server, desktop and ccweb roles).
 SETTLE = "settle"
@@ -43,3 +43,13 @@ def settle_window(call: Callable[[dict[str, Any]], Any], window: float, clock: C
     if answer["settled"]:
         return 0.0
     return max(0.0, window - (clock() - start))
+
+
+def offers_settle(control: Any) -> bool:
+    """Whether a subject's control API lists ``settle`` (``GET /v1``, ``ControlClient.capabilities``). One that lacks
+    it, or that cannot say (unreachable, a malformed ``GET /v1``: ``SETTLE_FAILURES``), does not: the check watches
+    its whole window."""
+    try:
+        return SETTLE in control.capabilities()
+    except SETTLE_FAILURES:
+        return False

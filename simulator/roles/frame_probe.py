@@ -22,7 +22,7 @@ from typing import Any
 from ..control import ControlClient
 from ..errors import MissingFrame, SubjectTimeout, TargetError
 from ..hook import make_ping
-from ..settling import SETTLE, SETTLE_FAILURES, settle_window
+from ..settling import SETTLE, offers_settle, settle_window
 from ..wirelog import WireLog
 from .hook_conn import CloseInfo, HookConnection, HookConnectionClosed, HookRoleBase, Inbound
 
@@ -30,14 +30,6 @@ __all__ = ["DeliveryOutcome", "FrameProbe", "HookServerOpener", "DesktopOpener"]
 
 #: Types a subject may send on its own at any time (heartbeats): never counted as a reaction.
 _HEARTBEAT = frozenset({"ping"})
-
-
-def _offers_settle(control: Any) -> bool:
-    """Whether a subject's control API lists ``settle`` (``GET /v1``, asked once per client)."""
-    try:
-        return SETTLE in control.capabilities()
-    except SETTLE_FAILURES:
-        return False
 
 
 @dataclass
@@ -176,7 +168,7 @@ class FrameProbe:
         connection (RFC 6455 §5.5.2), written after everything before it, and one TCP stream delivers in order: every
         hook pong the subject sent has been read once that pong is in."""
         control = getattr(self.opener, "control", None)
-        left = None if control is None or not _offers_settle(control) else settle_window(
+        left = None if control is None or not offers_settle(control) else settle_window(
             lambda body: control.call(SETTLE, body), grace, time.monotonic, lambda text: None)
         if left is None:
             time.sleep(grace)

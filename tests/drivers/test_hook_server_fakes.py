@@ -29,6 +29,10 @@ class FakeControl:
         self.answers: dict[str, Answer] = dict(answers or {})
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
+    def capabilities(self) -> frozenset[str]:
+        """What ``GET /v1`` lists: the capabilities it answers."""
+        return frozenset(self.answers)
+
     def require(self, capability: str) -> None:
         if capability not in self.answers:
             raise NotTestable(f"the hook-server control API lacks the capability {capability!r}")
@@ -204,7 +208,7 @@ def test_every_fake_role_method_is_a_desktop_role_method():
 
 
 def test_the_fake_control_client_speaks_like_the_real_one():
-    for name in ("call", "require"):
+    for name in ("call", "require", "capabilities"):
         assert list(inspect.signature(getattr(FakeControl, name)).parameters) == \
             list(inspect.signature(getattr(ControlClient, name)).parameters)
 

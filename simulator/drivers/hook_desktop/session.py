@@ -25,7 +25,7 @@ from ...errors import SubjectTimeout
 from ...hook import MessageType
 from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
-from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
 from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control
@@ -181,10 +181,7 @@ class DesktopSession:
 
     def _offers_settle(self) -> bool:
         """Whether the desktop's control API lists ``settle`` (``GET /v1``); no control API: no."""
-        try:
-            return SETTLE in self.control.capabilities()
-        except SETTLE_FAILURES:
-            return False
+        return offers_settle(self.control)
 
     def _settle(self, window: float) -> float | None:
         """``settle`` bounded by ``window`` (``settle_window``)."""

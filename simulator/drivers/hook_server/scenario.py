@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, MessageType, Provider, make_ping
 from ...roles.hook_desktop import DesktopRole
-from ...settling import SETTLE, SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
 from ..timing import GRACE_S, eventually, quiet_window, timer_window
 from .control_answers import HOOK_SERVER_CONTROL_SCHEMA, HOOK_SERVER_LISTINGS, CheckedControl, ControlCalls, Row
@@ -215,11 +215,7 @@ class HookServerScenario:
     def _offers_settle(self) -> bool:
         """Whether the server's control API offers ``settle`` (asked once per scenario)."""
         if self._settle_offered is None:
-            try:
-                self.control.require(SETTLE)
-                self._settle_offered = True
-            except SETTLE_FAILURES:
-                self._settle_offered = False
+            self._settle_offered = offers_settle(self.control)
         return self._settle_offered
 
     def _settle(self) -> float | None:
