@@ -74,8 +74,8 @@ class RecordChecks(ChannelOps):
         ``connections`` lists none of the device's connections open (the server's word that it has read the close)
         and ``settle`` answers ``settled: true``, any such notice has been written, and the look comes at once.
         Otherwise (no ``settle`` or ``connections``, a close the server has not read within the window, an answer
-        that fails its schema, or ``settled: false``) the look comes after the whole timer window (``timer``) since the barrier,
-        as for a server without those capabilities."""
+        that fails its schema, or ``settled: false``) the look comes once the whole timer window (``timer``) has
+        passed since the barrier, as for a server without those capabilities."""
         self.barrier()
         started = self.clock()
         if self._offers_settle():
