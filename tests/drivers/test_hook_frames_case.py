@@ -92,6 +92,20 @@ def test_utf8_bytes_go_as_the_text_frame_they_encode():
     assert case.wire_frame() == ('{"type":"ping","x":"é"}', False)
 
 
+
+@pytest.mark.parametrize("raw", ['{"x":"ascii"}', '{"x":"é 漢 😀"}', '{"x":"\ud800"}', '{"x":"\ud83d\ude00"}'],
+                         ids=["ascii", "utf8", "lone-surrogate", "surrogate-pair"])
+def test_bytes_go_on_the_wire_as_their_decoded_text_or_else_as_binary(raw: str):
+    """The shortcut (the text itself) agrees with decoding the bytes ``parseHookMessage`` gets: text when they are
+    UTF-8, else those bytes as a binary frame (a surrogate, even a pair of them as two code points, is no UTF-8)."""
+    case = FrameCase(raw_text=raw, form=InputForm.BYTES)
+    data = case.parser_input()
+    try:
+        expected: tuple[str | bytes, bool] = (data.decode("utf-8"), False)
+    except UnicodeDecodeError:
+        expected = (data, True)
+    assert case.wire_frame() == expected
+
 def test_an_invalid_utf8_byte_makes_the_bytes_a_binary_frame():
     case = FrameCase(frame=dict(PING))
     case.put_invalid_utf8("/payload/text")

@@ -149,8 +149,14 @@ class FrameCase:
     def wire_frame(self) -> tuple[str | bytes, bool]:
         """What goes on the wire and whether as a binary frame: the text (for the text and object forms), the
         bytes as a text frame when they are UTF-8, else the bytes as a binary frame (a text frame carries UTF-8
-        only, RFC 6455 §5.6)."""
+        only, RFC 6455 §5.6). Bytes with no invalid byte spliced in, of a text with no surrogate, are that text's
+        UTF-8: they go as the text itself, which the WebSocket library encodes once (no encoding and decoding of a
+        48 MiB case just to learn that)."""
         if self.form is InputForm.BYTES:
+            if self.bad_byte is None:
+                text = self.text()
+                if _is_utf8_encodable(text):
+                    return text, False
             return _bytes_on_the_wire(self.parser_input())
         text = self.text()
         if _is_utf8_encodable(text):
