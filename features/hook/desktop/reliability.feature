@@ -32,7 +32,7 @@ Feature: turn.end survives a dropped connection until the server takes it over
   @req:HOOK-DESKTOP-RELIABLE-RESEND-02 @must
   Scenario: without turn-delivery-v1, a turn that ended while offline has its turn.end sent after the reconnect, once
     Given a desktop connected to the harness's hook server with features "none"
-    And the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Finished while offline.", "stepMs": 400}
+    And the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Finished while offline.", "stepMs": 500}
     When the harness dispatches "first"
     Then the desktop acks "first" as accepted with a session id
     When the desktop goes offline

@@ -116,7 +116,7 @@ Feature: turn.reopen from the desktop (阶段 18, desktop side)
     When the harness dispatches "first"
     Then the turn.end of "first" has status "error"
     When the harness accepts the delivery of "first"
-    And the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "stepMs": 400}
+    And the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered.", "stepMs": 500}
     And the desktop user retries "first"
     Then the desktop sends a turn.reopen of "first"
     When the desktop goes offline
