@@ -9,7 +9,7 @@ Feature: turn.progress, turn.end, task.cancel and session.archive on the desktop
 
   @req:HOOK-DESKTOP-PROGRESS-SNAPSHOT-01 @must
   Scenario: every turn.progress is one whole snapshot, in order
-    Given the desktop's next turn is scripted as {"progress": ["Step 1", "Step 1\nStep 2", "Step 1\nStep 2\nStep 3"], "finalText": "All three steps done.", "stepMs": 400}
+    Given the desktop's next turn is scripted as {"progress": ["Step 1", "Step 1\nStep 2", "Step 1\nStep 2\nStep 3"], "finalText": "All three steps done.", "stepMs": 100}
     When the harness dispatches "first"
     Then the desktop acks "first" as accepted with a session id
     And the turn.progress frames of "first" are whole snapshots among ["Step 1", "Step 1\nStep 2", "Step 1\nStep 2\nStep 3"]
