@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import os
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -77,6 +76,7 @@ from .channel import (
     provider_for,
 )
 from .delivery import SAFE_ERROR_CODE, SAFE_ERROR_MESSAGE, Delivery, DeliveryEvent, RetryPolicy, delivery_step
+from .dropped_log import DroppedLog
 from .effects import Close, Effect, MachineError, Persist, Send, Wake, opt_str, req_str
 from .lanes import Lane, LaneKey, choose_workspace
 from .slack_binding import BindingRefusal, SlackBinding, SlackBindings
@@ -255,7 +255,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
         self.deliveries: dict[str, Delivery] = {}
         self.marks: dict[str, tuple[str, str | None]] = {}  # requestId → (mark, reopenOf)
         self.notices: list[Notice] = []
-        self.dropped: deque[dict[str, Any]] = deque(maxlen=DROPPED_LOG_LIMIT)
+        self.dropped = DroppedLog(DROPPED_LOG_LIMIT)
         self.cleanups: dict[int, Cleanup] = {}
         self.cleanup_latency_ms = 0
         self.hold_publishes = False
@@ -1214,7 +1214,7 @@ class HookServerMachine(ProviderFamilies, RelayFamilies, GatewayFamilies):
         return [c.public() for c in self.connections.values() if device_id is None or c.device_id == device_id]
 
     def list_dropped(self, conn_id: str | None = None) -> list[dict[str, Any]]:
-        return [dict(d) for d in self.dropped if conn_id is None or d["connectionId"] == conn_id]
+        return self.dropped.entries(conn_id)
 
     def list_notices(self, device_id: str | None = None) -> list[dict[str, Any]]:
         return [n.public() for n in self.notices if device_id is None or n.device_id == device_id]
