@@ -4,10 +4,13 @@ reference hook server (exit 0, reports in ./conformance-report/), and stops at o
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +19,28 @@ from conformance_runs import ROOT, child_env, free_port, serving
 RUN_S = 600
 
 
+@contextlib.contextmanager
+def _one_build_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Hold a lock that every pytest-xdist worker of this run shares (a file beside the workers' own temporary
+    folders): setuptools builds in the checkout's ``build/``, so two workers building the wheel at once would write
+    over each other's files there."""
+    lock_path = tmp_path_factory.getbasetemp().parent / "wheel-build.lock"
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel built from this checkout, unpacked with ``pip install --target`` (its dependencies come from this
     environment; the checkout's own editable finder comes after the target on ``sys.path``)."""
     wheels = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
-                           capture_output=True, text=True, timeout=RUN_S)
+    with _one_build_at_a_time(tmp_path_factory):
+        build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+                               capture_output=True, text=True, timeout=RUN_S)
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     wheel = next(wheels.glob("*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
