@@ -43,7 +43,7 @@ from typing import Any
 import pytest
 
 from . import __version__
-from . import bdd_step_lookup
+from . import bdd_signatures, bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames, judge_emitted
@@ -54,7 +54,7 @@ from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .options import RUN_OPTIONS
 from .preflight import Unreachable, describe, preflight
-from .recording import run_header, scenario_key, scenario_line, write_recording
+from .recording import EventForms, run_header, scenario_key, scenario_line, write_recording
 from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
 from .reviews import Reviews, load_reviews, material_digest
@@ -260,6 +260,9 @@ def subjects(harness: Harness):
 
 
 _WIRE = pytest.StashKey[WireLog]()
+#: The recorded form of the scenario's events (``EventForms``), shared by its two recording lines; let go with its
+#: wire log.
+_EVENT_FORMS = pytest.StashKey[EventForms]()
 
 
 @pytest.fixture
@@ -313,13 +316,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Lets go of the scenario's wire log once its reports are made: its verdict, the emitted-frames judge and a
+    """Lets go of the scenario's wire log (and its events' recorded forms) once its reports are made: its verdict, the emitted-frames judge and a
     failing result's evidence (``ScenarioResult.wire``) have read it by then. A pytest item lives as long as the
     session, and a log holds every frame of the scenario: kept, the 48 MiB frame cases alone held ~2 GB to the
     end of the run."""
     yield
-    if _WIRE in item.stash:
-        del item.stash[_WIRE]
+    for key in (_WIRE, _EVENT_FORMS):
+        if key in item.stash:
+            del item.stash[key]
 
 
 # -- Gherkin tags → markers -----------------------------------------------------------------------------------
@@ -400,11 +404,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The registry of step definitions is complete: pytest-bdd's step lookup is memoised from here on
-    (``simulator.bdd_step_lookup``). What collection built (the items, their fixtures and markers, the parsed
+    (``simulator.bdd_step_lookup``), and so are the step functions' signatures it reads at every step
+    (``simulator.bdd_signatures``). What collection built (the items, their fixtures and markers, the parsed
     features, the modules: about 200,000 objects for the whole run) lives until the session ends, so it is moved out
     of the garbage collector's sight (``gc.freeze``): each full collection during the run no longer walks it again
     (about 0.5 s of a serial run's CPU; bench/README.md "Suite benchmark")."""
     bdd_step_lookup.install()
+    bdd_signatures.install()
     gc.freeze()
 
 
@@ -645,7 +651,9 @@ def _record_teardown(item: pytest.Item, report: pytest.TestReport) -> None:
 def _recording_line(item: pytest.Item, result: ScenarioResult) -> str:
     """The scenario's line of the run's recording: its stable key, its result and its whole wire log."""
     wire = item.stash.get(_WIRE, None)
-    return scenario_line(_key_of(item, result.feature), result.to_json(), wire.events() if wire is not None else [])
+    forms = item.stash.setdefault(_EVENT_FORMS, EventForms())
+    return scenario_line(_key_of(item, result.feature), result.to_json(), wire.events() if wire is not None else [],
+                         forms)
 
 
 def _key_of(item: pytest.Item, feature: str) -> str:
@@ -914,6 +922,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The console's last line: the run's overall verdict (after pytest's own counts)."""
     bdd_step_lookup.uninstall()
+    bdd_signatures.uninstall()
     if _HARNESS not in config.stash:
         return
     record = harness_of(config).record

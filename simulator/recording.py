@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["FILE_NAME", "FORMAT", "MAX_TEXT", "VERSION", "Recording", "clip", "event_json", "load_recording",
+__all__ = ["FILE_NAME", "FORMAT", "MAX_TEXT", "VERSION", "EventForms", "Recording", "clip", "event_json",
+           "load_recording",
            "run_header", "run_options", "scenario_key", "scenario_line", "write_recording"]
 
 #: The ``format`` of line 1: a recording, whatever its version.
@@ -81,6 +82,24 @@ def event_json(event: Any) -> dict[str, Any]:
     return data
 
 
+class EventForms:
+    """``event_json`` of one scenario's events, each computed once. The plugin writes a scenario's line twice (at
+    its call's report, then again after its teardown with the closing handshakes), and the clip of a long text
+    (``clip``: its UTF-8 and their SHA-256, 96 MiB for the largest frame case) is most of that line's cost. Keyed by
+    the event itself (``WireEvent`` is frozen): live as long as the scenario's wire log."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+    def __call__(self, event: Any) -> dict[str, Any]:
+        found = self._done.get(id(event))
+        if found is not None and found[0] is event:
+            return found[1]
+        data = event_json(event)
+        self._done[id(event)] = (event, data)
+        return data
+
+
 def write_recording(directory: Path, header: Mapping[str, Any], lines: Iterable[str], end: Mapping[str, Any]) -> Path:
     """Write ``directory/recording.jsonl``: the header, the scenario lines (``scenario_line``), the end line."""
     out = Path(directory) / FILE_NAME
@@ -95,11 +114,12 @@ def write_recording(directory: Path, header: Mapping[str, Any], lines: Iterable[
     return out
 
 
-def scenario_line(key: str, result: Mapping[str, Any], events: Iterable[Any]) -> str:
+def scenario_line(key: str, result: Mapping[str, Any], events: Iterable[Any],
+                  form: Callable[[Any], dict[str, Any]] = event_json) -> str:
     """The JSON line of one scenario: its key, its result (report.json's form, without the trimmed ``wire``) and its
-    whole wire log."""
+    whole wire log, each event as ``form`` writes it (``event_json``, or an ``EventForms`` that remembers them)."""
     body = {k: v for k, v in result.items() if k != "wire"}
-    return json.dumps({"kind": "scenario", "key": key, "result": body, "events": [event_json(e) for e in events]},
+    return json.dumps({"kind": "scenario", "key": key, "result": body, "events": [form(e) for e in events]},
                       ensure_ascii=False)
 
 

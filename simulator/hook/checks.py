@@ -37,6 +37,7 @@ __all__ = [
     "is_safe_integer",
     "is_positive_timestamp",
     "js_number",
+    "has_lone_surrogate",
     "utf16_len",
     "utf16_len_over",
     "looks_like_absolute_path",
@@ -136,6 +137,15 @@ def utf16_len(s: str) -> int:
     if s.isascii():
         return len(s)
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def has_lone_surrogate(s: str) -> bool:
+    """Whether ``s`` holds a code point U+D800–U+DFFF: a JavaScript string may, UTF-8 cannot carry one (so
+    ``s.encode("utf-8")`` fails exactly then). Scans without encoding."""
+    return not s.isascii() and _SURROGATE.search(s) is not None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf16_len_over(s: str, limit: int) -> bool:

@@ -157,3 +157,15 @@ def test_deep_nesting_has_the_depth_asked_for():
     deep = nested_literal(Nesting.OBJECTS, 500)
     assert deep.count("{") == deep.count("}") == 500
     assert integer_literal(3) == "999"
+
+
+def test_a_raw_text_whose_writer_said_it_has_no_utf8_form_is_not_scanned():
+    """``text_claiming(utf8=...)``: the writer's word decides the wire form of a bytes case, as the scan would."""
+    text = '{"type":"ping","x":"é"}'
+    told = FrameCase.text_claiming(text, "ping", utf8=True)
+    told.form = InputForm.BYTES
+    scanned = FrameCase(raw_text=text, form=InputForm.BYTES)
+    assert told.wire_frame() == scanned.wire_frame() == (text, False)
+    surrogate = '{"x":"\ud800"}'
+    told = FrameCase.text_claiming(surrogate, None, utf8=False)
+    assert told.wire_frame() == FrameCase(raw_text=surrogate).wire_frame() == (surrogate.encode("utf-8", "surrogatepass"), True)

@@ -39,7 +39,7 @@ def test_an_unknown_variant_names_the_variants_that_exist(library: SampleLibrary
 
 @pytest.mark.parametrize("char", ["a", "é", "😀"])
 def test_padding_reaches_the_exact_size_in_utf16_code_units(library: SampleLibrary, char: str):
-    text = library.padded("ping/empty", 201, char)
+    text = library.padded("ping/empty", 201, char).text
     assert utf16_len(text) == 201
     padding = json.loads(text)[PADDING_KEY]
     assert set(padding) <= {char, "a"} and padding.startswith(char)
@@ -67,7 +67,29 @@ def test_each_load_is_a_fresh_copy_a_scenario_may_change(library: SampleLibrary)
 @pytest.mark.parametrize("char", ["a", "é", "😀", "ab"])
 def test_a_padded_text_is_the_compact_json_of_the_padded_frame(library: SampleLibrary, char: str):
     """The padding spliced into the text gives exactly the text the JSON encoder writes for the padded frame."""
-    text = library.padded("ping/empty", 301, char)
+    text = library.padded("ping/empty", 301, char).text
     frame = json.loads(text)
     assert text == json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
     assert list(frame)[-1] == PADDING_KEY and utf16_len(text) == 301
+
+
+@pytest.mark.parametrize("char", ["a", "é", "😀", "\ud83d"])
+def test_a_padded_text_says_whether_it_has_a_utf8_form(library: SampleLibrary, char: str):
+    """Known from the parts (the sample, the padding character), and what encoding the whole text says."""
+    padded = library.padded("ping/empty", 301, char)
+    try:
+        padded.text.encode("utf-8")
+    except UnicodeEncodeError:
+        assert padded.utf8 is False
+    else:
+        assert padded.utf8 is True
+
+
+def test_the_last_padded_texts_are_kept_and_the_oldest_let_go(library: SampleLibrary):
+    first = library.padded("ping/empty", 301, "é")
+    second = library.padded("ping/empty", 302, "é")
+    assert library.padded("ping/empty", 301, "é") is first  # kept, and now the most recent
+    library.padded("ping/empty", 303, "é")  # lets the oldest, 302, go
+    assert library.padded("ping/empty", 301, "é") is first
+    again = library.padded("ping/empty", 302, "é")
+    assert again is not second and again == second

@@ -9,12 +9,12 @@ literals when the text is written.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from ...hook import HookParseResult, MessageType, jsontext, parse_hook_message
+from ...hook.checks import has_lone_surrogate
 from ...jsonpointer import pointer_remove, pointer_set
 from ...roles.frame_probe import DeliveryOutcome, FrameProbe
 from ...wirelog import WireLog
@@ -55,13 +55,15 @@ class FrameCase:
     #: ``(raw_text, its claimed type)`` once read: a raw text is decoded once however often its type is asked for
     #: (a 48 MiB frame takes a tenth of a second to decode).
     _claimed: tuple[str, str | None] | None = field(default=None, repr=False, compare=False)
+    #: ``(raw_text, whether it has a UTF-8 form)`` when the caller knows it from how the text was written.
+    _utf8: tuple[str, bool] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def text_claiming(cls, text: str, claimed_type: str | None) -> FrameCase:
-        """A raw text whose claimed ``type`` the caller knows from how the text was written (a padded sample: the
-        compact JSON of the sample with one more envelope key, so the sample's ``type``): the text is never
-        decoded just to read it (a 48 MiB frame)."""
-        return cls(raw_text=text, _claimed=(text, claimed_type))
+    def text_claiming(cls, text: str, claimed_type: str | None, *, utf8: bool | None = None) -> FrameCase:
+        """A raw text whose claimed ``type`` (and, given ``utf8``, whether it has a UTF-8 form) the caller knows
+        from how the text was written (a padded sample: the compact JSON of the sample with one more envelope key,
+        so the sample's ``type``): the text is never decoded or scanned just to learn it (a 48 MiB frame)."""
+        return cls(raw_text=text, _claimed=(text, claimed_type), _utf8=None if utf8 is None else (text, utf8))
 
     # -- mutations ---------------------------------------------------------------------------------------------
 
@@ -155,15 +157,21 @@ class FrameCase:
         if self.form is InputForm.BYTES:
             if self.bad_byte is None:
                 text = self.text()
-                if _is_utf8_encodable(text):
+                if self._has_utf8_form(text):
                     return text, False
             return _bytes_on_the_wire(self.parser_input())
         text = self.text()
-        if _is_utf8_encodable(text):
+        if self._has_utf8_form(text):
             return text, False
         if self.raw_text is None:  # a lone surrogate: on the wire it can only be the JSON escape "\udXXX"
             return self.text(ascii_only=True), False
         return text.encode("utf-8", "surrogatepass"), True
+
+    def _has_utf8_form(self, text: str) -> bool:
+        """Whether ``text.encode("utf-8")`` succeeds (no lone surrogate): as the case's writer said, else scanned."""
+        if self._utf8 is not None and self._utf8[0] is text:
+            return self._utf8[1]
+        return not has_lone_surrogate(text)
 
     def delivered(self, probe: FrameProbe, wire: WireLog, *, answered: bool = False) -> DeliveryOutcome:
         """The subject's outcome for this case, delivered through ``probe`` on the first call only."""
@@ -178,12 +186,3 @@ def _bytes_on_the_wire(data: bytes) -> tuple[str | bytes, bool]:
         return data.decode("utf-8"), False
     except UnicodeDecodeError:
         return data, True
-
-
-#: What UTF-8 cannot encode: a lone surrogate code point.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _is_utf8_encodable(text: str) -> bool:
-    """Whether ``text.encode("utf-8")`` succeeds (it has no lone surrogate), without encoding it."""
-    return text.isascii() or _SURROGATE.search(text) is None

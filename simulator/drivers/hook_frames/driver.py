@@ -49,8 +49,9 @@ class FrameDriver:
         """The sample's text padded to exactly ``units`` UTF-16 code units with ``char`` (sent as written); the
         padding is an unknown envelope key, so the text claims the sample's ``type``."""
         claimed = self.samples.load(name).get("type")
-        self._case = FrameCase.text_claiming(self.samples.padded(name, units, char),
-                                             claimed if isinstance(claimed, str) else None)
+        padded = self.samples.padded(name, units, char)
+        self._case = FrameCase.text_claiming(padded.text, claimed if isinstance(claimed, str) else None,
+                                             utf8=padded.utf8)
         return self._case
 
     # -- When: mutations and the input form ---------------------------------------------------------------------
