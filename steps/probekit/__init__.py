@@ -34,11 +34,12 @@ Vocabulary (module: phrases):
 * ``tasks``: ``When the harness calls "<tool>" with arguments valid against its input schema, strings set to
   "<text>", as a task with ttl <ms>``; ``… gets the task``; ``… waits until the task is completed``; ``… cancels the
   task`` [``while it is not terminal``: not testable if it already ended]; ``… lists the tasks``; ``… asks for the
-  task result``; ``… waits <s> seconds``; ``the created task has a task id and a known status`` / ``carries a ttl
-  and a pollInterval``; ``tasks/get answers the same task id with a known status and timestamps``; ``the task status
-  is "<s>"``; ``the cancel succeeded`` / ``is refused with a JSON-RPC error``; ``the task list holds the task`` /
-  ``does not hold the task``; ``tasks/get no longer finds the task``; ``the task result is a tool result with a
-  non-empty text``; ``the task result carries the related-task _meta naming the task``.
+  task result``; ``… waits until the task's ttl has passed``; ``the created task has a task id and a known status``
+  / ``carries a ttl and a pollInterval``; ``tasks/get answers the same task id with a known status and
+  timestamps``; ``the task status is "<s>"``; ``the cancel succeeded`` / ``is refused with a JSON-RPC error``; ``the
+  task list holds the task`` / ``does not hold the task``; ``tasks/get no longer finds the task within <s>
+  second(s)``; ``the task result is a tool result with a non-empty text``; ``the task result carries the
+  related-task _meta naming the task``.
 * ``elicitation``: ``the server sent no elicitation request`` / ``a form elicitation with a requested schema`` /
   ``no form elicitation`` / ``a url elicitation with a url and an elicitation id``; ``every elicitation sent is in url
   mode with a url and an elicitation id``; ``the result text asks the question with numbered options``; ``no form

@@ -49,9 +49,9 @@ def when_task_result(probekit: ProbeKitDriver) -> None:
     probekit.ask_task_result()
 
 
-@bdd.when(parsers.parse("the harness waits {seconds:g} seconds"))
-def when_wait(probekit: ProbeKitDriver, seconds: float) -> None:
-    probekit.wait(seconds)
+@bdd.when("the harness waits until the task's ttl has passed")
+def when_wait_past_ttl(probekit: ProbeKitDriver) -> None:
+    probekit.wait_past_ttl()
 
 
 @bdd.then("the created task has a task id and a known status")
@@ -94,9 +94,9 @@ def then_task_not_listed(probekit: ProbeKitDriver) -> None:
     check_task_not_listed(probekit.tasks_now(), probekit.task_id())
 
 
-@bdd.then("tasks/get no longer finds the task")
-def then_task_gone(probekit: ProbeKitDriver) -> None:
-    check_task_gone(probekit.look_up_task())
+@bdd.then(parsers.re(r"tasks/get no longer finds the task within (?P<seconds>\d+(?:\.\d+)?) seconds?$"))
+def then_task_gone(probekit: ProbeKitDriver, seconds: str) -> None:
+    check_task_gone(probekit.look_up_task_until_gone(float(seconds)))
 
 
 @bdd.then("the task result is a tool result with a non-empty text")

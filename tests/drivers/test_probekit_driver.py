@@ -11,8 +11,9 @@ import pytest
 from test_timing import FakeClock  # the drivers' fake clock (tests/drivers/test_timing.py)
 
 import simulator.drivers.probekit as probekit
-from simulator.drivers.probekit import ProbeKitDriver, check_output_contract
-from simulator.drivers.timing import POLL_S
+from simulator.drivers.probekit import ProbeKitDriver, check_output_contract, check_task_gone
+from simulator.drivers.probekit.driver import TTL_MARGIN_S
+from simulator.drivers.timing import POLL_MAX_S, POLL_S
 from simulator.errors import NotTestable
 from simulator.roles.mcp_client import McpErrorResponse
 
@@ -248,6 +249,55 @@ def test_a_refused_tasks_get_ends_the_wait_at_once():
     with pytest.raises(McpErrorResponse):
         driver.wait_until_completed()
     assert clock.now == 0.0
+
+
+def _expiring_subject(clock: FakeClock, gone_after: float) -> Responder:
+    """A task that ``tasks/get`` finds until ``gone_after`` seconds on the fake clock, then no longer."""
+
+    def respond(method: str, params: Any) -> dict[str, Any]:
+        if method == "tools/call":
+            return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
+        if method == "tasks/get":
+            if clock.now >= gone_after:
+                return {"error": {"code": -32602, "message": "unknown task"}}
+            return {"result": {"taskId": "t-1", "status": "completed"}}
+        return {"error": {"code": -32601, "message": method}}
+
+    return respond
+
+
+def test_the_ttl_wait_ends_just_past_the_ttl_from_the_calls_answer():
+    clock = FakeClock()
+    driver = ProbeKitDriver(FakeSubject(lambda env: FakeClient(TOOLS, _expiring_subject(clock, 99.0))),
+                            step_timeout=1.0, clock=clock, sleep=clock.sleep)
+    driver.open_session("full")
+    clock.sleep(0.3)  # the call answered at 0.3
+    driver.call_as_task("gencommit", "x", 1500)
+    driver.wait_past_ttl()
+    assert clock.now == pytest.approx(0.3 + 1.5 + TTL_MARGIN_S)
+    driver.wait_past_ttl()  # already past: no further pause
+    assert clock.now == pytest.approx(0.3 + 1.5 + TTL_MARGIN_S)
+
+
+@pytest.mark.parametrize(("gone_after", "found"), [(1.6, True), (2.0, True), (2.6, False)])
+def test_tasks_get_is_asked_until_it_no_longer_finds_the_task_at_most_the_window(gone_after: float, found: bool):
+    """Gone within the window: the error is what the check judges, seen once it is there. Still there at the
+    window's end: the last answer, a task, which the check fails."""
+    clock = FakeClock()
+    driver = ProbeKitDriver(FakeSubject(lambda env: FakeClient(TOOLS, _expiring_subject(clock, gone_after))),
+                            step_timeout=5.0, clock=clock, sleep=clock.sleep)
+    driver.open_session("full")
+    driver.call_as_task("gencommit", "x", 1500)
+    driver.wait_past_ttl()
+    response = driver.look_up_task_until_gone(1.0)
+    if found:
+        check_task_gone(response)
+        assert clock.now < gone_after + POLL_MAX_S + 1e-9
+    else:
+        assert response == {"result": {"taskId": "t-1", "status": "completed"}}
+        with pytest.raises(AssertionError, match="tasks/get still answers the task after its ttl passed"):
+            check_task_gone(response)
+        assert clock.now == pytest.approx(1.5 + TTL_MARGIN_S + 1.0)
 
 
 def test_cancelling_a_task_that_already_ended_is_not_testable_when_it_must_be_live():

@@ -33,6 +33,9 @@ __all__ = ["ProbeKitDriver"]
 #: means full), and "show every tool" (MCP_SHOW_ALL=1 ignores the filter).
 TOOLSET_VAR = "MCP_TOOLSET"
 SHOW_ALL_VAR = "MCP_SHOW_ALL"
+#: Past a task's ttl by this much before the harness looks: the design's clean-up test is strict (``>``) and a
+#: JavaScript clock counts whole milliseconds.
+TTL_MARGIN_S = 0.01
 
 
 class ProbeKitDriver:
@@ -52,6 +55,8 @@ class ProbeKitDriver:
         #: A call prepared by a Given (tool, arguments), for ``make_prepared_call``.
         self.prepared: tuple[str, dict[str, Any]] | None = None
         self.task: dict[str, Any] | None = None
+        #: ``(the harness's clock when the CreateTaskResult arrived, the ttl asked for in ms)`` of the task.
+        self.task_asked: tuple[float, int] | None = None
         self.task_response: dict[str, Any] | None = None
         self.task_list: list[dict[str, Any]] | None = None
         self.task_result: dict[str, Any] | None = None
@@ -193,6 +198,7 @@ class ProbeKitDriver:
         ``text``) asking for ``ttl`` ms; it must answer a ``CreateTaskResult``, whose task is kept."""
         call = self._send(tool, valid_arguments_for(self.session.tool(tool), tool, text), task={"ttl": ttl})
         self.task = created_task(call)
+        self.task_asked = (self._clock(), ttl)
         return self.task
 
     def task_id(self) -> str:
@@ -250,5 +256,25 @@ class ProbeKitDriver:
         """``tasks/result`` of the task (the server blocks until it is terminal: three step limits at most)."""
         self.task_result = self.client.tasks_result(self.task_id(), timeout=self.step_timeout * 3)
 
-    def wait(self, seconds: float) -> None:
-        self._sleep(seconds)
+    def wait_past_ttl(self) -> None:
+        """Sleep until the ttl the call asked for has passed since its CreateTaskResult arrived. The server created
+        the task before it answered, so by then more than ``ttl`` ms have passed since its ``createdAt`` (the
+        design's clean-up: "if (now - createdTime > task.ttl) … delete"), whatever the two clocks read."""
+        expect(self.task_asked is not None, "no task was created")
+        answered, ttl = self.task_asked or (0.0, 0)
+        self._sleep(max(0.0, answered + ttl / 1000 + TTL_MARGIN_S - self._clock()))
+
+    def look_up_task_until_gone(self, seconds: float) -> dict[str, Any]:
+        """``tasks/get`` of the task with back-off until it answers an error, at most ``seconds`` (the design names
+        no clean-up cadence: a server may sweep on a timer); the last whole response."""
+
+        def gone() -> dict[str, Any]:
+            response = self.look_up_task()
+            if not isinstance(response.get("error"), dict):
+                raise NotYet(response)
+            return response
+
+        try:
+            return eventually(gone, seconds, clock=self._clock, sleep=self._sleep, retry=NotYet)
+        except NotYet as last:
+            return last.args[0]
