@@ -40,8 +40,9 @@ def error_body(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-#: How often the serving thread looks for ``stop()`` (http.server's ``serve_forever`` poll interval).
-SHUTDOWN_POLL_S = 0.02
+#: How often the serving thread looks for ``stop()`` when nothing wakes it (``stop()`` wakes it with a connection of
+#: its own, so this only bounds a stop whose wake-up could not connect).
+SHUTDOWN_POLL_S = 0.25
 
 
 class BadRequest(Exception):
@@ -99,6 +100,22 @@ def route_control(method: str, path: str, raw_body: bytes, *, version: str, role
         return 500, error_body("internal-error", f"{type(exc).__name__}: {exc}")
 
 
+def _wake(address: tuple[Any, ...], family: int) -> None:
+    """Connect to the listening socket at ``address`` (its wildcard address as loopback) and hang up: the serving
+    thread's wait for a request returns. Best effort: without it, the wait ends within ``SHUTDOWN_POLL_S``."""
+    host, port = address[0], address[1]
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.5)
+            sock.connect((host, port))
+    except OSError:
+        pass
+
+
 class JsonControlServer:
     def __init__(self, handle: Handle, *, host: str, port: int, name: str, log: logging.Logger) -> None:
         self._handle = handle
@@ -108,6 +125,7 @@ class JsonControlServer:
         self._log = log
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
 
     @property
     def url(self) -> str | None:
@@ -163,16 +181,26 @@ class JsonControlServer:
             server_class = V6Server
         self._httpd = server_class((self.host, self.port), Handler)
         self._httpd.daemon_threads = True
-        httpd = self._httpd
-        # serve_forever checks for shutdown() every poll_interval (0.5 s by default): a short one makes stop() quick
-        self._thread = threading.Thread(target=lambda: httpd.serve_forever(poll_interval=SHUTDOWN_POLL_S), name=name,
-                                        daemon=True)
+        self._httpd.timeout = SHUTDOWN_POLL_S
+        httpd, stopping = self._httpd, threading.Event()
+        self._stopping = stopping
+
+        def serve() -> None:
+            # one request at a time, as serve_forever; stop() sets the flag and then wakes the wait with a
+            # connection of its own instead of waiting for serve_forever's poll interval (a reference instance is
+            # started and stopped for each scenario: that poll was ~10 ms of every scenario's teardown)
+            while not stopping.is_set():
+                httpd.handle_request()
+
+        self._thread = threading.Thread(target=serve, name=name, daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
+            self._stopping.set()
+            _wake(self._httpd.server_address[:2], self._httpd.address_family)
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._httpd is not None:
+            self._httpd.server_close()
         self._httpd = self._thread = None
