@@ -13,11 +13,15 @@ One invocation measures, each as its own ``python -m simulator run --no-report``
 Before the measured runs, one unmeasured run of a few requirements warms Python's bytecode cache (``child_env``).
 For each: wall time, CPU time (user + system of the run and every process it started and waited for:
 ``RUSAGE_CHILDREN``), the busy ratio (CPU / wall: 1.0 is one core kept busy the whole time, 2.0 both), the number
-of tests and the run's exit code. A run that does not end CONFORMANT (exit 0) fails the benchmark: its timings
+of tests and the run's exit code. ``--repeat N`` measures the whole plan N times, one round after the other (so a
+machine that slows down for a while slows every run of one round, not all rounds of one run), and reports each
+run's median with its range: on a shared or virtual machine the same run varies by a third from one minute to the
+next, and the targets are judged on the medians. A run that does not end CONFORMANT (exit 0) fails the benchmark: its timings
 would describe a different run. A benchmark, not a test: it asserts no timing, it prints the figures and one
 verdict line per target (MET / NOT MET) and exits 0 unless a run failed.
 
     python -m bench.bench_suite                  # the full measurement (several minutes)
+    python -m bench.bench_suite --repeat 3       # each run three times: medians and ranges (README's figures)
     python -m bench.bench_suite --quick          # smoke: a few requirements per family (CI)
     python -m bench.bench_suite --json bench/out/suite.json
 """
@@ -30,12 +34,13 @@ import os
 import platform
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -60,7 +65,8 @@ _PASSED = re.compile(r"(\d+) passed")
 
 @dataclass
 class RunFigure:
-    """One measured run."""
+    """One measured run, or the median of several measurements of it (``median_of``): then ``wall_samples`` and
+    ``cpu_samples`` hold each measurement, in the order they were made."""
 
     name: str
     argv: list[str]
@@ -68,6 +74,8 @@ class RunFigure:
     cpu_s: float
     tests: int
     exit_code: int
+    wall_samples: list[float] = field(default_factory=list)
+    cpu_samples: list[float] = field(default_factory=list)
 
     @property
     def busy(self) -> float:
@@ -75,6 +83,17 @@ class RunFigure:
 
     def to_json(self) -> dict[str, object]:
         return {**asdict(self), "busy": round(self.busy, 3)}
+
+
+def median_of(figures: Sequence[RunFigure]) -> RunFigure:
+    """The measurements of one run as one figure: the median wall and the median CPU time (each on its own), every
+    sample kept. The runs must agree on what they ran (name, arguments, tests)."""
+    first = figures[0]
+    if any((f.name, f.argv, f.tests) != (first.name, first.argv, first.tests) for f in figures):
+        raise ValueError(f"measurements of {first.name!r} ran different tests: {[f.tests for f in figures]}")
+    walls, cpus = [f.wall_s for f in figures], [f.cpu_s for f in figures]
+    return RunFigure(first.name, first.argv, round(statistics.median(walls), 2), round(statistics.median(cpus), 2),
+                     first.tests, max(f.exit_code for f in figures), walls, cpus)
 
 
 def child_env() -> dict[str, str]:
@@ -137,11 +156,20 @@ def verdicts(figures: Sequence[RunFigure], *, workers: int) -> list[dict[str, ob
 
 
 def render(figures: Sequence[RunFigure], checks: Sequence[dict[str, object]], out: TextIO) -> None:
-    out.write(f"{'run':<22} {'tests':>6} {'wall s':>8} {'CPU s':>8} {'busy':>6}\n")
+    ranges = any(len(f.wall_samples) > 1 for f in figures)
+    out.write(f"{'run':<22} {'tests':>6} {'wall s':>8} {'CPU s':>8} {'busy':>6}"
+              + (f" {'wall range s':>14} {'CPU range s':>14}" if ranges else "") + "\n")
     for f in figures:
-        out.write(f"{f.name:<22} {f.tests:>6} {f.wall_s:>8.1f} {f.cpu_s:>8.1f} {f.busy:>6.2f}\n")
+        line = f"{f.name:<22} {f.tests:>6} {f.wall_s:>8.1f} {f.cpu_s:>8.1f} {f.busy:>6.2f}"
+        if ranges:
+            line += f" {_span(f.wall_samples):>14} {_span(f.cpu_samples):>14}"
+        out.write(line + "\n")
     for check in checks:
         out.write(f"{'MET' if check['met'] else 'NOT MET':<8} {check['target']}: {check['value']}\n")
+
+
+def _span(samples: Sequence[float]) -> str:
+    return f"{min(samples):.1f}-{max(samples):.1f}" if samples else ""
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
@@ -150,21 +178,28 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--families", default=",".join(FAMILIES),
                         help=f"comma-separated families to measure one by one (empty: none; of {', '.join(FAMILIES)})")
     parser.add_argument("--workers", type=int, default=2, help="the -n of the parallel full run (1: none)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="measure the whole plan this many times, round after round; report medians and ranges")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     try:
         runs = plan(quick=args.quick, families=families, workers=args.workers)
     except ValueError as exc:
         parser.error(str(exc))
-    figures: list[RunFigure] = []
+    measured: dict[str, list[RunFigure]] = {name: [] for name, _ in runs}
     try:
         measure("warm-up", list(QUICK.values())[:1])  # compiles and assertion-rewrites every module once
-        for name, run_args in runs:
-            figures.append(measure(name, run_args))
-            out.write(f"  measured {name}: {figures[-1].wall_s:.1f} s wall\n")
-            out.flush()
-    except RuntimeError as exc:
+        for round_no in range(1, args.repeat + 1):
+            for name, run_args in runs:
+                measured[name].append(measure(name, run_args))
+                of = f" (round {round_no} of {args.repeat})" if args.repeat > 1 else ""
+                out.write(f"  measured {name}{of}: {measured[name][-1].wall_s:.1f} s wall\n")
+                out.flush()
+        figures = [median_of(measured[name]) for name, _ in runs]
+    except (RuntimeError, ValueError) as exc:
         out.write(f"{exc}\n")
         return 1
     # the targets concern the full run: a quick run measures a few requirements, so it judges none
@@ -173,6 +208,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         meta = {"python": platform.python_version(), "cpus": os.cpu_count(), "quick": args.quick,
+                "repeat": args.repeat,
                 "load_before": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
         args.json.write_text(json.dumps({"meta": meta, "runs": [f.to_json() for f in figures], "verdicts": checks},
                                         indent=2), encoding="utf-8")

@@ -57,3 +57,35 @@ def test_a_run_that_does_not_end_conformant_fails_the_benchmark(monkeypatch: pyt
     out = io.StringIO()
     assert bench_suite.main(["--quick", "--families", "ccweb", "--workers", "1"], out=out) == 1
     assert "not CONFORMANT" in out.getvalue()
+
+
+def test_repeated_measurements_are_reported_as_their_medians_with_every_sample() -> None:
+    figures = [bench_suite.RunFigure("ccweb", ["run"], wall, cpu, 48, 0) for wall, cpu in
+               ((5.0, 3.0), (3.0, 3.5), (9.0, 2.0))]
+    median = bench_suite.median_of(figures)
+    assert (median.wall_s, median.cpu_s) == (5.0, 3.0)  # each median on its own
+    assert median.wall_samples == [5.0, 3.0, 9.0] and median.cpu_samples == [3.0, 3.5, 2.0]
+    assert median.to_json()["busy"] == 0.6
+    with pytest.raises(ValueError, match="ran different tests"):
+        bench_suite.median_of([figures[0], bench_suite.RunFigure("ccweb", ["run"], 1.0, 1.0, 47, 0)])
+
+
+def test_repeat_measures_the_plan_round_after_round(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    order: list[str] = []
+    walls = iter(range(1, 100))
+
+    def fake(name: str, args: list[str], **kwargs: object) -> bench_suite.RunFigure:
+        order.append(name)
+        return bench_suite.RunFigure(name, list(args), float(next(walls)), 1.0, 3, 0)
+
+    monkeypatch.setattr(bench_suite, "measure", fake)
+    out = io.StringIO()
+    target = tmp_path / "suite.json"
+    assert bench_suite.main(["--quick", "--families", "ccweb", "--workers", "1", "--repeat", "3",
+                             "--json", str(target)], out=out) == 0
+    assert order == ["warm-up", "ccweb", "full, serial", "ccweb", "full, serial", "ccweb", "full, serial"]
+    runs = {r["name"]: r for r in json.loads(target.read_text(encoding="utf-8"))["runs"]}
+    assert runs["ccweb"]["wall_samples"] == [2.0, 4.0, 6.0] and runs["ccweb"]["wall_s"] == 4.0
+    assert "wall range s" in out.getvalue() and "2.0-6.0" in out.getvalue()
+    with pytest.raises(SystemExit):
+        bench_suite.main(["--quick", "--repeat", "0"], out=io.StringIO())
