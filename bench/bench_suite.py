@@ -16,9 +16,9 @@ For each: wall time, CPU time (user + system of the run and every process it sta
 of tests and the run's exit code. ``--repeat N`` measures the whole plan N times, one round after the other (so a
 machine that slows down for a while slows every run of one round, not all rounds of one run), and reports each
 run's median with its range: on a shared or virtual machine the same run varies by a third from one minute to the
-next, and the targets are judged on the medians. A run that does not end CONFORMANT (exit 0) fails the benchmark: its timings
-would describe a different run. A benchmark, not a test: it asserts no timing, it prints the figures and one
-verdict line per target (MET / NOT MET) and exits 0 unless a run failed.
+next, and the targets are judged on the medians. A run that does not end CONFORMANT (exit 0) fails the benchmark:
+its timings would describe a different run. A benchmark, not a test: it asserts no timing, it prints the figures
+and one verdict line per target (MET / NOT MET) and exits 0 unless a run failed.
 
     python -m bench.bench_suite                  # the full measurement (several minutes)
     python -m bench.bench_suite --repeat 3       # each run three times: medians and ranges (README's figures)

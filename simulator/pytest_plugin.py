@@ -316,10 +316,10 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Lets go of the scenario's wire log (and its events' recorded forms) once its reports are made: its verdict, the emitted-frames judge and a
-    failing result's evidence (``ScenarioResult.wire``) have read it by then. A pytest item lives as long as the
-    session, and a log holds every frame of the scenario: kept, the 48 MiB frame cases alone held ~2 GB to the
-    end of the run."""
+    """Lets go of the scenario's wire log (and its events' recorded forms) once its reports are made: its verdict,
+    the emitted-frames judge and a failing result's evidence (``ScenarioResult.wire``) have read it by then. A pytest
+    item lives as long as the session, and a log holds every frame of the scenario: kept, the 48 MiB frame cases
+    alone held ~2 GB to the end of the run."""
     yield
     for key in (_WIRE, _EVENT_FORMS):
         if key in item.stash:

@@ -139,13 +139,14 @@ def utf16_len(s: str) -> int:
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
+#: A surrogate code point, which only a lone surrogate can be in a Python string.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def has_lone_surrogate(s: str) -> bool:
     """Whether ``s`` holds a code point U+D800–U+DFFF: a JavaScript string may, UTF-8 cannot carry one (so
     ``s.encode("utf-8")`` fails exactly then). Scans without encoding."""
     return not s.isascii() and _SURROGATE.search(s) is not None
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def utf16_len_over(s: str, limit: int) -> bool:
