@@ -19,7 +19,7 @@ from typing import Any
 from ...running import Role, RunningReference
 from ..handle import ReferenceHandle
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script
-from .client import DesktopClient
+from .client import RECONNECT_DELAY_S, DesktopClient
 from .control import CAPABILITIES, DesktopControlApi
 from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, DesktopMachine, Variant
 from .store import OutboxStore
@@ -45,7 +45,8 @@ class DesktopHandle(ReferenceHandle):
 def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[str, str] | None = None,
                    default_workspace: str | None = None, db: str | Path | None = None,
                    variant: Variant | str | None = None, control: tuple[str, int] | None = ("127.0.0.1", 0),
-                   progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS, reconnect_delay: float = 0.2,
+                   progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS,
+                   reconnect_delay: float = RECONNECT_DELAY_S,
                    device_id: str | None = None) -> DesktopHandle:
     """Start one desktop dialling ``url``. Without ``db`` the outbox lives in a temp directory removed at stop.
     Without ``workspaces`` a temp folder is registered as alias ``repo``."""

@@ -218,6 +218,19 @@ def test_reconnect_failures_are_logged_at_doubling_intervals():
     assert not reconnect_log_due(0)
 
 
+def test_redials_back_off_after_failed_dials_and_start_again_quickly_after_a_connection():
+    from simulator.reference.desktop.client import RECONNECT_DELAY_S, RECONNECT_MAX_S, redial_pause
+
+    pauses, last = [], 0.0
+    for _ in range(6):  # the server is away: every dial fails
+        last = redial_pause(last, opened=False)
+        pauses.append(last)
+    assert pauses == [0.02, 0.04, 0.08, 0.16, RECONNECT_MAX_S, RECONNECT_MAX_S]
+    assert redial_pause(last, opened=True) == RECONNECT_DELAY_S  # a connection opened: quick again
+    assert redial_pause(0.0, opened=False, first=2.0) == 2.0  # a longer first pause is never shortened
+    assert redial_pause(2.0, opened=False, first=2.0) == 2.0
+
+
 def test_the_token_goes_with_every_dial_but_token_first_dial_only_sends_it_once():
     from simulator.reference.desktop.client import DesktopClient
     from simulator.reference.desktop.machine import Variant
