@@ -30,8 +30,7 @@ from typing import Any
 from .errors import ConfigError
 
 __all__ = ["FILE_NAME", "FORMAT", "MAX_TEXT", "VERSION", "EventForms", "Recording", "clip", "event_json",
-           "load_recording",
-           "run_header", "run_options", "scenario_key", "scenario_line", "write_recording"]
+           "load_recording", "run_header", "run_options", "scenario_key", "scenario_line", "write_recording"]
 
 #: The ``format`` of line 1: a recording, whatever its version.
 FORMAT = "hook-conformance-recording"
