@@ -23,7 +23,9 @@ _NAMES = ("signature", "get_required_args")
 
 
 class _Kept:
-    """One of the replaced functions: ``original(func)`` kept per ``func``; other call shapes pass through."""
+    """One of the replaced functions: ``original(func)`` kept per ``func``; other call shapes pass through. A kept
+    list (``get_required_args``'s answer) is handed out as a copy: a caller that changed it would change every
+    later answer."""
 
     def __init__(self, original: Callable[..., Any]) -> None:
         self.original = original
@@ -33,13 +35,12 @@ class _Kept:
         if args or kwargs:
             return self.original(func, *args, **kwargs)
         try:
-            return self._kept[func]
+            found = self._kept[func]
         except KeyError:
-            pass
+            found = self._kept[func] = self.original(func)
         except TypeError:  # not hashable: nothing to keep it by
             return self.original(func)
-        found = self._kept[func] = self.original(func)
-        return found
+        return list(found) if isinstance(found, list) else found
 
 
 def _scenario_module() -> Any:

@@ -38,7 +38,10 @@ def test_a_kept_signature_is_inspects_and_is_read_once() -> None:
 def test_required_args_kept_are_pytest_bdds_answer() -> None:
     from pytest_bdd.utils import get_required_args
 
-    assert bdd_signatures._Kept(get_required_args)(_step) == get_required_args(_step) == ["frame_driver", "pointer"]
+    kept = bdd_signatures._Kept(get_required_args)
+    assert kept(_step) == get_required_args(_step) == ["frame_driver", "pointer"]
+    kept(_step).append("changed by a caller")
+    assert kept(_step) == ["frame_driver", "pointer"]
 
 
 def test_uninstall_puts_the_originals_back_and_install_again_keeps_them() -> None:
