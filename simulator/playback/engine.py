@@ -88,7 +88,8 @@ class PlaybackEngine:
         """The scenario's verdict is in; its teardown begins."""
         with self._cond:
             if self._timeline is not None:
-                self._timeline.tearing_down = True
+                self._timeline.begin_teardown(self._clock())
+            self._cond.notify_all()
 
     def end(self) -> list[str]:
         """Close the scenario: its divergences, the recorded harness steps the replay never took, and the subject

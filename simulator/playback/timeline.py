@@ -16,7 +16,11 @@ recording relative to the test thread's actions); a harness event with no match 
 plays the scenario differently from the recording). Each subject event becomes *due* once every harness event
 recorded before it has been matched, at the time the last of them was matched plus the delay recorded between them,
 and never before the subject event recorded before it: the subject answers as it answered, as late as it answered,
-in the order it answered.
+in the order it answered. A subject event recorded after the scenario's teardown began (the harness's ``teardown``
+note) waits for the replay's teardown too (``begin_teardown``), as long after it as it came after the recorded one:
+the teardown stops the subject (a reference instance's stop is not on the wire), and what the stop caused (a
+desktop's closing handshake, a few milliseconds after the scenario's last pong) must not reach the harness while the
+replay's last step still reads the connection.
 
 Values the harness makes up afresh each run (UUIDs, chat ids, timestamps) differ between the recording and the
 replay: matching learns, from each matched pair of texts, which recorded strings became which (``learn``), and
@@ -31,6 +35,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from ..wirelog import TEARDOWN
 
 __all__ = ["Kind", "LOOKAHEAD", "Step", "Timeline", "kind_of"]
 
@@ -104,11 +110,16 @@ class Timeline:
     substitutions: dict[str, str] = field(init=False, default_factory=dict)
     #: Set when the scenario's teardown begins: what diverges then cannot have changed the scenario's verdict.
     tearing_down: bool = field(init=False, default=False)
+    #: When the replay's teardown began (``begin_teardown``); None before.
+    teardown_at: float | None = field(init=False, default=None)
     _next_subject: int = field(init=False, default=0)
     _last_due: float = field(init=False, default=0.0)
 
     def __post_init__(self) -> None:
         self.kinds = [kind_of(e) for e in self.events]
+        #: The recorded teardown note's index (None in a recording without one: nothing waits for the teardown).
+        self._teardown = next((i for i, e in enumerate(self.events)
+                               if e.get("channel") == "harness" and e.get("summary") == TEARDOWN), None)
         self._subjects = [i for i, k in enumerate(self.kinds) if k is Kind.SUBJECT]
         self._harness = [i for i, k in enumerate(self.kinds) if k is Kind.HARNESS]
         self.skipped: list[int] = []
@@ -147,6 +158,11 @@ class Timeline:
                 break
         return None
 
+    def begin_teardown(self, now: float) -> None:
+        """The replay's teardown begins: the subject events recorded after the recorded teardown note may fall due."""
+        if not self.tearing_down:
+            self.tearing_down, self.teardown_at = True, now
+
     def diverged(self, event: Mapping[str, Any]) -> None:
         where = " while tearing the scenario down" if self.tearing_down else ""
         self.divergences.append(f"the harness sent {event.get('summary') or event.get('channel')!r} as "
@@ -184,8 +200,9 @@ class Timeline:
     # -- the subject's side ----------------------------------------------------------------------------------------
 
     def due(self) -> Step | None:
-        """The next subject event, once every harness event recorded before it has been matched, with the time it
-        is due; None while it waits for the harness (or when there is none left)."""
+        """The next subject event, once every harness event recorded before it has been matched (and, for one
+        recorded after the teardown note, once the replay's teardown has begun), with the time it is due; None while
+        it waits for the harness (or when there is none left)."""
         if self._next_subject >= len(self._subjects):
             return None
         j = self._subjects[self._next_subject]
@@ -198,6 +215,11 @@ class Timeline:
             at = self.matched[k] + max(0.0, t_j - float(self.events[k].get("t", 0.0)))
         else:
             at = self.start + t_j
+        if self._teardown is not None and j > self._teardown:
+            if self.teardown_at is None:
+                return None  # it came after the teardown began: it waits for the replay's
+            since = max(0.0, t_j - float(self.events[self._teardown].get("t", 0.0)))
+            at = max(at, self.teardown_at + since)
         at = max(at, self._last_due)
         event = dict(self.events[j])
         event["text"] = self.substitute(str(event.get("text", "")))

@@ -54,6 +54,32 @@ def test_subject_events_keep_their_order_and_never_come_earlier_than_the_one_bef
     assert second is not None and second.at == 10.5  # not before x: the subject answers in its order
 
 
+def test_what_the_subject_did_after_the_teardown_began_waits_for_the_replays_teardown():
+    """A desktop stopped at the teardown closes a few milliseconds after the scenario's last pong: played as soon as
+    the pong, the close could reach the harness while its last step still reads the connection (CI, issue 18)."""
+    t = Timeline([ev(1.0, "s", "note", "connection", "ws ping"), ev(1.001, "s", "note", "connection", "ws pong"),
+                  ev(1.002, "harness", "note", "harness", "teardown", conn=None),
+                  ev(1.005, "s", "note", "connection", "close 1011", "closed by the peer with 1011")])
+    assert t.match(ev(0, "s", "note", "connection", "ws ping"), now=50.0) == 0
+    pong = t.due()
+    assert pong is not None and pong.index == 1
+    t.taken(pong)
+    assert t.due() is None  # every harness event before the close is matched, but the teardown has not begun
+    t.begin_teardown(now=80.0)
+    close = t.due()
+    assert close is not None and close.index == 3 and abs(close.at - 80.003) < 1e-9  # as long after it as recorded
+    assert t.tearing_down
+    t.begin_teardown(now=90.0)  # the first beginning counts
+    assert t.teardown_at == 80.0
+
+
+def test_a_recording_without_a_teardown_note_waits_for_nothing_more():
+    t = Timeline([ev(1.0, "s", "note", "connection", "ws ping"), ev(1.005, "s", "note", "connection", "close 1011")])
+    t.match(ev(0, "s", "note", "connection", "ws ping"), now=50.0)
+    step = t.due()
+    assert step is not None and step.index == 1
+
+
 def test_an_unmatched_harness_event_is_no_match_and_a_divergence_when_declared():
     t = Timeline([ev(0.0, "d", "sent", "hook", "hello")])
     assert t.match(ev(0, "d", "sent", "hook", "task.ack"), now=1.0) is None
