@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .recording import FILE_NAME, Recording, load_recording, run_options
-from .wirelog import TEARDOWN
+from .wirelog import is_teardown
 
 __all__ = ["compare_sides", "harness_side", "replay_main", "select_lines"]
 
@@ -62,7 +62,7 @@ def harness_side(line: dict[str, Any]) -> list[str]:
     pongs: ``_UPKEEP``)."""
     out = []
     for e in line["events"]:
-        if e.get("direction") == "note" and e.get("channel") == "harness" and e.get("summary") == TEARDOWN:
+        if is_teardown(e):
             break  # what the teardown does cannot change the verdict
         if e.get("direction") != "sent" or e.get("summary") in _UPKEEP:
             continue

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Direction", "HARNESS_ERROR", "TEARDOWN", "WireEvent", "WireLog"]
+__all__ = ["Direction", "HARNESS_ERROR", "TEARDOWN", "WireEvent", "WireLog", "is_teardown"]
 
 
 class Direction(StrEnum):
@@ -65,6 +65,12 @@ HARNESS_ERROR = "harness error"
 #: The summary of the note (channel "harness") that marks where a scenario's teardown begins: what follows cannot
 #: change the scenario's verdict (``simulator replay`` compares the harness's side before it).
 TEARDOWN = "teardown"
+
+
+def is_teardown(event: Mapping[str, Any]) -> bool:
+    """Whether a recorded event (``WireEvent.to_json``'s form) is the note that marks where its scenario's teardown
+    begins (``TEARDOWN``)."""
+    return event.get("direction") == "note" and event.get("channel") == "harness" and event.get("summary") == TEARDOWN
 
 
 class WireLog:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ..wirelog import TEARDOWN
+from ..wirelog import is_teardown
 
 __all__ = ["Kind", "LOOKAHEAD", "Step", "Timeline", "kind_of"]
 
@@ -118,8 +118,7 @@ class Timeline:
     def __post_init__(self) -> None:
         self.kinds = [kind_of(e) for e in self.events]
         #: The recorded teardown note's index (None in a recording without one: nothing waits for the teardown).
-        self._teardown = next((i for i, e in enumerate(self.events)
-                               if e.get("channel") == "harness" and e.get("summary") == TEARDOWN), None)
+        self._teardown = next((i for i, e in enumerate(self.events) if is_teardown(e)), None)
         self._subjects = [i for i, k in enumerate(self.kinds) if k is Kind.SUBJECT]
         self._harness = [i for i, k in enumerate(self.kinds) if k is Kind.HARNESS]
         self.skipped: list[int] = []
