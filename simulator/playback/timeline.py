@@ -108,8 +108,6 @@ class Timeline:
     matched: dict[int, float] = field(init=False, default_factory=dict)
     divergences: list[str] = field(init=False, default_factory=list)
     substitutions: dict[str, str] = field(init=False, default_factory=dict)
-    #: Set when the scenario's teardown begins: what diverges then cannot have changed the scenario's verdict.
-    tearing_down: bool = field(init=False, default=False)
     #: When the replay's teardown began (``begin_teardown``); None before.
     teardown_at: float | None = field(init=False, default=None)
     _next_subject: int = field(init=False, default=0)
@@ -157,10 +155,15 @@ class Timeline:
                 break
         return None
 
+    @property
+    def tearing_down(self) -> bool:
+        """Whether the scenario's teardown has begun: what diverges then cannot have changed the scenario's verdict."""
+        return self.teardown_at is not None
+
     def begin_teardown(self, now: float) -> None:
         """The replay's teardown begins: the subject events recorded after the recorded teardown note may fall due."""
-        if not self.tearing_down:
-            self.tearing_down, self.teardown_at = True, now
+        if self.teardown_at is None:
+            self.teardown_at = now
 
     def diverged(self, event: Mapping[str, Any]) -> None:
         where = " while tearing the scenario down" if self.tearing_down else ""
