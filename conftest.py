@@ -15,7 +15,8 @@ import os
 import pytest
 
 pytest_plugins = [
-    "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.hook_desktop",
+    "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.mcp_stdio",
+    "steps.hook_desktop",
     "steps.hook_server", "steps.robustness", "steps.robustness_mcp", "steps.faults_hook_server",
     "steps.faults_desktop",
 ]

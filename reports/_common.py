@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.results import FAILING, RequirementResult, RunRecord, ScenarioResult, Verdict
+from simulator.results import FAILING, VERDICT_ORDER, RequirementResult, RunRecord, ScenarioResult, Verdict
 from simulator.wirelog import WireEvent
 
 __all__ = [
@@ -47,17 +47,9 @@ VERDICT_LABELS = {
     "timeout": "timeout",
 }
 
-#: Worst first (the order of ``simulator.results.worst``): the order of "what needs attention" lists.
-SEVERITY_ORDER: tuple[Verdict, ...] = (
-    Verdict.ERROR,
-    Verdict.TIMEOUT,
-    Verdict.NOT_TESTABLE,
-    Verdict.FAIL,
-    Verdict.WARN,
-    Verdict.REVIEW,
-    Verdict.PASS,
-    Verdict.NOT_APPLICABLE,
-)
+#: Gravest first (``simulator.results.VERDICT_ORDER``, the order of ``worst``): the order of "what needs attention"
+#: lists.
+SEVERITY_ORDER: tuple[Verdict, ...] = VERDICT_ORDER
 
 #: A wire event's text longer than this is shortened in the text renderers (JUnit, Cucumber); report.json and
 #: the HTML report (behind "show all") keep it whole.

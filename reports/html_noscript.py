@@ -1,8 +1,8 @@
 """The HTML report without JavaScript: a ``<noscript>`` block generated in Python from the same view the script
 renders (``html_view.page_view``): the overall verdict, the subjects and spec revisions, the per-spec × level
-table, the requirements needing attention (reason, quoted clause, how to reproduce), the not-applicable reasons,
-the stale baseline entries and every requirement with its verdict. Wire logs, Gherkin steps and the filters need
-the script.
+table, the requirements needing attention (reason, the other non-passing verdicts of their scenarios, quoted clause,
+how to reproduce), the not-applicable reasons, the stale baseline entries and every requirement with its verdict
+(and that line of other verdicts). Wire logs, Gherkin steps and the filters need the script.
 
 Every piece of text goes through ``esc`` (``visible`` then HTML escaping); text holding CJK characters is marked
 ``lang="zh"`` so a browser picks Chinese glyphs.
@@ -118,12 +118,13 @@ def _attention(record: RunRecord, view: dict[str, Any], by_id: dict[str, Require
                  "</code>.</p>"
         )
         subjects = "; ".join(f"{s.get('role')} {s.get('target')}: {s.get('verdict')}" for s in r.subjects)
+        also = f"<p>Also: {_span(item['also'], 'also')}</p>" if item["also"] else ""
         out.append(
             f'<div class="noscript-card" data-req-id="{esc(r.id)}" data-verdict="{esc(r.verdict.value)}">'
             f"<h4><code>{esc(r.id)}</code> {esc(r.verdict.value)}{' (baselined)' if r.baselined else ''}"
             f" ({esc(r.level)}): {_span(r.summary)}</h4>"
             f"<p>Subjects: {_span(subjects or 'none judged')}</p>"
-            f"<p>Reason:</p>{_block('pre', item['reason'] or '(none recorded)')}"
+            f"<p>Reason:</p>{_block('pre', item['reason'] or '(none recorded)')}{also}"
             f"{_block('blockquote', r.quote)}"
             f"<p>{_span(f'{r.spec} {r.section}'.strip())}</p>"
             f"<p>How to reproduce:</p>{reproduce}</div>"
@@ -151,7 +152,7 @@ def _matrix(record: RunRecord) -> list[str]:
     rows = [
         f"<tr><td><code>{esc(r.id)}</code></td><td>{esc(r.level)}</td><td>{_span(f'{r.spec} {r.section}'.strip())}"
         f'</td><td class="v-{esc(r.verdict.value)}">{esc(r.verdict.value)}{" (baselined)" if r.baselined else ""}'
-        "</td></tr>"
+        + (f"<br>{_span(r.also_text(), 'also')}" if r.also else "") + "</td></tr>"
         for r in record.requirements
     ]
     return [

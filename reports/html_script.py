@@ -9,7 +9,8 @@ What it builds, top to bottom:
   (start, finish, strictness, exit code, command), the subjects with their targets and identities, the spec revisions;
 * ``#by-spec``: one table, a block of rows per spec (must, should, may), a column per verdict;
 * ``#attention``: a card per requirement needing attention (``article.card[data-req-id][data-verdict]``): verdict,
-  level, subjects, reason, the quoted spec clause as text with spec and section, each scenario that did not pass
+  level, subjects, reason, the other non-passing verdicts of its scenarios ("Also", when any), the quoted spec
+  clause as text with spec and section, each scenario that did not pass
   (reason, evidence, Gherkin steps with their statuses, the wire log in a collapsed ``<details class="wire-log">``
   when it has events),
   and how to reproduce (``pre.reproduce-command``); then the stale baseline entries;
@@ -17,7 +18,8 @@ What it builds, top to bottom:
 * ``#falsifiability``: only when report.json carries a ``falsifiability`` object (a later schema may add it);
 * ``#limits``: only when report.json carries measurements (``limits``, 1.3: the robustness profile);
 * ``#all-requirements``: verdict tiles, filters (verdict, level, search) and the requirement × verdict matrix
-  (``tr.req-row.v-<verdict>[data-req-id][data-verdict]``, a ``td.cell`` per verdict, ``hit`` in the verdict's);
+  (``tr.req-row.v-<verdict>[data-req-id][data-verdict]``, a ``td.cell`` per verdict, ``hit`` in the verdict's;
+  under the summary the subjects judged and, when any, a ``div.also`` line of the other non-passing verdicts);
 * ``#other-scenarios``: scenarios that did not pass and belong to no listed requirement, if any.
 
 All text is inserted as text (``textContent``), never as markup; characters a page cannot show become ``\uXXXX``
@@ -312,6 +314,10 @@ JS = r"""
     dl.appendChild(h("dt", {text: "Reason"}));
     dl.appendChild(h("dd", {}, [item.reason ? h("pre", {class: "reason", text: item.reason})
       : h("span", {class: "empty", text: "none recorded"})]));
+    if (item.also) {
+      dl.appendChild(h("dt", {text: "Also"}));
+      dl.appendChild(h("dd", {class: "also", text: item.also}));
+    }
     body.appendChild(dl);
     body.appendChild(h("figure", {class: "clause"}, [
       h("blockquote", {class: "quote", text: r.quote}),
@@ -523,7 +529,7 @@ JS = r"""
       var row = h("tr", {class: "req-row v-" + r.verdict, "data-req-id": r.id, "data-verdict": r.verdict,
         "data-level": r.level}, [idCell, h("td", {text: r.level}), h("td", {class: "summary", title: visible(r.quote)},
           [r.summary, h("div", {class: "subjects", text: judged.length ? "judged: " + judged.join("; ")
-            : "judged no subject"})])]);
+            : "judged no subject"}), view.also[r.id] ? h("div", {class: "also", text: view.also[r.id]}) : null])]);
       VERDICTS.forEach(function (v) {
         row.appendChild(v === r.verdict
           ? h("td", {class: "cell hit v-" + v, title: LABELS[v]}, [h("span", {class: "mark", text: MARKS[v]})])

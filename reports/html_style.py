@@ -183,7 +183,7 @@ button.toggle { margin-top: 3px; font: inherit; font-size: 12px; cursor: pointer
 .matrix td.hit { color: var(--v); background: color-mix(in srgb, var(--v) 16%%, transparent); font-weight: 700; }
 .matrix td.rid { white-space: nowrap; }
 .matrix td.summary { color: var(--fg); max-width: 640px; }
-.matrix .subjects { color: var(--muted); font-size: 85%%; }
+.matrix .subjects, .matrix .also { color: var(--muted); font-size: 85%%; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 
 /* ---- without JavaScript ---- */

@@ -11,9 +11,11 @@ id="report-view">`` next to report.json (``report-data``); scenarios are referre
 * ``specs``: per spec document (``RequirementResult.spec``), a row per level (must, should, may, then any other)
   with the number of requirements of each verdict;
 * ``attention``: every requirement whose verdict is neither pass nor not-applicable, in the order a release
-  manager reads them: those that fail the run (worst verdict first), the baselined failures, review, warn. Each
-  with its reason (its worst scenarios'), its scenarios that did not pass, how many passed, and the command that
-  reruns it (``reproduce``: ``RunRecord.rerun_text``; None when the report does not record the run's command);
+  manager reads them: those that fail the run (gravest verdict first), the baselined failures, review, warn. Each
+  with its reason (its gravest scenarios'), the other non-passing verdicts of its scenarios (``also``:
+  ``RequirementResult.also_text``, "" when none), its scenarios that did not pass, how many passed, and the command
+  that reruns it (``reproduce``: ``RunRecord.rerun_text``; None when the report does not record the run's command);
+* ``also``: requirement id → ``RequirementResult.also_text`` for each requirement that has one (the matrix rows);
 * ``notApplicable``: each not-applicable requirement with the reason its scenarios gave;
 * ``otherScenarios``: scenarios that did not pass and belong to no requirement listed (shown on their own).
 """
@@ -110,6 +112,7 @@ def attention(record: RunRecord) -> list[dict[str, Any]]:
             "id": r.id,
             "group": group,
             "reason": requirement_reason(record, r, index),
+            "also": r.also_text(),
             "scenarios": shown,
             "passed": sum(1 for s in scenarios if s.verdict is Verdict.PASS),
             "reproduce": record.rerun_text(r.id),
@@ -137,6 +140,7 @@ def page_view(record: RunRecord) -> dict[str, Any]:
         "specs": spec_tables(record),
         "attention": cards,
         "attentionGroups": [{"group": k, "title": v} for k, v in ATTENTION_GROUPS.items()],
+        "also": {r.id: r.also_text() for r in record.requirements if r.also},
         "notApplicable": not_applicable(record),
         "otherScenarios": [
             i for i, s in enumerate(record.scenarios) if s.verdict not in _NOT_SHOWN and i not in in_cards

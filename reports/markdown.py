@@ -1,8 +1,9 @@
 """A Markdown summary of a run, fit for release notes (GitHub-flavoured Markdown tables).
 
 Sections: a header (harness version, date, result, spec revisions), the subjects, a verdict count table, every
-requirement that did not pass (id, level, verdict, spec section, reason), the stale baseline entries, and a
-compact table of all requirements.
+requirement that did not pass (id, level, verdict, spec section, reason, and on a line of its own the other
+non-passing verdicts of its scenarios: ``RequirementResult.also_text``), the stale baseline entries, and a compact
+table of all requirements.
 
 Text from the run (reasons, summaries, identities) is escaped so it cannot break the layout or inject HTML:
 Markdown punctuation is backslash-escaped (``|`` in particular), newlines (and U+2028 / U+2029) in table cells
@@ -154,7 +155,7 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         add(_row("id", "level", "verdict", "subjects", "spec section", "reason"))
         add(_row("---", "---", "---", "---", "---", "---"))
         for r in failing:
-            reason = md_cell(requirement_reason(record, r, index))
+            reason = md_cell("\n".join(x for x in (requirement_reason(record, r, index), r.also_text()) if x))
             add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _subjects_cell(r), _section(r), reason))
     else:
         add("Every requirement passed.")

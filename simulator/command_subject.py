@@ -10,7 +10,12 @@ the run and keeps across restarts, so the subject can keep its durable store the
 * ``start()`` spawns the command in a session of its own (its process group: a shell wrapper and its children die
   together) with stdout piped and stderr written to a file beside the state directory; it waits at most
   ``startup_limit`` seconds for the readiness line. A command that exits first, prints something else, or prints
-  nothing in time is a ``TargetError`` (an infrastructure error, exit code 3) carrying its stderr's tail.
+  nothing in time is a ``TargetError`` (an infrastructure error, exit code 3) carrying its exit status and its
+  stderr's tail.
+* It runs in ``cwd``, by default a directory of its own beside the state directory, the same for every start of
+  the run (never the harness's working directory: simulator/subject_spawn.py). With ``logs``, each start goes into
+  the role's stderr log of the run: a header (command, cwd, pid), what the start wrote to stderr (its last
+  ``LOG_TAIL_BYTES``), and how it ended.
 * ``kill()`` sends SIGKILL to the process group (no clean shutdown, no flush: what the subject acknowledged must
   already be durable) and reaps it; ``restart()`` is ``kill()`` then ``start()``, which reads a new readiness line:
   the url and control URL may change (port 0), and the caller reads them again.
@@ -36,6 +41,7 @@ from pathlib import Path
 
 from .errors import TargetError
 from .huge_pages import subject_environment
+from .subject_spawn import SpawnExit, SpawnRecord, SubjectLogs, describe_exit, with_working_directory
 
 __all__ = ["STATE_PLACEHOLDER", "STARTUP_LIMIT_S", "Readiness", "fill_state", "parse_readiness", "CommandSubject"]
 
@@ -46,6 +52,8 @@ STARTUP_LIMIT_S = 30.0
 #: How long ``stop()`` waits after SIGTERM before SIGKILL.
 STOP_GRACE_S = 5.0
 _TAIL = 2000
+#: Bytes of one start's stderr copied into the run's log file (its end: the part that says why it stopped).
+LOG_TAIL_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +94,8 @@ class CommandSubject:
     """One command started by the harness for a run (see the module docstring)."""
 
     def __init__(self, command: Sequence[str], *, role: str = "hook-server", startup_limit: float = STARTUP_LIMIT_S,
-                 env: Mapping[str, str] | None = None, cwd: Path | str | None = None) -> None:
+                 env: Mapping[str, str] | None = None, cwd: Path | str | None = None,
+                 logs: SubjectLogs | None = None) -> None:
         if not command:
             raise TargetError(f"{role}: an empty command")
         self.role = role
@@ -97,7 +106,14 @@ class CommandSubject:
         self.log_path = self._root / "subject.stderr"
         self.command = fill_state(command, self.state_dir)
         self._env = dict(env) if env is not None else subject_environment()
-        self._cwd = str(cwd) if cwd is not None else None
+        if cwd is None:
+            cwd = self._root / "cwd"
+            cwd.mkdir()
+        #: Where the command runs: ``cwd``, else a directory of its own, removed by ``close()``.
+        self.cwd = Path(cwd)
+        self._logs = logs
+        self._record: SpawnRecord | None = None
+        self._log_from = 0
         self._proc: subprocess.Popen[str] | None = None
         self.ready: Readiness | None = None
         #: starts so far (the first included) and SIGKILLs sent
@@ -124,6 +140,11 @@ class CommandSubject:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def returncode(self) -> int | None:
+        """The exit status of the last start once it has ended (negative: killed by that signal), else None."""
+        return self._proc.poll() if self._proc is not None else None
+
     def stderr_tail(self, limit: int = _TAIL) -> str:
         try:
             data = self.log_path.read_bytes()
@@ -138,13 +159,21 @@ class CommandSubject:
         if self.running:
             raise RuntimeError(f"{self.role}: already running (pid {self.pid})")
         shown = " ".join(self.command)
+        record = self._logs.record(self.role, self.command, self.cwd) if self._logs is not None else None
         with self.log_path.open("ab") as err:
+            self._log_from = err.tell()
             try:
                 proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                                        text=True, encoding="utf-8", errors="replace", env=self._env,
-                                        cwd=self._cwd, start_new_session=True)
+                                        text=True, encoding="utf-8", errors="replace",
+                                        env=with_working_directory(self._env, self.cwd),
+                                        cwd=self.cwd, start_new_session=True)
             except OSError as exc:
+                if record is not None:
+                    record.failed(str(exc))
                 raise TargetError(f"{self.role}: cannot start {shown!r}: {exc}") from None
+        if record is not None:
+            record.started(proc.pid)
+        self._record = record
         self._proc = proc
         self.starts += 1
         lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
@@ -158,14 +187,15 @@ class CommandSubject:
             problem = None
         if first is None:
             code = proc.wait(STOP_GRACE_S)
-            problem = f"exited with code {code} before its readiness line"
+            problem = (f"exited with code {code} before its readiness line" if code >= 0
+                       else f"was killed by {describe_exit(code)} before its readiness line")
         if problem is None:
             try:
                 self.ready = parse_readiness(first)
             except ValueError as exc:
                 problem = f"printed a first line that is not a readiness line ({exc})"
         if problem is not None:
-            self._kill_group()
+            self._kill_group(at_startup=True)
             self.ready = None
             raise TargetError(f"{self.role}: the command {shown!r} {problem}; expected one line "
                               f'{{"ready": true, "url": "ws://…", "control": "http://…"}} on stdout '
@@ -188,13 +218,17 @@ class CommandSubject:
     def stop(self) -> None:
         """SIGTERM the process group, SIGKILL it after ``STOP_GRACE_S``; bounded, never raises."""
         proc, self._proc, self.ready = self._proc, None, None
-        if proc is None or proc.poll() is not None:
+        if proc is None:
+            return
+        if proc.poll() is not None:
+            self._log_end(proc, None)
             return
         try:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(STOP_GRACE_S)
+            self._log_end(proc, "SIGTERM")
         except ProcessLookupError:
-            pass
+            self._log_end(proc, None)
         except subprocess.TimeoutExpired:
             self._proc = proc
             self._kill_group()
@@ -205,10 +239,11 @@ class CommandSubject:
         self.stop()
         shutil.rmtree(self._root, ignore_errors=True)
 
-    def _kill_group(self) -> None:
+    def _kill_group(self, *, at_startup: bool = False) -> None:
         proc = self._proc
         if proc is None:
             return
+        signalled = proc.poll() is None
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -216,7 +251,30 @@ class CommandSubject:
         try:
             proc.wait(STOP_GRACE_S)
         except subprocess.TimeoutExpired:
+            self._log_end(proc, "SIGKILL", at_startup=at_startup)
             raise TargetError(f"{self.role}: pid {proc.pid} survived SIGKILL for {STOP_GRACE_S:g} s") from None
+        self._log_end(proc, "SIGKILL" if signalled else None, at_startup=at_startup)
+
+    def _log_end(self, proc: subprocess.Popen[str], stopped_by: str | None, *, at_startup: bool = False) -> None:
+        """This start's end in the run's log: what it wrote to stderr (the last ``LOG_TAIL_BYTES``), then how it
+        ended. Once per start; nothing without ``logs``."""
+        record, self._record = self._record, None
+        if record is None:
+            return
+        try:
+            with self.log_path.open("rb") as err:
+                err.seek(self._log_from)
+                data = err.read()
+        except OSError:
+            data = b""
+        if len(data) > LOG_TAIL_BYTES:
+            record.stderr(f"[the first {len(data) - LOG_TAIL_BYTES} bytes of this start's stderr not kept]")
+            data = data[-LOG_TAIL_BYTES:]
+        for line in data.decode("utf-8", "replace").splitlines():
+            record.stderr(line)
+        code = proc.returncode
+        note = (f"exited {code}" if stopped_by is None else f"stopped by the harness ({stopped_by}, code {code})")
+        record.ended(SpawnExit(code, note, stopped_by=stopped_by, at_startup=at_startup))
 
 
 def _read_lines(proc: subprocess.Popen[str], lines: queue.SimpleQueue[str | None]) -> None:

@@ -6,6 +6,7 @@
     report_dir = "conformance-report"
     baseline = "conformance-baseline.toml"
     hook_token = "…"                       # or the env var HOOK_CONFORMANCE_TOKEN
+    subject_cwd = "subject-work"           # where started subjects run (default: a temporary directory each)
 
     [tool.simulator.targets]
     hook-server = "ws://127.0.0.1:9000/hook"
@@ -47,7 +48,7 @@ DEFAULT_STEP_TIMEOUT = 5.0
 DEFAULT_SCENARIO_TIMEOUT = 120.0
 
 _TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "reviews", "strict", "report_dir", "select",
-             "subject_env"}
+             "subject_env", "subject_options", "subject_cwd"}
 _TIMEOUT_KEYS = {"step", "scenario"}
 _SELECT_KEYS = {"markers", "req"}
 
@@ -64,6 +65,9 @@ class HarnessConfig:
     #: The environment each role's subject runs with: applied when the harness starts it (stdio, ref), taken on
     #: trust for a subject it only dials (http, ws); scenarios that need another environment are not applicable.
     subject_env: dict[Role, dict[str, str]] = field(default_factory=dict)
+    #: How to drive each role's subject where the spec leaves it open (``--subject-option ROLE.NAME=VALUE``, e.g.
+    #: ``probekit.elicit-tool=start_feature``: the tool that asks the user); never an expectation.
+    subject_options: dict[Role, dict[str, str]] = field(default_factory=dict)
     hook_token: str | None = None
     step_timeout: float = DEFAULT_STEP_TIMEOUT
     scenario_timeout: float = DEFAULT_SCENARIO_TIMEOUT
@@ -72,6 +76,9 @@ class HarnessConfig:
     reviews: Path | None = None
     strict: bool = False
     report_dir: Path | None = None
+    #: Where the subjects the harness starts run (``--subject-cwd``); None: a fresh temporary directory for each
+    #: (simulator/subject_spawn.py). Never removed by the harness.
+    subject_cwd: Path | None = None
     markers: str | None = None
     req: tuple[str, ...] = ()
     #: Where the file part came from ("--config x.toml", "pyproject.toml [tool.simulator]", or None).
@@ -162,6 +169,34 @@ def with_control_addresses(targets: dict[Role, TargetSpec], controls: dict[Role,
     return targets, controls
 
 
+def _subject_options(file_options: Any, cli_options: list[str], where: str) -> dict[Role, dict[str, str]]:
+    """``[tool.simulator.subject_options.<role>]`` tables, then ``--subject-option ROLE.NAME=VALUE`` (the command
+    line wins)."""
+    out: dict[Role, dict[str, str]] = {}
+    if not isinstance(file_options, dict):
+        raise ConfigError(f"{where}: subject_options must be a table of tables (role → NAME = \"value\")")
+    for name, table in file_options.items():
+        try:
+            role = Role(name)
+        except ValueError:
+            raise ConfigError(f"{where}: subject_options.{name}: unknown role {name!r}") from None
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise ConfigError(f"{where}: subject_options.{name} must map option names to strings")
+        out.setdefault(role, {}).update(table)
+    for text in cli_options:
+        head, sep, value = text.partition("=")
+        name, dot, option = head.partition(".")
+        if not sep or not dot or not option:
+            raise ConfigError(f"--subject-option {text!r}: expected ROLE.NAME=VALUE, e.g. "
+                              f"probekit.elicit-tool=start_feature")
+        try:
+            role = Role(name.strip())
+        except ValueError:
+            raise ConfigError(f"--subject-option {text!r}: unknown role {name!r}") from None
+        out.setdefault(role, {})[option] = value
+    return out
+
+
 def build_config(
     file_table: dict[str, Any],
     *,
@@ -169,6 +204,7 @@ def build_config(
     cli_targets: list[str] = (),
     cli_controls: list[str] = (),
     cli_subject_env: list[str] = (),
+    cli_subject_options: list[str] = (),
     hook_token: str | None = None,
     step_timeout: float | None = None,
     scenario_timeout: float | None = None,
@@ -176,6 +212,7 @@ def build_config(
     reviews: str | None = None,
     strict: bool | None = None,
     report_dir: str | None = None,
+    subject_cwd: str | None = None,
     base_dir: Path | None = None,
     pick_port: Callable[[], int] = free_port,
 ) -> HarnessConfig:
@@ -246,6 +283,8 @@ def build_config(
             raise ConfigError(f"--subject-env {text!r}: unknown role {name!r}") from None
         subject_env.setdefault(role, {})[var] = value
 
+    subject_options = _subject_options(file_table.get("subject_options", {}), cli_subject_options, where)
+
     timeouts = file_table.get("timeouts", {})
     if not isinstance(timeouts, dict):
         raise ConfigError(f"{where}: timeouts must be a table")
@@ -285,6 +324,7 @@ def build_config(
         auto_controls=auto,
         controls=controls,
         subject_env=subject_env,
+        subject_options=subject_options,
         hook_token=token,
         step_timeout=step_timeout if step_timeout is not None else _number(
             timeouts.get("step", DEFAULT_STEP_TIMEOUT), f"{where}: timeouts.step"),
@@ -294,6 +334,7 @@ def build_config(
         reviews=Path(reviews) if reviews else path_of(file_table.get("reviews"), "reviews"),
         strict=strict if strict is not None else file_strict,
         report_dir=Path(report_dir) if report_dir else path_of(file_table.get("report_dir"), "report_dir"),
+        subject_cwd=base / subject_cwd if subject_cwd else path_of(file_table.get("subject_cwd"), "subject_cwd"),
         markers=markers,
         req=tuple(req),
         source=source,

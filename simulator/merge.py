@@ -1,4 +1,4 @@
-"""``report merge``: one report from several runs of the same release (issue 13).
+"""``report merge``: one report from several runs of the same release.
 
 Two uses, one rule set:
 
@@ -11,27 +11,34 @@ The rules, per scenario (same node id, or emitted-frames result id):
 
 1. A run that judged it (any verdict but *not testable*) outweighs one that could not: *not testable* stays only
    when no run judged it.
-2. Among the runs that judged it, the worst verdict wins (``results.worst``): a failure in one environment is not
-   hidden by a pass in another.
-3. The merged scenario keeps the chosen run's reason, wire log and subject, and its evidence starts with one line
+2. Among the runs that judged it, the gravest verdict wins (``results.worst``: a fail first): a failure in one
+   environment is not hidden by a pass, nor by a harness error or timeout, in another.
+3. Runs with that same verdict are taken in a fixed order (their label, then their result's content), never in the
+   order the inputs were given: the merged report is the same whatever that order.
+4. The merged scenario keeps the chosen run's reason, wire log and subject, and its evidence starts with one line
    per run (``[<run label>] <verdict>: <reason>``): the per-environment evidence.
+5. It is baselined only when every run that weighed in (rule 1) with a verdict that fails the run has it baselined:
+   a baseline entry for a fail in one environment never hides a timeout in another, while a pass or a *not
+   testable* outweighed elsewhere has nothing a baseline covers.
 
 Requirements are recomputed from the merged scenarios (``results.requirement_verdict``: never a pass without a
-judged subject), with their registry text taken from the inputs. A baseline entry some run found stale stays stale
-unless what it names fails in the merged report. The runs must agree on the harness's strictness and on the spec revisions they name;
-the merged run is *interrupted* when any input was. The exit code is recomputed (``results.exit_code_for``).
+judged subject; ``results.also_of``: the other non-passing verdicts beside it), with their registry text taken from
+the inputs. A baseline entry some run found stale stays stale unless what it names fails in the merged report. The
+runs must agree on the harness's strictness and on the spec revisions they name; the merged run is *interrupted*
+when any input was. The exit code is recomputed (``results.exit_code_for``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .errors import ConfigError
 from .falsifiability import Falsifier, figure
 from .results import (
-    RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for, requirement_verdict, subjects_of,
-    worst,
+    FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, also_of, exit_code_for,
+    requirement_verdict, subjects_of, worst,
 )
 
 __all__ = ["LabelledRun", "merge_runs"]
@@ -45,20 +52,40 @@ class LabelledRun:
     record: RunRecord
 
 
-def _choose(entries: list[tuple[str, ScenarioResult]]) -> tuple[str, ScenarioResult]:
+def _weighed(entries: list[tuple[str, ScenarioResult]]) -> list[tuple[str, ScenarioResult]]:
+    """The runs that weigh in on a scenario (rule 1): those that judged it, or all when none did."""
     judged = [(label, s) for label, s in entries if s.verdict is not Verdict.NOT_TESTABLE]
-    pool = judged or entries
+    return judged or entries
+
+
+def _tie_key(entry: tuple[str, ScenarioResult]) -> tuple[str, str]:
+    """Rule 3: a run's label, then its result's whole content, so equal verdicts never fall to the input order."""
+    label, scenario = entry
+    return label, json.dumps(scenario.to_json(), sort_keys=True, ensure_ascii=False)
+
+
+def _choose(entries: list[tuple[str, ScenarioResult]]) -> tuple[str, ScenarioResult]:
+    """The run whose result the merged scenario keeps (rules 1 to 3)."""
+    pool = _weighed(entries)
     verdict = worst([s.verdict for _, s in pool])
-    return next((label, s) for label, s in pool if s.verdict is verdict)
+    return min(((label, s) for label, s in pool if s.verdict is verdict), key=_tie_key)
 
 
-def _merged_scenario(entries: list[tuple[str, ScenarioResult]]) -> ScenarioResult:
+def _baselined(entries: list[tuple[str, ScenarioResult]], strict: bool) -> bool:
+    """Rule 5: every run that weighed in with a failing verdict has the scenario baselined (and one did)."""
+    failing = set(FAILING) | ({Verdict.WARN} if strict else set())
+    fails = [s for _, s in _weighed(entries) if s.verdict in failing]
+    return bool(fails) and all(s.baselined for s in fails)
+
+
+def _merged_scenario(entries: list[tuple[str, ScenarioResult]], strict: bool) -> ScenarioResult:
     label, chosen = _choose(entries)
     if len(entries) == 1:
         return chosen
     per_run = [f"[{lbl}] {s.verdict.value}" + (f": {s.reason}" if s.reason else "") for lbl, s in entries]
     reason = chosen.reason if len({s.verdict for _, s in entries}) == 1 else f"[{label}] {chosen.reason}".rstrip()
-    return replace(chosen, reason=reason, evidence=[*per_run, *chosen.evidence])
+    return replace(chosen, reason=reason, evidence=[*per_run, *chosen.evidence],
+                   baselined=_baselined(entries, strict))
 
 
 def _check_compatible(runs: Sequence[LabelledRun]) -> dict[str, str]:
@@ -116,7 +143,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
     for run in runs:
         for scenario in run.record.scenarios:
             by_id.setdefault(scenario.nodeid, []).append((run.label, scenario))
-    scenarios = [_merged_scenario(entries) for entries in by_id.values()]
+    scenarios = [_merged_scenario(entries, runs[0].record.strict) for entries in by_id.values()]
 
     templates: dict[str, RequirementResult] = {}
     for run in runs:
@@ -139,6 +166,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
             verdict=verdict, scenarios=[s.nodeid for s in scen] or (list(template.scenarios) if template else []),
             baselined=any(s.baselined for s in scen) or bool(template and template.baselined and not scen),
             subjects=subjects_of(scen) if scen else (list(template.subjects) if template else []),
+            also=also_of(scen, verdict) if scen else (list(template.also) if template else []),
         ))
 
     stale = _still_stale(runs, scenarios, requirements)

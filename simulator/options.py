@@ -63,6 +63,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--subject-env", Kind.REPEATED, metavar="ROLE=NAME=VALUE",
               help="an environment variable the role's subject runs with (set when the harness starts it; declared "
                    "for a subject it only dials, e.g. probekit=MCP_TOOLSET=core); repeatable"),
+    RunOption("--subject-option", Kind.REPEATED, metavar="ROLE.NAME=VALUE",
+              help="how to drive the role's subject where the spec leaves it open, e.g. "
+                   "probekit.elicit-tool=NAME (the tool that asks the user); repeatable"),
     RunOption("--hook-token", Kind.VALUE, metavar="TOKEN",
               help="the bearer token of an external hook server (or env HOOK_CONFORMANCE_TOKEN)"),
     RunOption("--config", Kind.VALUE, metavar="FILE", dest="simulator_config",
@@ -71,6 +74,10 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               help="where to write report.json, junit.xml, cucumber.json, summary.md, report.html "
                    "(default ./conformance-report/run-<time>)"),
     RunOption("--no-report", Kind.SWITCH, help="write no report files"),
+    RunOption("--subject-cwd", Kind.VALUE, metavar="DIR",
+              help="the working directory of the subjects the harness starts (stdio: and cmd: commands), created "
+                   "when missing and never removed (default: a fresh temporary directory for each, removed after "
+                   "it)"),
     RunOption("--baseline", Kind.VALUE, metavar="FILE",
               help="expected failures (TOML, docs/targets.md); a listed entry that passes fails the run"),
     RunOption("--write-baseline", Kind.VALUE, metavar="FILE",

@@ -14,8 +14,11 @@ minutes) before saying "it is not there". The preflight asks each external targe
 
 What the subject answers is judged by the scenarios, never here: the preflight only stops a run whose subject
 cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once). The
-harness then ends with one message per unreachable target and exit code 3 (docs/targets.md). ``--no-preflight``
-runs the scenarios anyway (each then fails on its own: no check passes without evidence).
+harness then ends with one message per unreachable target and exit code 3 (docs/targets.md); for a ``stdio:``
+command that ended before it answered, the message gives its exit status and the end of its stderr. The command
+starts the way the scenarios start it (``spawns``, simulator/subject_spawn.py: the same working directory policy,
+the same stderr log). ``--no-preflight`` runs the scenarios anyway (each then fails on its own: no check passes
+without evidence).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
 from .config import HarnessConfig
+from .subject_spawn import STDERR_TAIL_CHARS, SubjectSpawns
 from .targets import Role, TargetKind, TargetSpec, mcp_initialize_timeout
 
 __all__ = ["Unreachable", "preflight", "describe"]
@@ -85,8 +89,13 @@ def _probe_control(url: str, timeout: float, *, starting: bool = False) -> str |
         time.sleep(0.05)
 
 
+#: The longest reason the preflight gives for one target (room for a dead command's stderr tail).
+_REASON_MAX = 1000 + STDERR_TAIL_CHARS
+
+
 def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
-               client_factory: Callable[..., Any], control: str | None = None) -> str | None:
+               client_factory: Callable[..., Any], control: str | None = None,
+               spawns: SubjectSpawns | None = None) -> str | None:
     """``initialize`` the MCP subject; for a ``stdio:`` command that serves a control API (``{control}``), that
     API is probed while the command runs (it exists only then)."""
     from .roles.mcp_client import McpErrorResponse
@@ -96,7 +105,12 @@ def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
                             connect_timeout=allowance, close_timeout=2.0, ping_probe_s=0.0)
     try:
         if spec.kind is TargetKind.STDIO:
-            client.connect_stdio(list(spec.command or ()), env=env or None)
+            spawn = (spawns or SubjectSpawns()).stdio(spec.role.value, spec.command or (), label="preflight")
+            try:
+                client.connect_stdio(spawn.argv, env=env or None, cwd=spawn.cwd, watch=spawn)
+            except BaseException:
+                spawn.failed("the connection could not be made")  # a no-op when the transport already said
+                raise
         else:
             client.connect_http(spec.url or spec.raw)
         try:
@@ -105,7 +119,7 @@ def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
             pass  # a JSON-RPC error answer: the server is there; the scenarios judge it
         return _probe_control(control, step_timeout, starting=True) if control else None
     except Exception as exc:  # noqa: BLE001 - a spawn failure, an exit, a refused connection, a timeout
-        return f"no answer to initialize: {type(exc).__name__}: {exc}"[:600]
+        return f"no answer to initialize: {type(exc).__name__}: {exc}"[:_REASON_MAX]
     finally:
         try:
             client.close()
@@ -114,9 +128,13 @@ def _probe_mcp(spec: TargetSpec, env: dict[str, str], step_timeout: float,
 
 
 def preflight(config: HarnessConfig, roles: Iterable[Role], *,
-              client_factory: Callable[..., Any] | None = None) -> list[Unreachable]:
+              client_factory: Callable[..., Any] | None = None,
+              spawns: SubjectSpawns | None = None) -> list[Unreachable]:
     """Probe the external target (and control API) of each role in ``roles``; the ones that cannot be reached.
-    Embedded references (``ref``) are not probed: the harness starts them and reports their failure itself."""
+    Embedded references (``ref``) are not probed: the harness starts them and reports their failure itself.
+    ``spawns`` starts a ``stdio:`` command (default: per the configuration's ``subject_cwd``, no stderr log)."""
+    if spawns is None:
+        spawns = SubjectSpawns(config.subject_cwd)
     if client_factory is None:
         from .roles.mcp_client import McpClientRole as client_factory  # noqa: N813
     out: list[Unreachable] = []
@@ -130,7 +148,7 @@ def preflight(config: HarnessConfig, roles: Iterable[Role], *,
         elif spec.kind in (TargetKind.STDIO, TargetKind.HTTP):
             during = config.control(role) if spec.kind is TargetKind.STDIO else None
             problem = _probe_mcp(spec, dict(config.subject_env.get(role, {})), config.step_timeout, client_factory,
-                                 during)
+                                 during, spawns)
         if problem:
             out.append(Unreachable(role.value, spec.raw, problem))
         control = config.control(role)
@@ -145,5 +163,5 @@ def describe(failures: list[Unreachable]) -> str:
     """The one message a run stopped by the preflight prints."""
     lines = [f"the run cannot start: {len(failures)} target{'s' if len(failures) != 1 else ''} not reachable "
              f"(nothing was judged; --no-preflight runs the scenarios anyway)"]
-    lines += [f"  {f.role}: {f.target}: {f.reason}" for f in failures]
+    lines += [f"  {f.role}: {f.target}: {f.reason}".replace("\n", "\n      ") for f in failures]
     return "\n".join(lines)

@@ -47,6 +47,7 @@ from . import bdd_signatures, bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
 from .emitted_frames import EmittedFrames, judge_emitted
+from .emitted_lines import STDIO_RULES, EmittedLines, judge_emitted_lines
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
                      SubjectTimeout, TargetError)
 from .falsifiability import figure, load_falsifiers
@@ -57,9 +58,11 @@ from .preflight import Unreachable, describe, preflight
 from .recording import EventForms, run_header, scenario_key, scenario_line, write_recording
 from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
+from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, also_of,
+                      exit_code_for, requirement_verdict, subjects_of)
 from .reviews import Reviews, load_reviews, material_digest
-from .results import (FAILING, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, exit_code_for,
-                      requirement_verdict, subjects_of)
+from .subject_logs_hooks import SubjectLogsToReport, death_lines, subject_logs_for
+from .subject_spawn import SubjectSpawns
 from .targets import Role, TargetKind
 from .xdist_bridge import (RECORDING_ATTRIBUTE, RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller,
                            is_worker, worker_output)
@@ -87,6 +90,8 @@ class Harness:
         self.reviews: Reviews | None = (
             load_reviews(config.reviews, set(self.registry)) if config.reviews else None)
         self.emitted = EmittedFrames()
+        #: What every stdio MCP subject wrote to its stdout, run-wide (simulator/emitted_lines.py).
+        self.emitted_lines = EmittedLines()
         self.selection: list[str] = []
         self.results: dict[str, ScenarioResult] = {}
         #: Each scenario's line of the run's recording (simulator.recording), by node id; empty without a report.
@@ -101,6 +106,10 @@ class Harness:
         self.playback: Any = None
         #: The targets the preflight could not reach (simulator.preflight): the run stopped before any scenario.
         self.unreachable: list[Unreachable] = []
+        #: How the subjects' commands start (simulator.subject_spawn): where they run, where their stderr goes.
+        self.spawns = SubjectSpawns(config.subject_cwd)
+        #: The subjects' stderr log files in the report folder, by file name (simulator.subject_logs_hooks).
+        self.subject_logs: dict[str, Path] = {}
 
     def note_subject(self, role: str, target: str, identity: dict[str, Any] | None = None) -> None:
         """Roles and steps call this with what the subject said about itself (server name, features, …)."""
@@ -140,6 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
             cli_targets=config.getoption("--target"),
             cli_controls=config.getoption("--control"),
             cli_subject_env=config.getoption("--subject-env"),
+            cli_subject_options=config.getoption("--subject-option"),
             hook_token=config.getoption("--hook-token"),
             step_timeout=config.getoption("--step-timeout"),
             scenario_timeout=config.getoption("--scenario-timeout"),
@@ -147,6 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
             reviews=config.getoption("--reviews"),
             strict=config.getoption("simulator_strict"),
             report_dir=config.getoption("--report-dir"),
+            subject_cwd=config.getoption("--subject-cwd"),
         )
         harness = Harness(harness_cfg, rootdir)
     except ConfigError as exc:
@@ -162,6 +173,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if harness_cfg.markers and not config.option.markexpr:
         config.option.markexpr = harness_cfg.markers
     config.stash[_HARNESS] = harness
+    harness.spawns = SubjectSpawns(harness_cfg.subject_cwd, logs=subject_logs_for(config))
+    config.pluginmanager.register(SubjectLogsToReport(harness), "simulator-subject-logs")
     playback = config.getoption("--playback")
     if playback:
         _install_playback(config, harness, Path(playback))
@@ -254,7 +267,7 @@ def subjects(harness: Harness):
 
         resolved = PlaybackSubjects(harness.config, harness.note_subject, harness.playback.identities())
     else:
-        resolved = Subjects(harness.config, harness.note_subject)
+        resolved = Subjects(harness.config, harness.note_subject, harness.spawns)
     yield resolved
     resolved.close()
 
@@ -370,6 +383,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if harness.baseline is not None:
         names = {i.nodeid for i in items} | {_scenario_name(i) for i in items}
         names |= {f"emitted-frames::{role}::{rid}" for role in ("hook-server", "desktop") for rid in harness.registry}
+        names |= {f"emitted-lines::{role}::{rid}" for role, rid in STDIO_RULES.items()}
         unknown = harness.baseline.unknown(set(harness.registry), names)
         if unknown:
             raise pytest.UsageError(
@@ -455,7 +469,7 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     external = [r for r in roles if not harness.config.target(r).is_reference]
     if not external:
         return
-    harness.unreachable = preflight(harness.config, external)
+    harness.unreachable = preflight(harness.config, external, spawns=harness.spawns)
     if harness.unreachable:
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         message = describe(harness.unreachable)
@@ -701,10 +715,13 @@ def _subject_of(item: pytest.Item, rid: str, harness: Harness) -> dict[str, str]
 
 
 def _observe_emitted(item: pytest.Item, subject: dict[str, str] | None, harness: Harness) -> None:
-    """Hand every hook frame the subject sent in this scenario to the emitted-frames judge."""
+    """Hand every hook frame the subject sent in this scenario to the emitted-frames judge, and every line an MCP
+    subject wrote to its stdout to the emitted-lines judge."""
     wire = item.stash.get(_WIRE, None)
     if wire is not None:
-        harness.emitted.observe_scenario(subject, item.nodeid, wire.events())
+        events = wire.events()
+        harness.emitted.observe_scenario(subject, item.nodeid, events)
+        harness.emitted_lines.observe_scenario(subject, item.nodeid, events)
 
 
 def scenario_template(item: pytest.Item) -> Any:
@@ -773,6 +790,7 @@ def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[Scenari
     """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames)."""
     out = judge_emitted(harness.emitted, harness.rootdir / "features", registry, harness.selection,
                         strict=harness.config.strict)
+    out += judge_emitted_lines(harness.emitted_lines, registry, harness.selection, strict=harness.config.strict)
     for result in out:
         entry = harness.baseline.matches(result) if harness.baseline else None
         if entry is not None:
@@ -791,6 +809,7 @@ def build_record(harness: Harness) -> RunRecord:
     for rid in sorted(by_req):
         scen = by_req[rid]
         meta = registry.get(rid)
+        verdict = requirement_verdict(scen)
         requirements.append(RequirementResult(
             id=rid,
             level=meta.level.value if meta else (scen[0].level or "must"),
@@ -798,10 +817,11 @@ def build_record(harness: Harness) -> RunRecord:
             section=meta.section if meta else "",
             quote=meta.quote if meta else "",
             summary=meta.summary if meta else "(not in the requirement registry)",
-            verdict=requirement_verdict(scen),
+            verdict=verdict,
             scenarios=[s.nodeid for s in scen],
             baselined=any(s.baselined for s in scen),
             subjects=subjects_of(scen),
+            also=also_of(scen, verdict),
         ))
     stale = harness.baseline.stale(results, strict=harness.config.strict) if harness.baseline else []
     subjects = list(harness.subjects.values())
@@ -911,11 +931,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if r.verdict not in (Verdict.PASS, Verdict.NOT_APPLICABLE):
             flag = " (baselined)" if r.baselined else ""
             tr.write_line(f"  {r.verdict.value:<15} {r.id} [{r.level}]{flag}")
+            if r.also:
+                tr.write_line(f"  {'':<15} {r.also_text()}")
     for key in record.stale_baseline:
         tr.write_line(f"  stale baseline  {key}: it passes now; remove it from the baseline", red=True)
     if harness.report_paths:
         folder = next(iter(harness.report_paths.values())).parent
         tr.write_line(f"reports: {folder}")
+    for line in death_lines(harness.spawns.logs, harness.subject_logs):
+        tr.write_line(line, red=True)
 
 
 @pytest.hookimpl(trylast=True)

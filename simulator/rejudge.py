@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .emitted_frames import EmittedFrames, judge_emitted
+from .emitted_lines import EmittedLines, judge_emitted_lines
 from .recording import Recording
 from .requirements import load_registry
 from .results import ScenarioResult, requirement_verdict
@@ -148,6 +149,7 @@ def rejudge(recording: Recording, root: Path, replayed: dict[str, dict[str, Any]
     counts = Counter(line["key"] for line in recording.scenarios)
     j.duplicate_keys = sorted(k for k, n in counts.items() if n > 1)
     emitted = EmittedFrames()
+    lines = EmittedLines()
     was_by_req: dict[str, list[ScenarioResult]] = {}
     now_by_req: dict[str, list[ScenarioResult]] = {}
     kept: dict[str, int] = Counter()
@@ -157,7 +159,9 @@ def rejudge(recording: Recording, root: Path, replayed: dict[str, dict[str, Any]
         checked, changed = _frame_changes(key, line)
         j.frames_checked += checked
         j.frame_changes.extend(changed)
-        emitted.observe_scenario(result.get("subject"), result["nodeid"], _events(line))
+        events = _events(line)
+        emitted.observe_scenario(result.get("subject"), result["nodeid"], events)
+        lines.observe_scenario(result.get("subject"), result["nodeid"], events)
         rid = result.get("requirement")
         if not rid:
             continue
@@ -175,8 +179,9 @@ def rejudge(recording: Recording, root: Path, replayed: dict[str, dict[str, Any]
             if key in divergences:
                 note += f" (the replay went otherwise: {'; '.join(divergences[key][:3])})"
             why.setdefault(rid, []).append(note)
-    for result in judge_emitted(emitted, root / "features", registry, list(header.get("selection", [])),
-                                strict=bool(header.get("strict"))):
+    selection, strict = list(header.get("selection", [])), bool(header.get("strict"))
+    for result in [*judge_emitted(emitted, root / "features", registry, selection, strict=strict),
+                   *judge_emitted_lines(lines, registry, selection, strict=strict)]:
         now_by_req.setdefault(result.requirement or "", []).append(result)
     recorded = dict((recording.end or {}).get("requirements", {}))
     for rid, scenarios in was_by_req.items():
@@ -192,7 +197,7 @@ def rejudge(recording: Recording, root: Path, replayed: dict[str, dict[str, Any]
             j.rejudged[rid] = verdict
         if recorded.get(rid) != verdict:
             reasons = why.get(rid) or [r.reason or (r.evidence[0] if r.evidence else "") for r in results
-                                       if r.nodeid.startswith("emitted-frames::")]
+                                       if r.nodeid.startswith(("emitted-frames::", "emitted-lines::"))]
             j.changes.append(Change(rid, recorded.get(rid, "no result"), verdict,
                                     "; ".join(x for x in reasons if x) or "no recorded frame bears on it now"))
     j.replayed = len(replayed)

@@ -2,9 +2,10 @@
 
 ``run_command(config)`` is the harness command of the run, as a user would type it: the targets the run named,
 their control APIs (``auto`` where the user asked the run to pick the address), the declared subject
-environments, ``--strict`` and the time limits when they differ from the defaults. A hook token is never written:
-the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun one requirement
-(``RunRecord.rerun_text``).
+environments, the subjects' working directory when the run chose one (``--subject-cwd``: what a subject finds
+there may change what it does), ``--strict`` and the time limits when they differ from the defaults. A hook token
+is never written: the command reads it from ``HOOK_CONFORMANCE_TOKEN``. A report appends ``--req <ID>`` to rerun
+one requirement (``RunRecord.rerun_text``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def run_command(config: HarnessConfig) -> list[str]:
             argv += ["--control", f"{role.value}={control}"]
         for name, value in sorted(config.subject_env.get(role, {}).items()):
             argv += ["--subject-env", f"{role.value}={name}={value}"]
+        for name, value in sorted(config.subject_options.get(role, {}).items()):
+            argv += ["--subject-option", f"{role.value}.{name}={value}"]
+    if config.subject_cwd is not None:
+        argv += ["--subject-cwd", str(config.subject_cwd)]
     if config.hook_token:
         argv += ["--hook-token", TOKEN_VARIABLE]
     if config.strict:

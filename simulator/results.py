@@ -3,7 +3,7 @@
     RunRecord
     ├── harness version, spec revisions, subjects (per role), started / finished
     ├── scenarios: ScenarioResult(nodeid, feature, name, requirement, level, verdict, reason, evidence, wire, duration)
-    ├── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios)
+    ├── requirements: RequirementResult(id, level, spec, section, quote, summary, verdict, scenarios, also)
     └── limits: what the profiles measured of each subject (the largest ping answered, pongs under a flood,
         connections held), gathered from the scenarios' ``limits`` (``limits_of``)
 
@@ -11,9 +11,15 @@ Verdicts (``Verdict``; the table in docs/targets.md "Verdicts" is the contract):
 met); review (only a human reader can judge: neither passes nor fails a run until ``--reviews`` settles it);
 not-applicable (the subject itself declared the capability absent); not-testable (missing run configuration or
 control capability, or the harness cannot observe what it needs: a failure); error (the harness cannot reach or
-start the subject, or breaks); timeout (the subject stopped answering at all). A requirement's verdict is the
-worst of its scenarios' verdicts (``worst``); each scenario names the subject (role and target) it judged. Reports (``reports/``) render a ``RunRecord`` and nothing else; ``RunRecord.to_json`` is the
-``report.json`` document (schema: docs/report-schema.json).
+start the subject, or breaks); timeout (the subject stopped answering at all).
+
+A requirement's verdict is the gravest of its scenarios' verdicts (``worst``, by ``VERDICT_ORDER``, which
+docs/targets.md "Verdicts and timeouts" states for readers). A fail comes first because it is an observed
+violation: a requirement one scenario proved broken is broken, and "could not test" elsewhere never hides that.
+The requirement's other non-passing verdicts are listed beside it (``RequirementResult.also``, from ``also_of``), so
+what could not be tested is still read. Each scenario names the subject (role and target) it judged. Reports
+(``reports/``) render a ``RunRecord`` and nothing else; ``RunRecord.to_json`` is the ``report.json`` document
+(schema: docs/report-schema.json).
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ from .wirelog import WireEvent
 __all__ = [
     "Verdict",
     "FAILING",
+    "VERDICT_ORDER",
     "worst",
+    "OtherVerdict",
     "Subject",
     "ScenarioResult",
     "RequirementResult",
@@ -37,18 +45,19 @@ __all__ = [
     "TOKEN_VARIABLE",
     "exit_code_for",
     "requirement_verdict",
+    "also_of",
     "subjects_of",
     "limits_of",
     "READABLE_SCHEMA_VERSIONS",
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.4"
+REPORT_SCHEMA_VERSION = "1.5"
 #: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/reproduce.py).
 TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
 #: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``;
-#: 1.3 is 1.4 without the wire events' ``conn``).
-READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4")
+#: 1.3 is 1.4 without the wire events' ``conn``; 1.4 is 1.5 without the requirements' ``also``).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4", "1.5")
 
 
 class Verdict(StrEnum):
@@ -65,24 +74,69 @@ class Verdict(StrEnum):
 #: Verdicts that make a run non-conformant (warn joins them under ``--strict``).
 FAILING = frozenset({Verdict.FAIL, Verdict.NOT_TESTABLE, Verdict.ERROR, Verdict.TIMEOUT})
 
-# Worst first: a requirement with one erroring scenario is in error, whatever the others did.
-_SEVERITY = {
-    Verdict.ERROR: 7,
-    Verdict.TIMEOUT: 6,
-    Verdict.NOT_TESTABLE: 5,
-    Verdict.FAIL: 4,
-    Verdict.WARN: 3,
-    Verdict.REVIEW: 2,
-    Verdict.PASS: 1,
-    Verdict.NOT_APPLICABLE: 0,
-}
+#: Gravest first: the order ``worst`` picks a requirement's verdict by and the order reports list verdicts in. An
+#: observed violation (fail) outranks every verdict that only says the harness could not see (error, timeout,
+#: not-testable): one scenario that proved the requirement broken makes it broken, whatever the others could not do
+#: (docs/targets.md "Verdicts and timeouts"). Every failing verdict still outranks every one that does not fail a run.
+VERDICT_ORDER: tuple[Verdict, ...] = (
+    Verdict.FAIL,
+    Verdict.ERROR,
+    Verdict.TIMEOUT,
+    Verdict.NOT_TESTABLE,
+    Verdict.WARN,
+    Verdict.REVIEW,
+    Verdict.PASS,
+    Verdict.NOT_APPLICABLE,
+)
+_SEVERITY = {v: len(VERDICT_ORDER) - i for i, v in enumerate(VERDICT_ORDER)}
 
 
 def worst(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
-    """The verdict of a requirement from its scenarios' verdicts (not-applicable only if all are)."""
+    """The verdict of a requirement from its scenarios' verdicts: the first of them in ``VERDICT_ORDER`` (a fail
+    whatever the others are; not-applicable only if all are; not-testable for none)."""
     if not verdicts:
         return Verdict.NOT_TESTABLE
     return max(verdicts, key=_SEVERITY.__getitem__)
+
+
+#: How the one-line text of ``OtherVerdict`` says what its scenarios came to.
+_OTHER_WORDS = {
+    Verdict.FAIL: "failed",
+    Verdict.ERROR: "ended in error",
+    Verdict.TIMEOUT: "timed out",
+    Verdict.NOT_TESTABLE: "could not be tested",
+    Verdict.WARN: "gave a warning",
+    Verdict.REVIEW: "went to review",
+}
+#: A reason longer than this is cut in the one-line text (report.json keeps it whole).
+_OTHER_REASON_CHARS = 100
+
+
+@dataclass(frozen=True, slots=True)
+class OtherVerdict:
+    """A non-passing verdict of some of a requirement's scenarios other than the requirement's own verdict: how many
+    scenarios had it and the first of their distinct reasons (at most ``also_of``'s ``reasons``), so a report lists
+    what could not be tested beside a fail that outranks it."""
+
+    verdict: Verdict
+    count: int
+    reasons: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """``2 scenarios could not be tested: <the first reason's first line>``."""
+        head = f"{self.count} scenario{'s' if self.count != 1 else ''} "
+        head += _OTHER_WORDS.get(self.verdict, self.verdict.value)
+        first = next(iter(self.reasons[0].strip().splitlines()), "") if self.reasons else ""
+        if len(first) > _OTHER_REASON_CHARS:
+            first = first[:_OTHER_REASON_CHARS - 1] + "…"
+        return f"{head}: {first}" if first else head
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict.value, "count": self.count, "reasons": list(self.reasons)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> OtherVerdict:
+        return cls(Verdict(data["verdict"]), int(data["count"]), tuple(data.get("reasons", ())))
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +231,14 @@ class RequirementResult:
     baselined: bool = False
     #: Per subject judged: ``{"role", "target", "verdict"}`` (the worst verdict of its scenarios for that subject).
     subjects: list[dict[str, str]] = field(default_factory=list)
+    #: The non-passing verdicts of its scenarios other than ``verdict``, gravest first (``also_of``): listed beside
+    #: the verdict so that a fail never hides what could not be tested, nor the reverse.
+    also: list[OtherVerdict] = field(default_factory=list)
+
+    def also_text(self) -> str:
+        """The one line every report prints beside the verdict ("" when nothing else did not pass):
+        ``and 2 scenarios could not be tested: <reason>; 1 scenario timed out: <reason>``."""
+        return "and " + "; ".join(o.text() for o in self.also) if self.also else ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -190,6 +252,7 @@ class RequirementResult:
             "scenarios": list(self.scenarios),
             "baselined": self.baselined,
             "subjects": [dict(x) for x in self.subjects],
+            "also": [o.to_json() for o in self.also],
         }
 
     @classmethod
@@ -199,6 +262,7 @@ class RequirementResult:
             summary=data["summary"], verdict=Verdict(data["verdict"]), scenarios=list(data.get("scenarios", [])),
             baselined=bool(data.get("baselined", False)),
             subjects=[dict(x) for x in data.get("subjects", [])],
+            also=[OtherVerdict.from_json(x) for x in data.get("also", [])],
         )
 
 
@@ -310,11 +374,28 @@ def limits_of(scenarios: list[ScenarioResult]) -> list[dict[str, Any]]:
 
 
 def requirement_verdict(scenarios: list[ScenarioResult]) -> Verdict:
-    """The worst verdict of the scenarios; a requirement none of whose scenarios judged a subject is never a pass."""
+    """The gravest verdict of the scenarios (``worst``: a fail whatever the others are); a requirement none of whose
+    scenarios judged a subject is never a pass."""
     verdict = worst([s.verdict for s in scenarios])
     if verdict in (Verdict.PASS, Verdict.WARN, Verdict.NOT_APPLICABLE) and not any(s.subject for s in scenarios):
         return Verdict.NOT_TESTABLE
     return verdict
+
+
+def also_of(scenarios: list[ScenarioResult], verdict: Verdict, reasons: int = 3) -> list[OtherVerdict]:
+    """The non-passing verdicts of ``scenarios`` other than their requirement's ``verdict``, gravest first, each with
+    its count and its first ``reasons`` distinct reasons. Scenarios are taken in node-id order, so the same scenarios
+    give the same answer whatever order a run finished them in or ``report merge`` was given its inputs."""
+    by: dict[Verdict, list[ScenarioResult]] = {}
+    for s in sorted(scenarios, key=lambda s: s.nodeid):
+        if s.verdict not in (verdict, Verdict.PASS, Verdict.NOT_APPLICABLE):
+            by.setdefault(s.verdict, []).append(s)
+    out = []
+    for v in VERDICT_ORDER:
+        if v in by:
+            distinct = list(dict.fromkeys(s.reason for s in by[v] if s.reason))
+            out.append(OtherVerdict(v, len(by[v]), tuple(distinct[:reasons])))
+    return out
 
 
 def exit_code_for(record: RunRecord) -> int:

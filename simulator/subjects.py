@@ -11,6 +11,10 @@ One ``Subjects`` object per run (the ``subjects`` fixture) resolves each role's 
   or, for ``ref``, the embedded server;
 * ``control(role)`` → a ``ControlClient`` for the subject's control API (``--control``, or the reference's own).
 
+Every command the harness starts for a subject (``stdio:``, ``cmd:``) starts through ``spawns``
+(simulator.subject_spawn): in a directory of its own, or ``--subject-cwd``, never where the harness runs; with the
+command's relative paths resolved against the harness's working directory; its stderr kept in the run's log files.
+
 Embedded references register a starter in ``REFERENCE_STARTERS`` (``running.py``, with ``RunningReference``: the
 only module the references and the harness share); a role whose reference does not exist yet
 raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pass.
@@ -19,6 +23,7 @@ raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pa
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +32,7 @@ from .config import HarnessConfig
 from .control import ControlClient
 from .errors import NotTestable, TargetError
 from .running import REFERENCE_STARTERS, RunningReference
+from .subject_spawn import SubjectSpawns, describe_exit
 from .targets import Role, TargetKind, mcp_initialize_timeout
 from .wirelog import WireLog
 
@@ -43,9 +49,28 @@ def _starter(role: Role) -> Callable[[HarnessConfig], RunningReference] | None:
     return getattr(importlib.import_module(module), function)
 
 
+#: The ``serve`` command of each MCP role's reference (``python -m simulator serve NAME``).
+_REFERENCE_SERVE = {Role.CCWEB: "ccweb-mcp", Role.PROBEKIT: "probekit-mcp"}
+
+
+def _reference_command(role: Role, identity: dict[str, Any]) -> list[str]:
+    """The command that starts the embedded reference of an MCP role as its own stdio process, with the variant the
+    embedded one runs (its identity says which)."""
+    serve = _REFERENCE_SERVE.get(role)
+    if serve is None:
+        raise TargetError(f"the embedded reference {role.value} cannot be started as a stdio process")
+    variant = identity.get("variant")
+    return [sys.executable, "-m", "simulator", "serve", serve, *(["--variant", str(variant)] if variant else [])]
+
+
 class Subjects:
-    def __init__(self, config: HarnessConfig, note: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+    """The run's subjects (see the module docstring). ``spawns`` is how commands are started (default: per the
+    configuration's ``subject_cwd``, stderr kept nowhere but the wire log)."""
+
+    def __init__(self, config: HarnessConfig, note: Callable[[str, str, dict[str, Any]], None] | None = None,
+                 spawns: SubjectSpawns | None = None) -> None:
         self.config = config
+        self.spawns = spawns if spawns is not None else SubjectSpawns(config.subject_cwd)
         self._note = note or (lambda role, target, identity: None)
         self._running: dict[Role, RunningReference] = {}
         self._dial_watch: Any = None
@@ -75,7 +100,8 @@ class Subjects:
         command = self._commands.get(role)
         if command is None:
             target = self.config.target(role)
-            command = CommandSubject(target.command or (), role=role.value)
+            command = CommandSubject(self.spawns.argv(target.command or ()), role=role.value,
+                                     cwd=self.spawns.chosen_dir(), logs=self.spawns.logs)
             try:
                 command.start()
             except TargetError as exc:
@@ -85,7 +111,8 @@ class Subjects:
             self._commands[role] = command
             self._note(role.value, target.raw, {"pid": command.pid})
         elif not command.running:
-            raise TargetError(f"{role.value}: the command the harness started exited (its stderr ends with: "
+            raise TargetError(f"{role.value}: the command the harness started exited with "
+                              f"{describe_exit(command.returncode)} (its stderr ends with: "
                               f"{command.stderr_tail(600) or '(nothing)'})")
         return command
 
@@ -154,19 +181,41 @@ class Subjects:
     def subject_env(self, role: Role | str) -> dict[str, str]:
         return dict(self.config.subject_env.get(Role(role), {}))
 
-    def connect_mcp(self, role: Role | str, client: Any, env: dict[str, str] | None = None) -> None:
+    def connect_mcp(self, role: Role | str, client: Any, env: dict[str, str] | None = None, *,
+                    stdio: bool = False) -> None:
         """Connect ``client`` to the role's subject. ``env`` is the environment the scenario needs the subject to
         run with (e.g. ``{"MCP_TOOLSET": "core"}``): applied when the harness starts the subject (stdio, ref); for
         an HTTP subject, which was started by someone else, it must match ``--subject-env`` or the scenario is
-        not testable in this run (a configuration the run lacks, not something the subject declared)."""
+        not testable in this run (a configuration the run lacks, not something the subject declared). ``stdio``:
+        the scenario needs the stdio transport (a rule of that transport): the embedded reference is then started
+        as its own process (``python -m simulator serve …``), and an HTTP subject cannot serve it (not testable)."""
         role = Role(role)
         target = self.config.target(role)
         wanted = {**self.subject_env(role), **(env or {})}
+        if stdio and target.kind is TargetKind.HTTP:
+            raise NotTestable(f"this scenario judges the stdio transport and the run reaches the {role.value} subject "
+                              f"over Streamable HTTP ({target.raw}): give a stdio: target to judge it")
+        if stdio and target.is_reference:
+            command = _reference_command(role, self._reference(role).identity)
+            client.connect_timeout = mcp_initialize_timeout(TargetKind.STDIO, self.config.step_timeout, spawned=True)
+            spawn = self.spawns.stdio(role.value, command)
+            try:
+                client.connect_stdio(spawn.argv, env=wanted or None, cwd=spawn.cwd, watch=spawn)
+            except BaseException:
+                spawn.failed("the connection could not be made")
+                raise
+            self._note(role.value, target.raw, {})
+            return
         # initialize waits the step limit (+ the start-up allowance for a command the harness spawns)
         spawned = target.kind is TargetKind.STDIO or (target.is_reference and self._spawns_reference(role))
         client.connect_timeout = mcp_initialize_timeout(target.kind, self.config.step_timeout, spawned=spawned)
         if target.kind is TargetKind.STDIO:
-            client.connect_stdio(list(target.command or ()), env=wanted or None)
+            spawn = self.spawns.stdio(role.value, target.command or ())
+            try:
+                client.connect_stdio(spawn.argv, env=wanted or None, cwd=spawn.cwd, watch=spawn)
+            except BaseException:
+                spawn.failed("the connection could not be made")  # a no-op when the transport already said
+                raise
         elif target.kind is TargetKind.HTTP:
             self._check_declared_env(role, target.raw, env or {})
             client.connect_http(target.url)

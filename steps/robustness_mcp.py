@@ -76,7 +76,8 @@ def given_mcp_fuzzer(request: pytest.FixtureRequest, mcp_robustness: dict, harne
         transport, respawns = f"stdio, {' '.join(command)} spawned by the harness (raw lines)", True
 
         def opener():
-            return StdioChannel(command, env)
+            spawn = subjects.spawns.stdio(role.value, command)  # where it runs, its stderr log (subject_spawn)
+            return StdioChannel(spawn.argv, env, cwd=spawn.cwd, watch=spawn)
     else:  # the embedded reference, as its own process: garbage needs a real transport
         command = [sys.executable, "-m", "simulator", "serve", serve_name]
         env = {**os.environ, **wanted}

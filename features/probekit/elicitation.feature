@@ -4,7 +4,10 @@ Feature: asking the user, per the client's elicitation capability
   elicitation; tokens, passwords and keys are never collected in a form (mcp-probe-kit-v2-design.md §5 Elicitation
   处理器, 安全考虑 1 敏感信息处理; MCP 2025-11-25 client/elicitation: a server sends only the modes the client declared).
   The design does not name ask_user's arguments: the calls below pass the question as "question" (and the choices as
-  "options"), and a subject whose inputSchema does not accept that cannot be driven here (not testable).
+  "options"), and a subject whose inputSchema does not accept that cannot be driven here (not testable). Nor does it
+  name the tool that elicits (§5 is a helper any tool may use): a question for a form goes to ask_user, then to every
+  listed tool whose inputSchema offers an asking mode (an interactive or requirements loop), until one sends a form;
+  --subject-option probekit.elicit-tool=NAME names the asking tool instead.
 
   @req:PROBE-ELICIT-FALLBACK-01 @must
   Scenario: A client without elicitation gets the question as numbered text
@@ -19,7 +22,7 @@ Feature: asking the user, per the client's elicitation capability
   Scenario Outline: A client declaring <mode> gets a form, and its answer is used
     Given a probe-kit MCP session with MCP_TOOLSET "full" whose client declares elicitation "<mode>"
     And the client answers every form elicitation by filling its fields with "harness-answer-7f3a"
-    When the harness calls "ask_user" with {"question": "What should the new service be called?"}
+    When the harness asks the user "What should the new service be called?" through the subject
     Then the server sent a form elicitation with a requested schema
     And the call succeeds with a text
     And the result text contains "harness-answer-7f3a"

@@ -4,8 +4,9 @@ Feature: probe-kit toolsets
   implementation. full is "all", 49 tools (完整工具集（49个）- 默认，向后兼容): the design names 34 of them (the
   three lists and the two internal steps of start_ui); the other 15 are the earlier releases' tools it keeps for
   backward compatibility without naming them, so only their number is checked. MCP_SHOW_ALL=1 ignores the filter
-  (§配置管理). A tool outside the toolset is refused (isToolAvailable); to tell that refusal from an ordinary failure,
-  the scenario first makes the same call under full, where it must succeed.
+  (§配置管理). A tool outside the toolset is refused (isToolAvailable): an isError result or, as MCP 2025-11-25 answers
+  an unknown tool, a JSON-RPC error; to tell that refusal from an ordinary failure, the scenario first makes the same
+  call under full, where it must succeed.
 
   @req:PROBE-TOOLSET-FULL-01 @must
   Scenario: MCP_TOOLSET=full lists 49 tools, among them every tool the design names
@@ -85,7 +86,7 @@ Feature: probe-kit toolsets
     Given a probe-kit MCP session with MCP_TOOLSET "<toolset>"
     And the call of "<tool>" with arguments valid against its input schema, strings set to "<text>", succeeds on a probe-kit subject with MCP_TOOLSET "full"
     When the harness makes that call
-    Then the call answers isError: true with a text
+    Then the call is refused
 
     Examples:
       | toolset  | tool                   | text                                                                     |
@@ -100,7 +101,7 @@ Feature: probe-kit toolsets
     Given a probe-kit MCP session with MCP_TOOLSET "ui"
     And the call of "gencommit" with {"changes": "test changes"} succeeds on a probe-kit subject with MCP_TOOLSET "full"
     When the harness makes that call
-    Then the call answers isError: true with a text
+    Then the call is refused
 
   @req:PROBE-TOOLSET-SHOWALL-01 @must
   Scenario Outline: MCP_SHOW_ALL=1 lists every tool under MCP_TOOLSET=<toolset>

@@ -8,6 +8,7 @@ reference adds its own keys), on stderr in stdio mode (stdout belongs to MCP) an
 
 from __future__ import annotations
 
+import io
 import signal
 import socket
 import sys
@@ -32,11 +33,19 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
             return
 
 
-async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | None = None) -> None:
-    """Serve on stdin/stdout until end of input or SIGTERM/SIGINT."""
+async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | None = None,
+                      guard_stdout: bool = True) -> None:
+    """Serve on stdin/stdout until end of input or SIGTERM/SIGINT. The SDK guards stdout while it serves (file
+    descriptor 1 diverted to stderr, so a stray print misses the wire); ``guard_stdout=False`` serves on the
+    process's own stdout without that guard, as a server with no such guard does, so what it prints reaches the wire
+    (the ``stdout-chatter`` variants, simulator/reference/mcp_stdout_variants.py)."""
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+    streams: tuple[Any, Any] = (None, None)
+    if not guard_stdout:
+        streams = (anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")),
+                   anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")))
+    async with stdio_server(*streams) as (read, write), anyio.create_task_group() as tg:
         tg.start_soon(_stop_on_signal, tg.cancel_scope)
         if on_ready is not None:
             on_ready()
@@ -83,10 +92,11 @@ async def serve_http(
         tg.cancel_scope.cancel()
 
 
-def serve_mcp(server: Server[Any], sock: socket.socket | None, ready: Mapping[str, Any]) -> None:
+def serve_mcp(server: Server[Any], sock: socket.socket | None, ready: Mapping[str, Any], *,
+              guard_stdout: bool = True) -> None:
     """Serve ``server`` over Streamable HTTP on ``sock``, or over stdio when ``sock`` is None, until it stops (end
     of input, SIGTERM or SIGINT); returns normally then. Once serving, prints the readiness line with ``ready``'s
-    keys after ``ready`` and ``mcp``."""
+    keys after ``ready`` and ``mcp``. ``guard_stdout``: as for ``serve_stdio``."""
 
     def announce(mcp: str, stream: TextIO) -> None:
         print_ready_line({"ready": True, "mcp": mcp, **ready}, stream)
@@ -96,7 +106,8 @@ def serve_mcp(server: Server[Any], sock: socket.socket | None, ready: Mapping[st
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         if sock is None:
-            anyio.run(lambda: serve_stdio(server, on_ready=lambda: announce("stdio", sys.stderr)))
+            anyio.run(lambda: serve_stdio(server, on_ready=lambda: announce("stdio", sys.stderr),
+                                          guard_stdout=guard_stdout))
         else:
             anyio.run(lambda: serve_http(server, sock, on_ready=lambda url: announce(url, sys.stdout)))
     except* KeyboardInterrupt:  # possibly inside a task group's exception group

@@ -31,6 +31,11 @@ Wire log: every JSON-RPC message in either direction on channel ``"jsonrpc"`` (s
 ``"result #<id>"`` / ``"error #<id>"``; text: the JSON); output that is not a JSON-RPC message as ``received``
 with a ``verdict`` saying why; connection open/close on channel ``"connection"`` and a stdio child's stderr lines
 on channel ``"stderr"``, both as ``note``.
+
+A stdio subject that ends before it sent a single message (it exited, or closed its stdout) is an infrastructure
+error (``TargetError``) that says how it ended and what it last wrote to stderr
+(``simulator.subject_spawn.startup_death``): "the subject exited with status 3 before answering initialize; its
+stderr ends with: …".
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import os
 import shlex
 import signal
 import threading
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -55,6 +61,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
+from ..subject_spawn import STDERR_TAIL_LINES, SpawnExit, SpawnWatch, startup_death
 from ..wirelog import Direction, WireLog
 from .loop import LoopThread
 from .mcp_transports import InvalidFrame, Streams, http_transport, memory_transport, stdio_transport
@@ -213,6 +220,10 @@ class McpClientRole:
         self._next_id = 0
         self._disconnected: str | None = None
         self._received_any = False
+        #: The last stderr lines of a stdio child, and how it ended (for the error of a subject that died at start).
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self._ended: SpawnExit | None = None
+        self._sent_initialize = False
         self._notified: asyncio.Event | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -225,10 +236,13 @@ class McpClientRole:
         cwd: str | Path | None = None,
         *,
         timeout: float | None = None,
+        watch: SpawnWatch | None = None,
     ) -> None:
-        """Spawn ``command`` (an argv list) as a stdio MCP server. Its environment is the SDK default (HOME,
-        LOGNAME, PATH, SHELL, TERM, USER) plus ``env`` (e.g. ``{"MCP_TOOLSET": "core"}``). Raises ``TargetError``
-        when it cannot be spawned."""
+        """Spawn ``command`` (an argv list) as a stdio MCP server, in ``cwd`` (None: this process's working
+        directory). Its environment is the SDK default (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus ``env`` (e.g.
+        ``{"MCP_TOOLSET": "core"}``). ``watch`` hears the child's pid, stderr lines and end (a log file, the end of
+        its working directory: ``simulator.subject_spawn.StdioSpawn``). Raises ``TargetError`` when it cannot be
+        spawned."""
         command = list(command)
         cm = stdio_transport(
             command,
@@ -237,6 +251,7 @@ class McpClientRole:
             on_stderr=self._on_stderr,
             stdin_grace_s=self.stdin_grace_s,
             term_grace_s=self.term_grace_s,
+            watch=watch,
         )
         self._connect(cm, f"stdio:{shlex.join(command)}", timeout)
 
@@ -307,6 +322,8 @@ class McpClientRole:
                 ready.set_exception(TargetError(f"{self.role}: could not connect to {target}: {_describe(exc)}"))
         finally:
             self._disconnected = self._disconnected or outcome
+            if streams is not None:
+                self._ended = streams.ended  # before the pending requests fail: their error names it
             if reader is not None:
                 reader.cancel()
                 await asyncio.wait({reader}, timeout=1.0)
@@ -427,6 +444,7 @@ class McpClientRole:
 
     async def _send(self, message: Any) -> None:
         if self._disconnected is not None:
+            await self._wait_for_the_end()
             raise self._gone(f"cannot send {_summary(message)}", self._disconnected)
         if self._streams is None:
             raise HarnessError(f"{self.role}: not connected")
@@ -447,6 +465,8 @@ class McpClientRole:
             raise HarnessError(f"{self.role}: request id {request_id!r} is already pending")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        if method == "initialize":
+            self._sent_initialize = True
         try:
             await self._send(_request(request_id, method, params))
             return await future
@@ -461,13 +481,28 @@ class McpClientRole:
         finally:
             if self._pending.get(request_id) is future:
                 del self._pending[request_id]
+            if future.done() and not future.cancelled():
+                future.exception()  # failed while the send raised: the caller has that error already
 
     def _gone(self, what: str, why: str) -> Exception:
         """The error for a connection that is gone: ``TargetError`` (infrastructure) when the subject never sent
-        a single message on it (unreachable, crashed at start), else ``SubjectDisconnected`` (a finding)."""
+        a single message on it (unreachable, crashed at start: then how a stdio child ended and the tail of its
+        stderr say why), else ``SubjectDisconnected`` (a finding)."""
         if not self._received_any:
+            if self._ended is not None and self._ended.at_startup:
+                waited = "initialize" if self._sent_initialize else "anything"
+                return TargetError(f"{self.role}: {what} (the subject never answered on {self.target}): "
+                                   f"{startup_death(self._ended, list(self._stderr_tail), waited)}")
             return TargetError(f"{self.role}: {what}: {why} (the subject never answered on {self.target})")
         return SubjectDisconnected(f"{self.role}: {what}: {why}")
+
+    async def _wait_for_the_end(self) -> None:
+        """A subject that never answered and whose connection is ending: wait (bounded by the transport's own
+        shutdown) until the connection is down, so the error can say how the child ended."""
+        task = self._conn_task
+        if self._received_any or task is None or task.done() or task is asyncio.current_task():
+            return
+        await asyncio.wait({task}, timeout=self.stdin_grace_s + self.term_grace_s + 4.0)
 
     def _fail_pending(self, why: str) -> None:
         pending, self._pending = self._pending, {}
@@ -750,13 +785,20 @@ class McpClientRole:
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        for _ in range(max_pages):
+        for page in range(max_pages):
             result = self._result(method, self.raw_request(method, {"cursor": cursor} if cursor else None,
                                                            timeout=timeout))
-            items.extend(result.get(key) or [])
-            cursor = result.get("nextCursor")
-            if not cursor:
+            found = result.get(key) if isinstance(result, dict) else None
+            if found is not None and not isinstance(found, list):
+                raise AssertionError(f"{method}: page {page + 1}'s {key} is not a list: "
+                                     f"{json.dumps(found, ensure_ascii=False, default=str)[:300]}")
+            items.extend(found or [])
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if cursor is None or cursor == "":
                 return items
+            if not isinstance(cursor, str):
+                raise AssertionError(f"{method}: page {page + 1}'s nextCursor is not a string: "
+                                     f"{json.dumps(cursor, ensure_ascii=False, default=str)[:300]}")
             if cursor in seen:
                 raise AssertionError(f"{method}: the subject returned cursor {cursor!r} twice (pagination loop)")
             seen.add(cursor)
@@ -771,6 +813,7 @@ class McpClientRole:
                             conn=self._conn_no)
 
     def _on_stderr(self, line: str) -> None:
+        self._stderr_tail.append(line)
         self._note("stderr", line, "stderr")
 
 

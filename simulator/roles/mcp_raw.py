@@ -4,10 +4,11 @@ and reports every message the subject wrote back, unparsed judgement left to the
 
 Two transports, one interface (``RawChannel``):
 
-* ``StdioChannel``: the harness spawns the subject's command itself (a new process group) and speaks newline-delimited
-  JSON-RPC on its stdin/stdout (MCP basic/transports, stdio). A reader thread parses each stdout line (a line that is
-  not JSON is kept as an ``unparsed`` message, the judge's business); stderr is drained and its last lines kept for
-  the evidence of a crash. ``alive()`` is whether the process is still running.
+* ``StdioChannel``: the harness spawns the subject's command itself (a new process group, in the directory it is
+  given) and speaks newline-delimited JSON-RPC on its stdin/stdout (MCP basic/transports, stdio). A reader thread
+  parses each stdout line (a line that is not JSON is kept as an ``unparsed`` message, the judge's business); stderr
+  is drained and its last lines kept for the evidence of a crash (and handed to a ``SpawnWatch``, the run's log
+  file, with how the process ended). ``alive()`` is whether the process is still running.
 * ``HttpChannel``: Streamable HTTP. A real ``initialize`` POST first (its ``Mcp-Session-Id`` and the negotiated
   protocol version go on every later POST), then each input is POSTed as its raw body, from a thread per POST so
   that requests are in flight together (a cancellation can meet its request); the answer of a POST is read from a
@@ -36,6 +37,7 @@ from urllib.parse import urlsplit
 
 from ..errors import SubjectTimeout, TargetError
 from ..huge_pages import subject_environment
+from ..subject_spawn import SpawnExit, SpawnWatch, with_working_directory
 
 __all__ = ["HttpChannel", "RawChannel", "Received", "StdioChannel", "INITIALIZE_VERSION"]
 
@@ -43,6 +45,8 @@ __all__ = ["HttpChannel", "RawChannel", "Received", "StdioChannel", "INITIALIZE_
 INITIALIZE_VERSION = "2025-11-25"
 #: Stderr lines kept for the evidence of a crash.
 STDERR_TAIL = 20
+#: Stderr lines one process hands its ``SpawnWatch``; later ones are counted.
+STDERR_WATCHED = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,22 +150,31 @@ class RawChannel:
 class StdioChannel(RawChannel):
     """The subject's ``command`` spawned by the harness, newline-delimited JSON-RPC on its stdin/stdout."""
 
-    def __init__(self, command: Sequence[str], env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, command: Sequence[str], env: Mapping[str, str] | None = None, *,
+                 cwd: str | os.PathLike[str] | None = None, watch: SpawnWatch | None = None) -> None:
         super().__init__()
         self.command = list(command)
         self.describe = f"stdio:{' '.join(self.command)}"
+        self._watch = watch
         try:
             self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE,
-                                          env=dict(env) if env is not None else subject_environment(),
-                                          start_new_session=True)
+                                          env=with_working_directory(
+                                              dict(env) if env is not None else subject_environment(), cwd),
+                                          cwd=cwd, start_new_session=True)
         except OSError as exc:
+            if watch is not None:
+                watch.failed(str(exc))
             raise TargetError(f"cannot spawn the MCP subject {self.describe}: {exc}") from None
         self.pid = self._proc.pid
+        if watch is not None:
+            watch.started(self.pid)
         self._stderr: deque[str] = deque(maxlen=STDERR_TAIL)
         self._write_lock = threading.Lock()
+        self._end_told = False
         threading.Thread(target=self._read_stdout, name="mcp-raw-stdout", daemon=True).start()
-        threading.Thread(target=self._read_stderr, name="mcp-raw-stderr", daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, name="mcp-raw-stderr", daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self) -> None:
         assert self._proc.stdout is not None
@@ -177,8 +190,18 @@ class StdioChannel(RawChannel):
 
     def _read_stderr(self) -> None:
         assert self._proc.stderr is not None
+        watched = dropped = 0
         for raw in self._proc.stderr:
-            self._stderr.append(raw.decode("utf-8", errors="replace").rstrip()[:300])
+            line = raw.decode("utf-8", errors="replace").rstrip()
+            self._stderr.append(line[:300])
+            if self._watch is not None:
+                if watched < STDERR_WATCHED:
+                    watched += 1
+                    self._watch.stderr(line[:2000])
+                else:
+                    dropped += 1
+        if dropped and self._watch is not None:
+            self._watch.stderr(f"[{dropped} further stderr lines not recorded]")
 
     def _waitable(self) -> bool:
         return self._proc.poll() is None
@@ -204,23 +227,35 @@ class StdioChannel(RawChannel):
         return f" (the process exited with code {code}{'; stderr: ' + tail if tail else ''})"
 
     def close(self) -> None:
-        """The MCP stdio shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL (each wait bounded)."""
+        """The MCP stdio shutdown: close stdin, wait, SIGTERM the group, wait, SIGKILL (each wait bounded); then
+        the ``SpawnWatch`` hears how the process ended (once)."""
+        by_itself = self._proc.poll() is not None
         try:
             if self._proc.stdin is not None:
                 self._proc.stdin.close()
         except OSError:
             pass
+        stopped_by: str | None = None
         for sig, grace in ((None, 2.0), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
             if sig is not None:
+                stopped_by = sig.name
                 try:
                     os.killpg(self._proc.pid, sig)
                 except (ProcessLookupError, PermissionError):
                     pass
             try:
                 self._proc.wait(timeout=grace)
-                return
+                break
             except subprocess.TimeoutExpired:
                 continue
+        watch = self._watch
+        if watch is None or self._end_told:
+            return
+        self._end_told = True
+        self._stderr_reader.join(timeout=1.0)
+        code = self._proc.poll()
+        note = f"exited {code}" if stopped_by is None else f"stopped by the harness ({stopped_by}, code {code})"
+        watch.ended(SpawnExit(code, note, stopped_by=stopped_by, at_startup=by_itself and not self.received()))
 
 
 class HttpChannel(RawChannel):

@@ -11,7 +11,9 @@ stderr line by line (the SDK hands stderr to a file), and must know the child's 
 ``close``). The spawn follows the SDK: the child environment is ``get_default_environment()`` plus the caller's
 ``env``, a new session (process group) so the whole tree can be killed, and the shutdown order of the MCP
 lifecycle (basic/lifecycle#shutdown, stdio): close the child's stdin, wait, SIGTERM the group, wait, SIGKILL.
-Every wait is bounded.
+Every wait is bounded. How the child ended is kept as a ``SpawnExit`` (``Streams.ended``): its exit status, the
+signal the harness had to send, and whether it ended before writing a single message (it died at start-up); a
+``SpawnWatch`` (simulator.subject_spawn) is told the pid, each stderr line and that end, once stderr is drained.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
+from ..subject_spawn import SpawnExit, SpawnWatch, with_working_directory
+
 __all__ = [
     "InvalidFrame",
     "Streams",
@@ -43,6 +47,8 @@ __all__ = [
 STDERR_LINE_MAX = 2000
 #: Stderr lines recorded per connection; later ones are counted, not kept.
 STDERR_LINES_MAX = 2000
+#: How long the shutdown waits, once the child is gone, for the rest of its stderr.
+STDERR_DRAIN_S = 1.0
 
 
 class InvalidFrame(Exception):
@@ -65,6 +71,8 @@ class Streams:
     pid: int | None = None
     #: Filled by the stdio transport at shutdown: "exited 0", "terminated (SIGTERM)", "killed (SIGKILL)".
     exit_note: list[str] = field(default_factory=list)
+    #: Filled by the stdio transport at shutdown, once the child's stderr is drained: how the child ended.
+    ended: SpawnExit | None = None
 
 
 def parse_frame(line: str) -> SessionMessage | InvalidFrame:
@@ -88,24 +96,39 @@ async def stdio_transport(
     on_stderr: Callable[[str], None] | None = None,
     stdin_grace_s: float = 2.0,
     term_grace_s: float = 2.0,
+    watch: SpawnWatch | None = None,
 ) -> AsyncIterator[Streams]:
-    """Spawn ``command`` (argv list) and speak newline-delimited JSON-RPC on its stdin/stdout.
+    """Spawn ``command`` (argv list) in ``cwd`` and speak newline-delimited JSON-RPC on its stdin/stdout.
 
-    ``on_stderr(line)`` is called (in the loop) for each stderr line, already trimmed. Raises ``OSError`` when the
-    command cannot be spawned."""
+    ``on_stderr(line)`` is called (in the loop) for each stderr line, already trimmed; ``watch`` is told the pid,
+    each kept stderr line and, once the child is gone and its stderr drained, how it ended (also on
+    ``Streams.ended``). Raises ``OSError`` when the command cannot be spawned (``watch`` hears ``failed`` when it
+    has one)."""
     if not command:
         raise ValueError("stdio_transport: empty command")
-    process = await anyio.open_process(
-        list(command),
-        env=get_default_environment() | dict(env or {}),
-        cwd=cwd,
-        start_new_session=(sys.platform != "win32"),
-    )
+    try:
+        process = await anyio.open_process(
+            list(command),
+            env=with_working_directory(get_default_environment() | dict(env or {}), cwd),
+            cwd=cwd,
+            start_new_session=(sys.platform != "win32"),
+        )
+    except OSError as exc:
+        if watch is not None:
+            watch.failed(str(exc))
+        raise
+    if watch is not None:
+        watch.started(process.pid)
     read_tx, read_rx = anyio.create_memory_object_stream[SessionMessage | Exception](64)
     write_tx, write_rx = anyio.create_memory_object_stream[SessionMessage](64)
     streams = Streams(read_rx, write_tx, "stdio", pid=process.pid)
+    #: JSON-RPC messages read from stdout, and whether stdout ended before the harness stopped the child.
+    messages = 0
+    stdout_ended = False
+    stderr_drained = anyio.Event()
 
     async def stdout_reader() -> None:
+        nonlocal messages, stdout_ended
         assert process.stdout is not None
         buffer = b""
         try:
@@ -114,7 +137,11 @@ async def stdio_transport(
                     buffer += chunk
                     *lines, buffer = buffer.split(b"\n")
                     for raw in lines:
-                        await read_tx.send(_decode_and_parse(raw))
+                        frame = _decode_and_parse(raw)
+                        if isinstance(frame, SessionMessage):
+                            messages += 1
+                        await read_tx.send(frame)
+                stdout_ended = True
                 if buffer.strip():
                     await read_tx.send(InvalidFrame(buffer.decode("utf-8", "replace"), "unterminated last line"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
@@ -131,8 +158,11 @@ async def stdio_transport(
                 dropped += 1
                 return
             kept += 1
+            line = _trim(raw.decode("utf-8", "replace"))
             if on_stderr is not None:
-                on_stderr(_trim(raw.decode("utf-8", "replace")))
+                on_stderr(line)
+            if watch is not None:
+                watch.stderr(line)
 
         try:
             async for chunk in process.stderr:
@@ -142,10 +172,16 @@ async def stdio_transport(
                     emit(raw)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
-        if buffer:
-            emit(buffer)
-        if dropped and on_stderr is not None:
-            on_stderr(f"[{dropped} further stderr lines not recorded]")
+        finally:
+            if buffer:
+                emit(buffer)
+            if dropped:
+                note = f"[{dropped} further stderr lines not recorded]"
+                if on_stderr is not None:
+                    on_stderr(note)
+                if watch is not None:
+                    watch.stderr(note)
+            stderr_drained.set()
 
     async def stdin_writer() -> None:
         assert process.stdin is not None
@@ -166,8 +202,18 @@ async def stdio_transport(
         finally:
             with anyio.CancelScope(shield=True):
                 write_tx.close()
-                streams.exit_note.append(await _stop(process, stdin_grace_s, term_grace_s))
+                by_itself = stdout_ended
+                note = await _stop(process, stdin_grace_s, term_grace_s)
+                streams.exit_note.append(note)
+                # The last lines a dying child wrote are the ones that say why: read them before going on (bounded,
+                # for a grandchild that holds the pipe open).
+                with anyio.move_on_after(STDERR_DRAIN_S):
+                    await stderr_drained.wait()
+                streams.ended = SpawnExit(process.returncode, note, stopped_by=_stop_signal(note),
+                                          at_startup=by_itself and messages == 0)
             tg.cancel_scope.cancel()
+            if watch is not None:
+                watch.ended(streams.ended)
     read_rx.close()
     with anyio.CancelScope(shield=True):
         for pipe in (process.stdout, process.stderr):
@@ -185,6 +231,15 @@ def _decode_and_parse(raw: bytes) -> SessionMessage | InvalidFrame:
     except UnicodeDecodeError as exc:
         return InvalidFrame(raw.decode("utf-8", "replace"), f"not UTF-8: {exc}")
     return parse_frame(line.rstrip("\r"))
+
+
+def _stop_signal(note: str) -> str | None:
+    """The signal ``_stop`` had to send, read from its note (None: the child ended by itself or once its stdin
+    closed)."""
+    for name in ("SIGKILL", "SIGTERM"):
+        if name in note:
+            return name
+    return None
 
 
 def _trim(line: str) -> str:

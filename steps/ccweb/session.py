@@ -13,16 +13,26 @@ from simulator.targets import Role
 ROLE = Role.CCWEB.value
 
 
-@bdd.given("a ccweb MCP session initialized by the harness", target_fixture="ccweb")
-def given_session(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness) -> CcwebDriver:
+def _session(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness, *,
+             stdio: bool) -> CcwebDriver:
     from simulator.roles.mcp_client import McpClientRole  # loads the mcp SDK: only when a session opens
 
     client = McpClientRole(wirelog=wire_log, step_timeout=harness_config.step_timeout)
     request.addfinalizer(client.close)
-    subjects.connect_mcp(ROLE, client)
+    subjects.connect_mcp(ROLE, client, stdio=stdio)
     harness.note_subject(ROLE, harness_config.target(Role.CCWEB).raw, initialize_session(client))
     control = CcwebControl(subjects.control(ROLE, wire_log))
     return CcwebDriver(client=client, control=control, wire=wire_log, step_timeout=harness_config.step_timeout)
+
+
+@bdd.given("a ccweb MCP session initialized by the harness", target_fixture="ccweb")
+def given_session(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness) -> CcwebDriver:
+    return _session(request, harness_config, subjects, wire_log, harness, stdio=False)
+
+
+@bdd.given("a ccweb MCP session over stdio initialized by the harness", target_fixture="ccweb")
+def given_session_stdio(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness) -> CcwebDriver:
+    return _session(request, harness_config, subjects, wire_log, harness, stdio=True)
 
 
 @bdd.given(parsers.parse('a source conversation "{source}" and a target conversation "{target}"'))

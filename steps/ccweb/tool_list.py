@@ -15,6 +15,12 @@ def when_list_tools(ccweb: CcwebDriver) -> None:
     ccweb.lists.list_tools()
 
 
+@bdd.when("the harness lists the ccweb tools and calls each with arguments that break its input schema")
+def when_call_every_breaking(ccweb: CcwebDriver) -> None:
+    ccweb.lists.list_tools()
+    ccweb.call_every_listed_breaking()
+
+
 @bdd.then(parsers.parse('exactly one listed tool is named "{name}"'))
 def then_one_listed(ccweb: CcwebDriver, name: str) -> None:
     ccweb.lists.expect_listed_once(name)

@@ -8,8 +8,8 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.drivers.probekit import (
-    ProbeKitDriver, check_answered, check_error_meta, check_error_with_text, check_output_contract,
-    check_succeeds_with_text, check_text_contains,
+    ProbeKitDriver, check_answered, check_error_with_text, check_failures_are_error_responses,
+    check_output_contract, check_refused, check_succeeds_with_text, check_text_contains,
 )
 
 from .values import json_value, names
@@ -39,14 +39,25 @@ def when_call_breaking(probekit: ProbeKitDriver, tool: str) -> None:
     probekit.call_breaking(tool)
 
 
+@bdd.when("the harness calls each of these tools with {} and with arguments that break its input schema:")
+def when_call_empty_and_breaking(probekit: ProbeKitDriver, docstring: str) -> None:
+    probekit.call_empty_and_breaking(names(docstring))
+
+
 @bdd.when("the harness makes that call")
 def when_prepared(probekit: ProbeKitDriver) -> None:
     probekit.make_prepared_call()
 
 
-@bdd.when("the harness calls every listed tool and each of these tools with {}:")
-def when_call_every_empty(probekit: ProbeKitDriver, docstring: str) -> None:
-    probekit.call_every(names(docstring))
+@bdd.when("the harness calls every listed tool with {}")
+def when_call_every_listed_empty(probekit: ProbeKitDriver) -> None:
+    probekit.call_every()
+
+
+@bdd.when(parsers.re(r'the harness calls every listed tool with arguments valid against its input schema, strings set '
+                     r'to "(?P<text>[^"]*)"$'))
+def when_call_every_listed_valid(probekit: ProbeKitDriver, text: str) -> None:
+    probekit.call_every((), text)
 
 
 @bdd.when(parsers.re(r'the harness calls every listed tool and each of these tools with arguments valid against its '
@@ -70,9 +81,15 @@ def then_answered(probekit: ProbeKitDriver) -> None:
     check_answered(probekit.call)
 
 
-@bdd.then("the error result carries its details in _meta.error")
-def then_error_meta(probekit: ProbeKitDriver) -> None:
-    check_error_meta(probekit.call)
+@bdd.then("the call is refused")
+def then_refused(probekit: ProbeKitDriver) -> None:
+    check_refused(probekit.call)
+
+
+@bdd.then("at least one of the calls failed, and every failed call answered isError: true with a non-empty text, "
+          "never a JSON-RPC error")
+def then_failures_are_error_responses(probekit: ProbeKitDriver) -> None:
+    check_failures_are_error_responses(probekit.calls)
 
 
 @bdd.then("every call answered a result whose content[0] is a non-empty text, never a protocol error nor an "

@@ -4,11 +4,17 @@
 from __future__ import annotations
 
 import pytest_bdd as bdd
+from pytest_bdd import parsers
 
 from simulator.drivers.probekit import (
     ProbeKitDriver, check_form_sent, check_no_elicitation, check_no_form, check_no_secret_in_forms,
     check_numbered_options, check_url_only, check_url_sent,
 )
+
+
+@bdd.when(parsers.parse('the harness asks the user "{question}" through the subject'))
+def when_ask(probekit: ProbeKitDriver, question: str) -> None:
+    probekit.ask_for_form(question)
 
 
 @bdd.then("the server sent no elicitation request")
@@ -23,7 +29,7 @@ def then_numbered(probekit: ProbeKitDriver) -> None:
 
 @bdd.then("the server sent a form elicitation with a requested schema")
 def then_form_sent(probekit: ProbeKitDriver) -> None:
-    check_form_sent(probekit.elicitations)
+    check_form_sent(probekit.elicitations, probekit.asked)
 
 
 @bdd.then("the server sent no form elicitation")

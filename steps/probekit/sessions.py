@@ -14,17 +14,24 @@ from .values import json_value
 
 
 @pytest.fixture
-def probekit(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness) -> ProbeKitDriver:
+def probekit(request: pytest.FixtureRequest, harness_config, subjects, wire_log, harness,
+             evidence) -> ProbeKitDriver:
     """The scenario's probe-kit driver, reaching the subject through the harness's fixtures."""
     subject = HarnessSubject(subjects=subjects, wire_log=wire_log, step_timeout=harness_config.step_timeout,
                              target=harness_config.target(Role.PROBEKIT).raw, note_subject=harness.note_subject,
-                             add_finalizer=request.addfinalizer)
+                             add_finalizer=request.addfinalizer, evidence=evidence,
+                             options=harness_config.subject_options.get(Role.PROBEKIT, {}))
     return ProbeKitDriver(subject, step_timeout=harness_config.step_timeout)
 
 
 @bdd.given(parsers.parse('a probe-kit MCP session with MCP_TOOLSET "{toolset}"'))
 def given_session(probekit: ProbeKitDriver, toolset: str) -> None:
     probekit.open_session(toolset)
+
+
+@bdd.given(parsers.parse('a probe-kit MCP session over stdio with MCP_TOOLSET "{toolset}"'))
+def given_session_stdio(probekit: ProbeKitDriver, toolset: str) -> None:
+    probekit.open_session(toolset, stdio=True)
 
 
 @bdd.given(parsers.parse('a probe-kit MCP session with MCP_TOOLSET "{toolset}" and MCP_SHOW_ALL "{show}"'))

@@ -6,9 +6,9 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.drivers.probekit import (
-    ProbeKitDriver, check_cancel_accepted, check_cancel_refused, check_related_task, check_task, check_task_got,
-    check_task_gone, check_task_listed, check_task_not_listed, check_task_result, check_task_status,
-    check_task_timing,
+    ProbeKitDriver, check_cancel_accepted, check_cancel_refused, check_related_task, check_status_unchanged,
+    check_task, check_task_got, check_task_gone, check_task_listed, check_task_not_listed, check_task_result,
+    check_task_status, check_task_timing,
 )
 
 from .calls import VALID
@@ -24,9 +24,9 @@ def when_task_get(probekit: ProbeKitDriver) -> None:
     probekit.get_task()
 
 
-@bdd.when("the harness waits until the task is completed")
+@bdd.when("the harness waits until the task has ended")
 def when_task_wait(probekit: ProbeKitDriver) -> None:
-    probekit.wait_until_completed()
+    probekit.wait_until_terminal()
 
 
 @bdd.when("the harness cancels the task while it is not terminal")
@@ -81,7 +81,12 @@ def then_cancel_ok(probekit: ProbeKitDriver) -> None:
 
 @bdd.then("the cancel is refused with a JSON-RPC error")
 def then_cancel_refused(probekit: ProbeKitDriver) -> None:
-    check_cancel_refused(probekit.task_response)
+    check_cancel_refused(probekit.task_response, probekit.ended_status)
+
+
+@bdd.then("the task status is still the one it ended with")
+def then_status_unchanged(probekit: ProbeKitDriver) -> None:
+    check_status_unchanged(probekit.task_now(), probekit.ended_status)
 
 
 @bdd.then("the task list holds the task")

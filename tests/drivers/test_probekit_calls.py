@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from simulator.drivers.probekit import (
-    Call, check_answered, check_error_meta, check_error_with_text, check_listed_exactly, check_listed_including,
-    check_not_listed, check_output_contract, check_succeeds_with_text, check_text_contains, content0_text,
-    is_unknown_tool_error, output_contract_problem,
+    Call, check_answered, check_error_with_text, check_failures_are_error_responses, check_listed_exactly,
+    check_listed_including, check_not_listed, check_output_contract, check_refused, check_succeeds_with_text,
+    check_text_contains, content0_text, is_unknown_tool_error, output_contract_problem,
 )
+from simulator.errors import NotTestable
 
 
 def _text(text: str, **extra) -> dict:
@@ -44,16 +45,31 @@ def test_a_json_rpc_error_is_an_error_object_whatever_its_shape():
     assert not _call(error="nope").succeeded
 
 
-def test_an_error_result_needs_is_error_a_text_and_its_details_in_meta():
-    good = _call(result=_text("invalid input", isError=True, _meta={"error": {"code": "INVALID_INPUT"}}))
-    check_error_with_text(good)
-    check_error_meta(good)
+def test_an_error_result_needs_is_error_and_a_text_its_details_are_optional():
+    check_error_with_text(_call(result=_text("invalid input", isError=True, _meta={"error": {"code": "INVALID"}})))
+    check_error_with_text(_call(result=_text("invalid input", isError=True)))  # details?: any
     with pytest.raises(AssertionError, match="lacks isError: true"):
         check_error_with_text(_call(result=_text("invalid input")))
     with pytest.raises(AssertionError, match="instead of a tool result"):
         check_error_with_text(_call(error={"code": -32602, "message": "invalid params"}))
-    with pytest.raises(AssertionError, match="no details in _meta.error"):
-        check_error_meta(_call(result=_text("invalid input", isError=True, _meta={"error": {}})))
+
+
+def test_a_refusal_is_an_error_result_or_a_json_rpc_error_never_a_success():
+    check_refused(_call(result=_text("invalid input", isError=True)))
+    check_refused(_call(error={"code": -32602, "message": "Unknown tool: start_ui"}))
+    with pytest.raises(AssertionError, match="was not refused: it answered a success"):
+        check_refused(_call(result=_text("done")))
+
+
+def test_every_failed_call_is_an_error_response_and_no_failure_is_not_testable():
+    ok, refused = _call(result=_text("done")), _call(result=_text("invalid input", isError=True))
+    check_failures_are_error_responses([ok, refused])
+    with pytest.raises(AssertionError, match="1 of 2 failed calls .*a JSON-RPC error instead of isError: true"):
+        check_failures_are_error_responses([refused, _call(error={"code": -32603, "message": "boom"})])
+    with pytest.raises(AssertionError, match="content.0. is not a non-empty text"):
+        check_failures_are_error_responses([_call(result={"content": [], "isError": True})])
+    with pytest.raises(NotTestable, match="none of the 2 calls failed"):
+        check_failures_are_error_responses([ok, ok])
 
 
 def test_a_call_that_was_not_processed_fails():

@@ -73,10 +73,12 @@ class FakeClient:
 class FakeSubject:
     """``ProbeKitSubject``: each session a ``FakeClient`` built by ``make(env)``; what was opened is kept."""
 
-    def __init__(self, make: Callable[[Mapping[str, str]], FakeClient], declared: Mapping[str, str] = {}) -> None:
-        self.make, self.declared = make, dict(declared)
+    def __init__(self, make: Callable[[Mapping[str, str]], FakeClient], declared: Mapping[str, str] = {},
+                 options: Mapping[str, str] = {}) -> None:
+        self.make, self.declared, self.options = make, dict(declared), dict(options)
         self.opened: list[tuple[dict[str, str], str | None, FakeClient]] = []
         self.identities: list[dict[str, Any]] = []
+        self.evidence: list[str] = []
 
     def open_client(self, env: Mapping[str, str], elicitation: str | None) -> FakeClient:
         client = self.make(env)
@@ -89,14 +91,21 @@ class FakeSubject:
     def note_identity(self, identity: Mapping[str, Any]) -> None:
         self.identities.append(dict(identity))
 
+    def note_evidence(self, text: str) -> None:
+        self.evidence.append(text)
+
+    def option(self, name: str) -> str | None:
+        return self.options.get(name)
+
 
 def _answer_text(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
     return _text(f"{method} done")
 
 
 def _driver(respond: Responder = _answer_text, *, tools=TOOLS, declared: Mapping[str, str] = {},
-            step_timeout: float = 1.0) -> tuple[ProbeKitDriver, FakeSubject, FakeClock]:
-    subject = FakeSubject(lambda env: FakeClient(tools, respond), declared)
+            step_timeout: float = 1.0,
+            options: Mapping[str, str] = {}) -> tuple[ProbeKitDriver, FakeSubject, FakeClock]:
+    subject = FakeSubject(lambda env: FakeClient(tools, respond), declared, options)
     clock = FakeClock()
     driver = ProbeKitDriver(subject, step_timeout=step_timeout, clock=clock, sleep=clock.sleep)
     return driver, subject, clock
@@ -104,7 +113,7 @@ def _driver(respond: Responder = _answer_text, *, tools=TOOLS, declared: Mapping
 
 def test_the_package_re_exports_every_public_name_of_its_modules():
     modules = ["arguments", "calls", "commits", "driver", "elicitation", "expect", "schemas", "session",
-               "structured", "tasks", "toolsets"]
+               "structured", "tasks", "toolsets", "working"]
     names = {n for m in modules for n in importlib.import_module(f"simulator.drivers.probekit.{m}").__all__}
     assert set(probekit.__all__) == names
     assert all(hasattr(probekit, n) for n in probekit.__all__)
@@ -208,6 +217,8 @@ def _task_subject(statuses: list[str]) -> Responder:
     states = iter(statuses)
 
     def respond(method: str, params: Any) -> dict[str, Any]:
+        if method == "tools/call" and "task" not in params:  # the search for arguments that work
+            return _text("report")
         if method == "tools/call":
             return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
         if method == "tasks/get":
@@ -219,12 +230,13 @@ def _task_subject(statuses: list[str]) -> Responder:
     return respond
 
 
-def test_a_task_is_created_and_waited_for_until_it_completes():
-    driver, subject, clock = _driver(_task_subject(["working", "working", "completed"]))
+def test_a_task_runs_the_call_that_works_and_is_waited_for_until_it_ends():
+    driver, subject, clock = _driver(_task_subject(["working", "working", "failed"]))
     driver.open_session("full")
     assert driver.call_as_task("gencommit", "x", 60000)["taskId"] == "t-1"
-    assert subject.opened[0][2].calls()[0]["task"] == {"ttl": 60000}
-    driver.wait_until_completed()
+    search, task = subject.opened[0][2].calls()
+    assert "task" not in search and task == {**search, "task": {"ttl": 60000}}
+    assert driver.wait_until_terminal() == "failed" == driver.ended_status
     assert clock.now == pytest.approx(POLL_S + 2 * POLL_S)  # two pauses, the second twice the first
 
 
@@ -232,22 +244,22 @@ def test_a_task_that_never_ends_fails_at_the_step_limit():
     driver, _, clock = _driver(_task_subject(["working"] * 1000), step_timeout=0.5)
     driver.open_session("full")
     driver.call_as_task("gencommit", "x", 60000)
-    with pytest.raises(AssertionError, match=r"did not complete within 0.5 s \(tasks/get kept answering 'working'\)"):
-        driver.wait_until_completed()
+    with pytest.raises(AssertionError, match=r"did not end within 0.5 s \(tasks/get kept answering 'working'\)"):
+        driver.wait_until_terminal()
     assert clock.now >= 0.5
 
 
 def test_a_refused_tasks_get_ends_the_wait_at_once():
     def respond(method: str, params: Any) -> dict[str, Any]:
         if method == "tools/call":
-            return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
+            return {"result": {"task": {"taskId": "t-1", "status": "working"}}} if "task" in params else _text("ok")
         return {"error": {"code": -32602, "message": "unknown task"}}
 
     driver, _, clock = _driver(respond)
     driver.open_session("full")
     driver.call_as_task("gencommit", "x", 60000)
     with pytest.raises(McpErrorResponse):
-        driver.wait_until_completed()
+        driver.wait_until_terminal()
     assert clock.now == 0.0
 
 
@@ -256,7 +268,7 @@ def _expiring_subject(clock: FakeClock, gone_after: float) -> Responder:
 
     def respond(method: str, params: Any) -> dict[str, Any]:
         if method == "tools/call":
-            return {"result": {"task": {"taskId": "t-1", "status": "working"}}}
+            return {"result": {"task": {"taskId": "t-1", "status": "working"}}} if "task" in params else _text("ok")
         if method == "tasks/get":
             if clock.now >= gone_after:
                 return {"error": {"code": -32602, "message": "unknown task"}}
@@ -304,9 +316,19 @@ def test_cancelling_a_task_that_already_ended_is_not_testable_when_it_must_be_li
     driver, subject, _ = _driver(_task_subject(["completed", "completed"]))
     driver.open_session("full")
     driver.call_as_task("gencommit", "x", 60000)
-    with pytest.raises(NotTestable, match="already 'completed'"):
+    with pytest.raises(NotTestable, match="had already ended 'completed' when the cancel reached it"):
         driver.cancel_task(only_if_live=True)
+    methods = [m for m, _ in subject.opened[0][2].sent]
+    assert methods[-2:] == ["tasks/cancel", "tasks/get"]  # the cancel goes out first: no look before it
     driver.cancel_task()
+    assert driver.task_response == {"error": {"code": -32602, "message": "terminal"}}
+
+
+def test_a_refused_cancel_of_a_task_still_running_is_the_answer_judged():
+    driver, _, _ = _driver(_task_subject(["working"]))
+    driver.open_session("full")
+    driver.call_as_task("gencommit", "x", 60000)
+    driver.cancel_task(only_if_live=True)
     assert driver.task_response == {"error": {"code": -32602, "message": "terminal"}}
 
 
@@ -315,3 +337,109 @@ def test_the_client_answers_forms_with_the_features_text():
     driver.open_session("full", elicitation="form")
     driver.answer_forms_with("harness-answer")
     assert subject.opened[0][2].answer_fn is not None
+
+
+# -- a call that works, and asking the user ------------------------------------------------------------------------
+
+BUGFIX = {"name": "start_bugfix", "inputSchema": {"type": "object", "required": [], "properties": {
+    "error_message": {"type": "string"}, "project_root": {"type": "string"}}}}
+
+
+def test_a_made_up_value_the_tool_refuses_is_left_out_of_the_call_that_works():
+    project_only = {**BUGFIX, "inputSchema": {**BUGFIX["inputSchema"], "required": ["project_root"]}}
+    driver, subject, _ = _driver(_needs_error_message, tools=[project_only])
+    driver.open_session("full")
+    with pytest.raises(NotTestable, match="refused every argument set"):
+        driver.call_valid("start_bugfix", "x")  # project_root is required and never a directory: nothing works
+    assert all("project_root" in c["arguments"] for c in subject.opened[0][2].calls())
+
+
+def _needs_error_message(method: str, params: Any) -> dict[str, Any]:
+    """A tool that under-declares: its schema requires nothing, its handler wants error_message and refuses a
+    project_root that names no directory (as real servers do)."""
+    arguments = (params or {}).get("arguments") or {}
+    if "project_root" in arguments:
+        return _text("错误: 无效 project_root", isError=True)
+    if "error_message" not in arguments:
+        return _text("缺少必填参数: error_message", isError=True)
+    return _text("report")
+
+
+def test_the_call_that_works_is_the_first_schema_valid_set_the_tool_accepts_and_refusals_are_evidence():
+    driver, subject, _ = _driver(_needs_error_message, tools=[BUGFIX])
+    driver.open_session("full")
+    call = driver.call_valid("start_bugfix", "the login page fails")
+    assert call.arguments == {"error_message": "the login page fails"} and driver.calls == [call]
+    tried = [c["arguments"] for c in subject.opened[0][2].calls()]
+    assert tried == [{}, {"error_message": "the login page fails"}] and len(subject.evidence) == 1
+    assert "refused arguments valid against its own inputSchema (the properties the schema gives a value: {})" \
+        in subject.evidence[0]
+    driver.call_valid("start_bugfix", "the login page fails")  # found once per session, tool and text
+    assert len(subject.opened[0][2].calls()) == len(tried)
+
+
+def test_a_tool_that_refuses_every_schema_valid_set_is_not_testable_with_the_refusals():
+    driver, subject, _ = _driver(lambda m, p: _text("nope", isError=True), tools=[BUGFIX])
+    driver.open_session("full")
+    with pytest.raises(NotTestable, match="refused every argument set valid against its own inputSchema"):
+        driver.call_valid("start_bugfix", "x")
+    assert driver.calls == []
+
+
+def test_a_sweep_keeps_the_first_call_of_a_tool_that_never_works():
+    driver, _, _ = _driver(lambda m, p: _text("nope", isError=True), tools=[BUGFIX])
+    driver.open_session("full")
+    driver.call_every((), "x")
+    assert [c.arguments for c in driver.calls] == [{}]  # the first set tried: the schema's own values
+
+
+ASKER = {"name": "start_feature", "inputSchema": {"type": "object", "properties": {
+    "description": {"type": "string"},
+    "requirements_mode": {"type": "string", "description": "需求模式：steady（默认）或 loop（需求澄清与补全）"}}}}
+
+
+class _Elicited:
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+
+def test_a_question_goes_to_ask_user_then_to_a_tool_with_an_asking_mode_until_a_form_is_sent():
+    ask_user = {"name": "ask_user", "inputSchema": {"type": "object", "properties": {"question": {"type": "string"}}}}
+    clients: list[FakeClient] = []
+
+    def respond(method: str, params: Any) -> dict[str, Any]:
+        if params["name"] == "start_feature" and params["arguments"].get("requirements_mode") == "loop":
+            clients[0].elicitations.append(_Elicited("form"))
+        return _text("asked")
+
+    subject = FakeSubject(lambda env: clients.append(FakeClient([ask_user, ASKER], respond)) or clients[-1])
+    driver = ProbeKitDriver(subject, step_timeout=1.0)
+    driver.open_session("full", elicitation="form")
+    call = driver.ask_for_form("What should it be called?")
+    assert clients[0].calls()[0] == {"name": "ask_user", "arguments": {"question": "What should it be called?"}}
+    assert call.tool == "start_feature" and call.arguments["requirements_mode"] == "loop"
+    assert driver.asked[0].startswith("ask_user") and "no form" in driver.asked[0] and "a form" in driver.asked[-1]
+
+
+def test_the_asking_tool_the_run_names_is_the_only_one_asked():
+    driver, subject, _ = _driver(tools=[ASKER, {"name": "ask_user", "inputSchema": {"type": "object"}}],
+                                 options={"elicit-tool": "start_feature"})
+    driver.open_session("full", elicitation="form")
+    driver.ask_for_form("Q?")
+    assert {c["name"] for c in subject.opened[0][2].calls()} == {"start_feature"}
+    driver, _, _ = _driver(options={"elicit-tool": "nowhere"})
+    driver.open_session("full", elicitation="form")
+    with pytest.raises(NotTestable, match="elicit-tool=nowhere is not listed"):
+        driver.ask_for_form("Q?")
+
+
+def test_the_p0_tools_are_made_to_fail_with_nothing_and_with_input_their_schema_forbids():
+    driver, subject, _ = _driver()
+    driver.open_session("full")
+    driver.call_empty_and_breaking(["gencommit", "debug", "ask_user"])
+    assert [(c.tool, c.arguments) for c in driver.calls] == [("gencommit", {}), ("gencommit", {"changes": 12345}),
+                                                             ("debug", {})]
+    assert any("ask_user is not listed" in line for line in subject.evidence)
+    assert any("debug: no call breaking its inputSchema" in line for line in subject.evidence)
+    with pytest.raises(NotTestable, match="none of .* is listed"):
+        driver.call_empty_and_breaking(["ask_user"])

@@ -96,6 +96,11 @@ def test_schema_problems_never_raise_on_the_subjects_schema():
     assert "not a valid JSON Schema" in schema_problems({}, {"type": 12}, "x")[0]
     assert schema_problems([1], {"prefixItems": [{"type": "string"}]}, "x") == []  # draft-07 ignores prefixItems
     assert schema_problems([1], {"prefixItems": [{"type": "string"}]}, "x", SchemaDialect.MCP)
+    # a schema that cannot be applied is the subject's defect, judged: a $ref to nowhere, a broken $schema
+    dangling = {"type": "object", "allOf": [{"$ref": "#/definitions/WorkflowReport"}]}
+    assert "its $ref '/definitions/WorkflowReport' resolves to nothing" in schema_problems({}, dangling, "x")[0]
+    assert "cannot be read" in schema_problems({}, {"$schema": 5}, "x")[0]
+    assert schema_problems({"a": [1, {"b": 2}]}, {"properties": {"a": {"items": {"type": "string"}}}}, "x")
 
 
 def test_a_design_schema_that_is_not_valid_is_a_feature_bug():

@@ -9,7 +9,7 @@ import pytest
 
 from simulator.drivers.probekit import (
     RELATED_TASK_META, TASK_STATUSES, TERMINAL, Call, TaskStatus, check_cancel_accepted, check_cancel_refused,
-    check_related_task, check_task, check_task_completed, check_task_got, check_task_gone, check_task_listed,
+    check_related_task, check_status_unchanged, check_task, check_task_got, check_task_gone, check_task_listed,
     check_task_not_listed, check_task_result, check_task_status, check_task_timing, created_task,
 )
 
@@ -71,23 +71,23 @@ def test_a_task_augmented_call_must_answer_a_create_task_result():
         created_task(Call("start_bugfix", {}, {"result": {"content": []}}))
 
 
-def test_the_wait_ends_completed_or_says_how_it_ended():
-    check_task_completed("completed", 5.0)
-    with pytest.raises(AssertionError, match="the task ended 'failed', not completed"):
-        check_task_completed("failed", 5.0)
-    with pytest.raises(AssertionError, match=r"did not complete within 5.0 s \(tasks/get kept answering 'working'\)"):
-        check_task_completed("working", 5.0)
-
-
 def test_cancel_answers_the_cancelled_task_or_an_error():
     check_cancel_accepted({"result": {**TASK, "status": "cancelled"}})
     with pytest.raises(AssertionError, match="was refused"):
         check_cancel_accepted({"error": {"code": -32602, "message": "terminal"}})
-    check_cancel_refused({"error": {"code": -32602, "message": "terminal"}})
-    with pytest.raises(AssertionError, match="did not answer an error"):
-        check_cancel_refused({"result": {**TASK, "status": "cancelled"}})
+    check_cancel_refused({"error": {"code": -32602, "message": "terminal"}}, "failed")
+    with pytest.raises(AssertionError, match="of a task that had ended 'completed' did not answer an error"):
+        check_cancel_refused({"result": {**TASK, "status": "cancelled"}}, "completed")
     with pytest.raises(RuntimeError, match="no tasks/cancel was sent"):
-        check_cancel_refused(None)
+        check_cancel_refused(None, "completed")
+
+
+def test_a_refused_cancel_leaves_the_status_the_task_ended_with():
+    check_status_unchanged({**TASK, "status": "failed"}, "failed")
+    with pytest.raises(AssertionError, match="says 'cancelled' after the refused cancel; the task had ended 'failed'"):
+        check_status_unchanged({**TASK, "status": "cancelled"}, "failed")
+    with pytest.raises(RuntimeError, match="did not wait for the task to end"):
+        check_status_unchanged(TASK, None)
 
 
 def test_the_task_list_and_the_expiry():

@@ -37,3 +37,9 @@ def test_an_explicit_control_url_beside_a_placeholder_stays_explicit():
     config = build_config({}, cli_targets=["ccweb=stdio:srv --port {port}"],
                           cli_controls=["ccweb=http://127.0.0.1:5000"], pick_port=lambda: 4321)
     assert run_command(config)[-2:] == ["--control", "ccweb=http://127.0.0.1:5000"]
+
+
+def test_a_chosen_subject_directory_is_part_of_the_command(tmp_path):
+    """What a subject finds in its working directory may change what it does: a rerun starts it there too."""
+    config = build_config({}, cli_targets=["ccweb=stdio:srv"], subject_cwd="work", base_dir=tmp_path)
+    assert run_command(config)[-2:] == ["--subject-cwd", str(tmp_path / "work")]

@@ -138,6 +138,22 @@ def test_subject_env_errors(text, fragment):
     assert fragment in str(info.value)
 
 
+def test_subject_options_from_file_and_command_line(tmp_path: Path):
+    path = tmp_path / "sim.toml"
+    path.write_text('[subject_options.probekit]\nelicit-tool = "start_ui"\nother = "x"\n', encoding="utf-8")
+    table, source = load_file_config(path)
+    cfg = build_config(table, source=source, cli_subject_options=["probekit.elicit-tool=start_feature"])
+    assert cfg.subject_options[Role.PROBEKIT] == {"elicit-tool": "start_feature", "other": "x"}
+
+
+@pytest.mark.parametrize("text, fragment", [("probekit", "ROLE.NAME=VALUE"), ("probekit=x", "ROLE.NAME=VALUE"),
+                                             ("printer.a=b", "unknown role")])
+def test_subject_option_errors(text, fragment):
+    with pytest.raises(ConfigError) as info:
+        build_config({}, cli_subject_options=[text])
+    assert fragment in str(info.value)
+
+
 def test_http_subject_with_another_environment_is_not_testable():
     """The environment of an HTTP subject is the run's configuration (--subject-env), not something the subject
     declared: a scenario needing another one is not testable in this run (docs/targets.md "Verdicts")."""

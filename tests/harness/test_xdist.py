@@ -38,8 +38,11 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert sum("restart" in n for n in verdicts) >= 5, sorted(verdicts)  # the hook server's restarts ran
     assert parallel_proc.stdout.count("conformance: CONFORMANT") == 1, parallel_proc.stdout[-3000:]
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
-    assert sorted(p.name for p in (tmp_path / "parallel").iterdir()) == sorted(
+    assert sorted(p.name for p in (tmp_path / "parallel").iterdir() if p.name != "subjects") == sorted(
         ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html", "recording.jsonl"])
+    # the stderr logs of the subjects the workers started, one file per worker and role (simulator/subject_spawn.py)
+    logs = [p.name for p in (tmp_path / "parallel" / "subjects").glob("*")]
+    assert all(".gw" in name and name.endswith(".stderr.log") for name in logs), logs
     # the workers' scenario lines reach the controller's one recording: the same scenarios, verdicts and traffic
     serial_lines, parallel_lines = (_recorded(tmp_path / name) for name in ("serial", "parallel"))
     assert {k: v[0] for k, v in parallel_lines.items()} == {k: v[0] for k, v in serial_lines.items()}

@@ -187,11 +187,11 @@ def test_attention_lists_failing_then_baselined_then_review_then_warn(record):
     record.requirements[0].verdict = Verdict.REVIEW  # HOOK-FRAME-HELLO-SHAPE-01
     items = page_view(record)["attention"]
     assert [(i["id"], i["group"]) for i in items] == [
+        ("HOOK-FRAME-TASK-ACK-01", "fails"),  # fail
         ("HOOK-FRAME-BIND-START-01", "fails"),  # error
         ("HOOK-FRAME-TURN-END-01", "fails"),  # timeout
         ("CCWEB-REPLY-MODE-01", "fails"),  # not-testable, in record order
         ("PROBEKIT-TOOLS-LIST-01", "fails"),
-        ("HOOK-FRAME-TASK-ACK-01", "fails"),  # fail
         ("HOOK-FRAME-BIND-REVOKE-03", "baselined"),
         ("HOOK-FRAME-HELLO-SHAPE-01", "review"),
         ("HOOK-FRAME-PING-02", "warn"),

@@ -61,7 +61,7 @@ def test_from_json_of_to_json_round_trips(record):
 
 def test_render_json_is_pretty_stable_and_utf8(record, hostile_text):
     text = render_json(record)
-    assert text.startswith('{\n  "schemaVersion": "1.4",\n  "harness": {')
+    assert text.startswith('{\n  "schemaVersion": "1.5",\n  "harness": {')
     assert text.endswith("}\n")
     text.encode("utf-8")  # no lone surrogate left: it is a \udc80 escape
     assert "\\udc80" in text and "第二行" in text and "😀" in text  # non-ASCII written as is

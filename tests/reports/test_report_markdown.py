@@ -46,8 +46,8 @@ def test_non_passing_table_lists_every_requirement_not_passing_worst_first(recor
     assert rows[0] == ["id", "level", "verdict", "subjects", "spec section", "reason"]
     body = rows[2:]
     assert [r[0] for r in body] == [
-        "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01", "CCWEB-REPLY-MODE-01", "PROBEKIT-TOOLS-LIST-01",
-        "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-PING-02", "PROBEKIT-SAMPLING-01",
+        "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01",
+        "CCWEB-REPLY-MODE-01", "PROBEKIT-TOOLS-LIST-01", "HOOK-FRAME-PING-02", "PROBEKIT-SAMPLING-01",
     ]
     assert all(len(r) == 6 for r in rows)
     ack = next(r for r in body if r[0] == "HOOK-FRAME-TASK-ACK-01")

@@ -431,7 +431,7 @@ def test_valid_arguments_fill_only_what_the_schema_requires():
     arguments, problems = valid_arguments(schema, "a page")
     assert problems == []
     assert set(arguments) == {"description", "mode", "count", "tags", "opts"}  # never the optional one
-    assert len(arguments["description"]) >= 30 and arguments["mode"] == "a" and arguments["count"] == 3
+    assert len(arguments["description"]) >= 30 and arguments["mode"] == "a" and arguments["count"] == 2
     assert arguments["tags"] == ["a page", "a page"] and arguments["opts"] == {"on": True}
     assert valid_arguments({"type": "object", "properties": {}}, "x") == ({}, [])
 
@@ -439,7 +439,7 @@ def test_valid_arguments_fill_only_what_the_schema_requires():
 def test_valid_arguments_report_what_they_cannot_build():
     assert valid_arguments(None, "x")[0] is None
     arguments, problems = valid_arguments({"type": "object", "required": ["p"],
-                                           "properties": {"p": {"type": "string", "pattern": "^[0-9]+$"}}}, "abc")
+                                           "properties": {"p": {"type": "string", "pattern": "(?!)"}}}, "abc")
     assert arguments is None and "does not match" in problems[0]
     arguments, problems = valid_arguments({"type": "nonsense"}, "x")
     assert arguments is None and "not a valid JSON Schema" in problems[0]

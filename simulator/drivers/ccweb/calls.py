@@ -70,7 +70,7 @@ class CallOutcome:
             return structured
         try:
             parsed = json.loads(tool_text(result))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser follows
             return None
         return parsed if isinstance(parsed, dict) else None
 

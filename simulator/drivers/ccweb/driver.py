@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ...roles.mcp_arguments import breaking_arguments
 from ...wirelog import Direction, WireLog
 from . import deliveries
 from .calls import CallOutcome
@@ -122,6 +123,19 @@ class CcwebDriver:
         conv = Conversation(self.control.create_conversation(title), title)
         self.baseline_messages[conv.id] = len(self.control.messages(conv.id))
         return conv
+
+    def call_every_listed_breaking(self) -> list[Record]:
+        """Call every listed tool with arguments that break its inputSchema in one property (``{}`` where nothing
+        can break it): the subject answers, and what it writes meanwhile is what a stdio rule reads. The responses
+        are returned as they came, judged by no check of their own."""
+        out = []
+        for tool in self.lists.listed():
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str):
+                continue
+            arguments, _ = breaking_arguments(tool.get("inputSchema"), "harness")
+            out.append(self.client.raw_request("tools/call", {"name": name, "arguments": arguments or {}}))
+        return out
 
     def call(self, tool: str, entry: Entry, content: str, reply_mode_json: str | None = None) -> CallOutcome:
         """The source calls ``tool`` for the target with ``content`` (and ``replyMode``, the JSON the feature

@@ -13,6 +13,7 @@ import fnmatch
 import json
 from typing import Any, Protocol
 
+from ...roles.mcp_values import tool_list_problems
 from . import schema_reading
 from .control_view import CcwebControl
 
@@ -89,10 +90,13 @@ def expect_every_namespaced(fallback: Tools) -> None:
 
 def expect_same_definitions(fallback: Tools, listed_tools: Tools) -> None:
     """Every fallback tool has the ``description`` and ``inputSchema`` of the tools/list tool of its name (§3)."""
-    listed = {t.get("name"): t for t in listed_tools}
+    listed = {t["name"]: t for t in listed_tools if isinstance(t.get("name"), str)}
     problems = []
     for tool in _seen(fallback):
         name = tool.get("name")
+        if not isinstance(name, str):
+            problems.append(f"a fallback tool has no string name: {json.dumps(name, default=str)[:200]}")
+            continue
         original = listed.get(name)
         if original is None:
             problems.append(f"{name!r} is in the fallback list but not in tools/list ({sorted(map(str, listed))})")
@@ -131,8 +135,12 @@ class ToolLists:
         self.fallback: Tools | None = None
 
     def list_tools(self) -> Tools:
-        """``tools/list`` (all pages)."""
-        self.tools = self.client.list_tools()
+        """``tools/list`` (all pages). An entry that is not a tool object with a string name fails
+        (``tool_list_problems``): the checks tell tools by name."""
+        tools = self.client.list_tools()
+        problems = tool_list_problems(tools)
+        assert not problems, "tools/list answered entries that are not tools: " + "; ".join(problems)[:1500]
+        self.tools = tools
         return self.tools
 
     def listed(self) -> Tools:

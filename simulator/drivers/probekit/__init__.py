@@ -21,6 +21,7 @@ never a reason to stop checking the others; a structured result is judged agains
 | ``session`` | ``ProbeSession`` (one client session and its tool list), ``ProbeKitSubject`` / ``HarnessSubject`` |
 | ``calls`` | ``Call`` (one ``tools/call`` and its response) and the output contract (§2, 测试策略 3) |
 | ``arguments`` | the arguments of a call: written out and checked, or built from the ``inputSchema`` |
+| ``working`` | the arguments of a call that must work: schema-valid sets tried until the tool accepts one |
 | ``schemas`` | JSON Schema dialects and problems, the design's schemas by tool glob |
 | ``structured`` | ``structuredContent`` against ``_meta.schema``, ``outputSchema`` and the design's schema |
 | ``commits`` | gencommit's Conventional Commits header (§3.2) |
@@ -32,11 +33,11 @@ never a reason to stop checking the others; a structured result is judged agains
 
 from __future__ import annotations
 
-from .arguments import arguments_or_empty, breaking_arguments_for, checked_arguments, every_tool, valid_arguments_for
+from .arguments import breaking_arguments_for, checked_arguments, every_tool
 from .calls import (
-    UNKNOWN_TOOL, Call, check_answered, check_error_meta, check_error_with_text, check_output_contract,
-    check_succeeds_with_text, check_text_contains, content0_text, has_text, is_unknown_tool_error,
-    output_contract_problem,
+    UNKNOWN_TOOL, Call, check_answered, check_error_with_text, check_failures_are_error_responses,
+    check_output_contract, check_refused, check_succeeds_with_text, check_text_contains, content0_text,
+    content_problems, failed, has_text, is_unknown_tool_error, malformed_content, output_contract_problem,
 )
 from .commits import (
     CONVENTIONAL, CommitHeader, check_conventional_header, check_text_carries_final_message, parse_header,
@@ -55,25 +56,29 @@ from .structured import (
 )
 from .tasks import (
     RELATED_TASK_META, TASK_STATUSES, TERMINAL, TaskStatus, check_cancel_accepted, check_cancel_refused,
-    check_related_task, check_task, check_task_completed, check_task_got, check_task_gone, check_task_listed,
-    check_task_not_listed, check_task_result, check_task_status, check_task_timing, created_task,
+    check_related_task, check_status_unchanged, check_task, check_task_got, check_task_gone, check_task_listed,
+    check_task_not_listed, check_task_result, check_task_status, check_task_timing, created_task, is_terminal,
 )
 from .toolsets import check_listed_exactly, check_listed_including, check_not_listed, listed_twice
+from .working import ASKING_MODE, WorkingCall, asking_mode, search, with_asking_mode
 
 __all__ = [
-    "CONVENTIONAL", "RELATED_TASK_META", "ROLE", "SECRET_WORDS", "TASK_STATUSES", "TERMINAL", "UNKNOWN_TOOL",
+    "ASKING_MODE", "CONVENTIONAL", "RELATED_TASK_META", "ROLE", "SECRET_WORDS", "TASK_STATUSES", "TERMINAL",
+    "UNKNOWN_TOOL",
     "Call", "CommitHeader", "DesignSchemas", "HarnessSubject", "ProbeKitDriver", "ProbeKitSubject", "ProbeSession",
-    "SchemaDialect", "StructuredJudgement", "TaskStatus",
-    "arguments_or_empty", "breaking_arguments_for", "check_answered", "check_cancel_accepted", "check_cancel_refused",
-    "check_conventional_header", "check_design_schema", "check_error_meta", "check_error_with_text",
+    "SchemaDialect", "StructuredJudgement", "TaskStatus", "WorkingCall",
+    "asking_mode", "breaking_arguments_for", "check_answered", "check_cancel_accepted", "check_cancel_refused",
+    "check_conventional_header", "check_design_schema", "check_error_with_text",
+    "check_failures_are_error_responses", "check_refused", "failed",
     "check_every_structured", "check_field_non_empty", "check_form_sent", "check_listed_exactly",
     "check_listed_including", "check_meta_schema", "check_meta_schema_requires", "check_no_elicitation",
     "check_no_form", "check_no_secret_in_forms", "check_not_listed", "check_numbered_options",
     "check_output_contract", "check_related_task", "check_structured", "check_succeeds_with_text", "check_task",
-    "check_task_completed", "check_task_got", "check_task_gone", "check_task_listed", "check_task_not_listed",
+    "check_status_unchanged", "check_task_got", "check_task_gone", "check_task_listed", "check_task_not_listed",
     "check_task_result", "check_task_status", "check_task_timing", "check_text_carries_final_message",
     "check_text_contains", "check_url_only", "check_url_sent", "check_valid", "check_workflow_name",
-    "checked_arguments", "content0_text", "created_task", "every_tool", "expect", "fill_form", "form_answerer",
-    "has_text", "is_unknown_tool_error", "judge_structured", "listed_twice", "meta_of", "output_contract_problem",
-    "parse_header", "schema_problems", "secret_fields", "structured_of", "valid_arguments_for",
+    "checked_arguments", "content0_text", "content_problems", "created_task", "every_tool", "expect", "fill_form",
+    "form_answerer", "has_text", "is_terminal", "is_unknown_tool_error", "judge_structured", "listed_twice",
+    "malformed_content", "meta_of", "output_contract_problem", "parse_header", "schema_problems", "search",
+    "secret_fields", "structured_of", "with_asking_mode",
 ]

@@ -4,8 +4,9 @@ the harness builds from it.
 The design defines a few inputs (``{}`` in its compatibility test, 测试策略 3; ``{changes: 'test changes'}`` in its
 gencommit contract test, 测试策略 1); everywhere else a call carries arguments the subject's own ``inputSchema``
 accepts (MCP 2025-11-25 server/tools#tool: "inputSchema: JSON Schema defining expected parameters"), so a refusal
-can never be a mere "missing argument" mistaken for the behaviour under test. When the harness has no valid input
-for a tool, the scenario is *not testable*, never a verdict on the subject.
+can never be a mere "missing argument" mistaken for the behaviour under test; the arguments of a call that must
+work are found by ``working``. When the harness has no valid input for a tool, the scenario is *not testable*,
+never a verdict on the subject.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulator.errors import NotTestable
-from simulator.roles.mcp_values import breaking_arguments, valid_arguments
+from simulator.roles.mcp_values import breaking_arguments
 
 from .schemas import SchemaDialect, schema_problems
 
-__all__ = ["arguments_or_empty", "breaking_arguments_for", "checked_arguments", "every_tool",
-           "valid_arguments_for"]
+__all__ = ["breaking_arguments_for", "checked_arguments", "every_tool"]
 
 
 def checked_arguments(listed_tool: Mapping[str, Any] | None, tool: str, arguments: Any) -> dict[str, Any]:
@@ -39,29 +39,11 @@ def checked_arguments(listed_tool: Mapping[str, Any] | None, tool: str, argument
     return arguments
 
 
-def valid_arguments_for(listed_tool: Mapping[str, Any], tool: str, text: str) -> dict[str, Any]:
-    """Arguments ``tool``'s own ``inputSchema`` accepts, strings set to ``text`` (``NotTestable`` when none can be
-    built)."""
-    arguments, problems = valid_arguments(listed_tool.get("inputSchema"), text)
-    if arguments is None:
-        raise NotTestable(f"the harness cannot build arguments the subject's inputSchema of {tool} accepts: "
-                          + "; ".join(problems)[:1000])
-    return arguments
-
-
-def arguments_or_empty(listed_tool: Mapping[str, Any] | None, text: str) -> dict[str, Any]:
-    """For a sweep over many tools: valid arguments when the tool is listed and they can be built, else ``{}``
-    (a tool that is not listed is called anyway: what it answers shows whether it is there at all)."""
-    if listed_tool is None:
-        return {}
-    arguments, _ = valid_arguments(listed_tool.get("inputSchema"), text)
-    return arguments if arguments is not None else {}
-
-
-def breaking_arguments_for(listed_tool: Mapping[str, Any], tool: str) -> dict[str, Any]:
-    """Arguments that break ``tool``'s own ``inputSchema`` in one property (design 安全考虑 2 输入验证: the
-    design validates input); ``NotTestable`` when the schema constrains nothing."""
-    arguments, why = breaking_arguments(listed_tool.get("inputSchema"), "harness")
+def breaking_arguments_for(listed_tool: Mapping[str, Any], tool: str,
+                           base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Arguments that break ``tool``'s own ``inputSchema`` in one property, the others those of ``base`` (valid
+    arguments; by default its required properties); ``NotTestable`` when the schema constrains nothing."""
+    arguments, why = breaking_arguments(listed_tool.get("inputSchema"), "harness", base)
     if arguments is None:
         raise NotTestable(f"the harness cannot build a call that breaks the subject's inputSchema of {tool}: {why}")
     return arguments

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from simulator.roles.mcp_values import tool_text
 
-from .calls import Call
+from .calls import Call, malformed_content
 from .expect import expect
 from .structured import structured_of
 
@@ -67,4 +67,5 @@ def check_text_carries_final_message(call: Call) -> None:
     text = tool_text(call.result)
     if not (isinstance(final, str) and final.strip()):
         raise AssertionError(f"no finalMessage to look for: {call.describe()}")
-    expect(final.strip() in text, f"the text does not carry finalMessage {final!r}: {text[:800]!r}")
+    expect(final.strip() in text,
+           f"the text does not carry finalMessage {final!r}: {text[:800]!r}{malformed_content(call.result)}")

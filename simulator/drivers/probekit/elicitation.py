@@ -8,13 +8,14 @@ elicitation; 安全考虑 1 敏感信息处理: 不在表单中收集敏感信�
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulator.roles.mcp_values import AnswerFn, ElicitAnswer, ElicitationRequest, tool_text
 
-from .calls import Call
+from .calls import Call, malformed_content
 from .expect import expect
 
 __all__ = [
@@ -29,14 +30,24 @@ _NUMBERED_1 = re.compile(r"(?m)^\s*1\.\s+\S")
 _NUMBERED_2 = re.compile(r"(?m)^\s*2\.\s+\S")
 
 
+def _options(enum: Any, branches: Any) -> list[Any]:
+    """The values a property offers: its ``enum`` list, else the ``const`` of each object of its ``branches``
+    (``oneOf`` / ``anyOf``)."""
+    if isinstance(enum, list) and enum:
+        return enum
+    return [o.get("const") for o in branches if isinstance(o, dict)] if isinstance(branches, list) else []
+
+
 def fill_form(schema: Mapping[str, Any] | None, text: str) -> dict[str, Any]:
     """An answer for a form: every property of the requested schema filled (strings with ``text``; an enum or
     ``oneOf`` with its first value, a boolean true, a number its minimum or 1, an array its first option or
-    ``[text]``)."""
+    ``[text]``). A schema without a ``properties`` object asks for nothing (``check_form_sent`` judges it), a
+    property that is not an object is filled with ``text``."""
     content: dict[str, Any] = {}
-    for name, prop in ((schema or {}).get("properties") or {}).items():
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    for name, prop in (props.items() if isinstance(props, Mapping) else ()):
         prop = prop if isinstance(prop, dict) else {}
-        enum = prop.get("enum") or [o.get("const") for o in prop.get("oneOf") or [] if isinstance(o, dict)]
+        enum = _options(prop.get("enum"), prop.get("oneOf"))
         kind = prop.get("type")
         if enum:
             content[name] = enum[0]
@@ -45,8 +56,8 @@ def fill_form(schema: Mapping[str, Any] | None, text: str) -> dict[str, Any]:
         elif kind in ("number", "integer"):
             content[name] = prop.get("minimum", 1)
         elif kind == "array":
-            items = (prop.get("items") or {})
-            opts = items.get("enum") or [o.get("const") for o in items.get("anyOf") or [] if isinstance(o, dict)]
+            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+            opts = _options(items.get("enum"), items.get("anyOf"))
             content[name] = opts[:1] if opts else [text]
         else:
             content[name] = text
@@ -73,16 +84,22 @@ def check_numbered_options(call: Call) -> None:
     """The text fallback offers numbered options, ``1. …`` and ``2. …`` (§5 fallbackToText)."""
     text = tool_text(call.result)
     expect(_NUMBERED_1.search(text) and _NUMBERED_2.search(text),
-           f"the text fallback does not offer numbered options (1. …, 2. …): {text[:1000]!r}")
+           f"the text fallback does not offer numbered options (1. …, 2. …): {text[:1000]!r}"
+           f"{malformed_content(call.result)}")
 
 
-def check_form_sent(sent: list[ElicitationRequest]) -> None:
-    """At least one form elicitation was sent, and each carries a requested schema with properties (§5)."""
+def check_form_sent(sent: list[ElicitationRequest], asked: Iterable[str] = ()) -> None:
+    """At least one form elicitation was sent, and each carries a requested schema with properties (§5);
+    ``asked`` names the calls that put the question (for the reason)."""
     forms = [e for e in sent if e.mode == "form"]
-    expect(forms, f"no form elicitation was sent (sent: {[e.params for e in sent]})")
+    tried = "; ".join(asked)
+    expect(forms, f"no form elicitation was sent (sent: {[e.params for e in sent]})"
+                  + (f"; asked through: {tried}" if tried else ""))
     for e in forms:
-        expect(isinstance(e.requested_schema, dict) and e.requested_schema.get("properties"),
-               f"a form elicitation without a requested schema: {e.params}")
+        props = e.requested_schema.get("properties") if isinstance(e.requested_schema, dict) else None
+        expect(isinstance(props, dict) and props,
+               f"a form elicitation without a requested schema whose properties are a non-empty object "
+               f"(/requestedSchema/properties): {e.params}"[:2000])
 
 
 def check_no_form(sent: list[ElicitationRequest]) -> None:
@@ -94,7 +111,7 @@ def check_no_form(sent: list[ElicitationRequest]) -> None:
 def check_url_sent(sent: list[ElicitationRequest], call: Call) -> None:
     """A url-mode elicitation with a url and an elicitationId was sent (安全考虑 1: 使用 URL 模式引导到安全页面);
     ``call`` is what the tool answered, for the evidence."""
-    urls = [e for e in sent if e.mode == "url" and e.url and e.elicitation_id]
+    urls = [e for e in sent if _complete_url(e)]
     expect(urls, (f"no url-mode elicitation with a url and an elicitationId was sent (design 安全考虑: 使用 URL 模式"
                   f"引导到安全页面); sent: {[e.params for e in sent]}, answered: {call.describe()}")[:2000])
 
@@ -102,7 +119,15 @@ def check_url_sent(sent: list[ElicitationRequest], call: Call) -> None:
 def check_url_only(sent: Iterable[ElicitationRequest]) -> None:
     """Every elicitation sent is in url mode with a url and an elicitationId."""
     for e in sent:
-        expect(e.mode == "url" and e.url and e.elicitation_id, f"not a complete url-mode elicitation: {e.params}")
+        expect(_complete_url(e), f"not a complete url-mode elicitation (a url and an elicitationId, both non-empty "
+                                 f"strings): {e.params}"[:2000])
+
+
+def _complete_url(request: ElicitationRequest) -> bool:
+    """A url-mode elicitation with a non-empty string ``url`` and ``elicitationId`` (MCP 2025-11-25
+    client/elicitation#url-mode: both required strings)."""
+    return (request.mode == "url" and isinstance(request.url, str) and bool(request.url)
+            and isinstance(request.elicitation_id, str) and bool(request.elicitation_id))
 
 
 def secret_fields(request: ElicitationRequest) -> list[str]:
@@ -114,11 +139,19 @@ def secret_fields(request: ElicitationRequest) -> list[str]:
     props = (request.requested_schema or {}).get("properties")
     for name, prop in (props.items() if isinstance(props, dict) else []):
         prop = prop if isinstance(prop, dict) else {}
-        words = " ".join([request.message or "", name, str(prop.get("title", "")), str(prop.get("description", "")),
-                          str(prop.get("format", ""))])
+        words = " ".join(_words(v) for v in (request.message, name, prop.get("title"), prop.get("description"),
+                                             prop.get("format")))
         if SECRET_WORDS.search(words) or prop.get("format") == "password":
             bad.append(f"{name}: {prop}")
     return bad
+
+
+def _words(value: Any) -> str:
+    """What a member of a form says, searched for secret words: a string as it is, anything else (a message or a
+    title that is not a string) as its JSON, so that a malformed member still shows what it asks for."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def check_no_secret_in_forms(sent: Iterable[ElicitationRequest]) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from simulator.roles.mcp_values import tool_list_problems
 from simulator.targets import Role
 
 from .calls import Call
@@ -32,21 +33,30 @@ class ProbeKitSubject(Protocol):
     """What the driver needs of the harness: MCP sessions with the subject, the environment the run declared for
     it (``--subject-env``), and a place to note what the subject says about itself."""
 
-    def open_client(self, env: Mapping[str, str], elicitation: str | None) -> McpClientRole:
+    def open_client(self, env: Mapping[str, str], elicitation: str | None, *, stdio: bool = False) -> McpClientRole:
         """An initialized client session with the subject running with ``env``, declaring ``elicitation``
-        ("form" | "url" | "both", None: no elicitation capability)."""
+        ("form" | "url" | "both", None: no elicitation capability); ``stdio``: over the stdio transport."""
         ...
 
     def declared_env(self) -> Mapping[str, str]: ...
 
     def note_identity(self, identity: Mapping[str, Any]) -> None: ...
 
+    def note_evidence(self, text: str) -> None:
+        """Keep ``text`` with the scenario's result, whatever its verdict (what the harness saw on the way)."""
+        ...
+
+    def option(self, name: str) -> str | None:
+        """The run's subject option ``probekit.<name>`` (``--subject-option``), None when not given."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class HarnessSubject:
     """``ProbeKitSubject`` over the harness's fixtures: ``subjects`` connects, every client records into
     ``wire_log`` and is closed at teardown (``add_finalizer``), ``note_subject(role, target, identity)`` is the
-    harness's record of the subject (reported as ``target``)."""
+    harness's record of the subject (reported as ``target``), ``evidence`` keeps a line with the scenario's result
+    and ``options`` are the run's subject options for the role."""
 
     subjects: Subjects
     wire_log: WireLog
@@ -54,13 +64,17 @@ class HarnessSubject:
     target: str
     note_subject: Callable[[str, str, dict[str, Any]], None]
     add_finalizer: Callable[[Callable[[], None]], None]
+    #: ``evidence(text)``: the harness's evidence fixture (kept with the scenario's result).
+    evidence: Callable[[str], None] = lambda text: None
+    #: The run's subject options for this role (``--subject-option probekit.NAME=VALUE``).
+    options: Mapping[str, str] = field(default_factory=dict)
 
-    def open_client(self, env: Mapping[str, str], elicitation: str | None) -> McpClientRole:
+    def open_client(self, env: Mapping[str, str], elicitation: str | None, *, stdio: bool = False) -> McpClientRole:
         from simulator.roles.mcp_client import McpClientRole  # loads the mcp SDK: only when a session opens
 
         client = McpClientRole(wirelog=self.wire_log, step_timeout=self.step_timeout)
         self.add_finalizer(client.close)
-        self.subjects.connect_mcp(ROLE, client, env=dict(env) or None)
+        self.subjects.connect_mcp(ROLE, client, env=dict(env) or None, stdio=stdio)
         client.initialize(elicitation=elicitation)
         return client
 
@@ -69,6 +83,12 @@ class HarnessSubject:
 
     def note_identity(self, identity: Mapping[str, Any]) -> None:
         self.note_subject(ROLE, self.target, dict(identity))
+
+    def note_evidence(self, text: str) -> None:
+        self.evidence(text)
+
+    def option(self, name: str) -> str | None:
+        return self.options.get(name)
 
 
 @dataclass
@@ -80,8 +100,12 @@ class ProbeSession:
     tools: list[dict[str, Any]] | None = field(default=None)
 
     def relist(self) -> list[dict[str, Any]]:
-        """``tools/list`` now (every page), kept for the checks that follow."""
-        self.tools = self.client.list_tools()
+        """``tools/list`` now (every page), kept for the checks that follow. An entry that is not a tool object
+        with a string name fails (``tool_list_problems``): the checks tell tools by name."""
+        tools = self.client.list_tools()
+        problems = tool_list_problems(tools)
+        expect(not problems, "tools/list answered entries that are not tools: " + "; ".join(problems)[:1500])
+        self.tools = tools
         return self.tools
 
     def listed(self) -> list[dict[str, Any]]:

@@ -20,9 +20,9 @@ from .expect import expect
 
 __all__ = [
     "RELATED_TASK_META", "TASK_STATUSES", "TERMINAL", "TaskStatus", "check_cancel_accepted", "check_cancel_refused",
-    "check_related_task", "check_task", "check_task_completed", "check_task_got", "check_task_gone",
+    "check_related_task", "check_status_unchanged", "check_task", "check_task_got", "check_task_gone",
     "check_task_listed", "check_task_not_listed", "check_task_result", "check_task_status", "check_task_timing",
-    "created_task",
+    "created_task", "is_terminal",
 ]
 
 
@@ -47,6 +47,11 @@ TERMINAL = frozenset({TaskStatus.COMPLETED.value, TaskStatus.FAILED.value, TaskS
 RELATED_TASK_META = "io.modelcontextprotocol/related-task"
 
 
+def is_terminal(status: Any) -> bool:
+    """Whether ``status`` (whatever a subject answered) is a terminal status."""
+    return isinstance(status, str) and status in TERMINAL
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -67,8 +72,9 @@ def check_task(task: Any, what: str) -> dict[str, Any]:
     from."""
     expect(isinstance(task, dict), f"{what}: not a task object: {task!r}")
     expect(isinstance(task.get("taskId"), str) and task["taskId"], f"{what}: no taskId: {task}")
-    expect(task.get("status") in TASK_STATUSES,
-           f"{what}: status {task.get('status')!r} not in {sorted(TASK_STATUSES)}")
+    status = task.get("status")
+    expect(isinstance(status, str) and status in TASK_STATUSES,
+           f"{what}: status {status!r} not in {sorted(TASK_STATUSES)}"[:1000])
     return task
 
 
@@ -88,16 +94,10 @@ def check_task_got(task: Any, task_id: str) -> None:
         expect(isinstance(task.get(key), str) and task[key], f"tasks/get: no {key}: {task}")
 
 
-def check_task_status(got: Mapping[str, Any], status: str) -> None:
+def check_task_status(got: Any, status: str) -> None:
     """What ``tasks/get`` answered has the status ``status``."""
+    expect(isinstance(got, dict), f"tasks/get answered no task object: {got!r}"[:800])
     expect(got.get("status") == status, f"tasks/get says {got.get('status')!r}, expected {status!r}: {got}")
-
-
-def check_task_completed(status: Any, waited_s: float) -> None:
-    """The task ended ``completed`` (``status`` is what tasks/get last answered within ``waited_s``)."""
-    expect(status == TaskStatus.COMPLETED, (
-        f"the task ended {status!r}, not completed" if status in TERMINAL else
-        f"the task did not complete within {waited_s} s (tasks/get kept answering {status!r})"))
 
 
 def _cancel_response(response: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -113,11 +113,21 @@ def check_cancel_accepted(response: Mapping[str, Any] | None) -> None:
     check_task(response.get("result"), "the tasks/cancel result")
 
 
-def check_cancel_refused(response: Mapping[str, Any] | None) -> None:
-    """``tasks/cancel`` of a terminal task answers a JSON-RPC error."""
+def check_cancel_refused(response: Mapping[str, Any] | None, ended: str | None) -> None:
+    """``tasks/cancel`` of a task that has ended (``ended``: the terminal status it had) answers a JSON-RPC error
+    (design §4 cancelTask: completed or failed → false; MCP 2025-11-25: a terminal task cannot be cancelled)."""
     response = _cancel_response(response)
     expect(isinstance(response.get("error"), dict),
-           f"tasks/cancel of a completed task did not answer an error: {json.dumps(response)[:800]}")
+           f"tasks/cancel of a task that had ended {ended!r} did not answer an error: {json.dumps(response)[:800]}")
+
+
+def check_status_unchanged(got: Any, ended: str | None) -> None:
+    """What ``tasks/get`` answers now is still the terminal status the task ended with."""
+    if ended is None:
+        raise RuntimeError("scenario bug: the harness did not wait for the task to end")
+    expect(isinstance(got, dict), f"tasks/get answered no task object: {got!r}"[:800])
+    expect(got.get("status") == ended, f"tasks/get says {got.get('status')!r} after the refused cancel; the task "
+                                       f"had ended {ended!r}: {got}")
 
 
 def _ids(tasks: Iterable[Any]) -> list[Any]:

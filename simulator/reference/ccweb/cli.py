@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..cli_common import cannot_start, log_to_stderr, optional_address, parse_address, read_command_line
 from ..mcp_serving import bind_socket, serve_mcp
+from ..mcp_stdout_variants import STDOUT_VARIANTS
 from .contract import REPLY_MODES
 from .control import ControlApi
 from .core import CcwebCore
@@ -86,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return code
     log.info("state %s, variant %s", state_path, variant.value if variant else "none")
     try:
-        serve_mcp(build_server(core), sock, {"control": control.url if control is not None else None})
+        serve_mcp(build_server(core), sock, {"control": control.url if control is not None else None},
+                  guard_stdout=variant is None or variant.value not in STDOUT_VARIANTS)
     finally:
         _cleanup(store, control, temp_state)
     return 0

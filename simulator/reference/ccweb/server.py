@@ -29,6 +29,7 @@ from ... import __version__
 from . import contract
 from .contract import LEGACY_REQUEST_REPLY_TOOL, PUBLIC_TOOL_NAMES, SOURCE_CONVERSATION_META_KEY
 from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
+from ..mcp_stdout_variants import STDOUT_VARIANTS, stdout_middleware
 from .core import CcwebCore
 from .machine import CallPath, ToolOutcome
 from .variants import Variant
@@ -101,4 +102,6 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
     if core.variant is not None and core.variant.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
         server.middleware.append(robustness_middleware(core.variant.value,
                                                        lambda m: server.get_request_handler(m) is not None))
+    if core.variant is not None and core.variant.value in STDOUT_VARIANTS:  # broken on purpose
+        server.middleware.append(stdout_middleware(core.variant.value))
     return server

@@ -85,6 +85,8 @@ class Variant(BrokenVariant):
     SILENT_UNKNOWN_METHOD = "silent-unknown-method"
     #: A request for a method the server does not serve is answered with the error code -32000, not -32601.
     UNKNOWN_METHOD_WRONG_CODE = "unknown-method-wrong-code"
+    #: Every tools/call prints a plain line to stdout (the stdio rule; simulator/reference/mcp_stdout_variants.py).
+    STDOUT_CHATTER = "stdout-chatter"
 
     @classmethod
     def subject(cls) -> str:

@@ -15,6 +15,7 @@ import os
 
 from ..cli_common import cannot_start, log_to_stderr, optional_address, read_command_line
 from ..mcp_serving import bind_socket, serve_mcp
+from ..mcp_stdout_variants import STDOUT_VARIANTS
 from .server import build_server
 from .variants import VARIANT_ENV, Variant
 
@@ -50,5 +51,6 @@ def main(argv: list[str] | None = None) -> int:
         sock = bind_socket(*http) if http is not None else None
     except OSError as exc:
         return cannot_start("probekit-mcp", exc)
-    serve_mcp(server, sock, {"toolset": toolset})
+    serve_mcp(server, sock, {"toolset": toolset},
+              guard_stdout=variant is None or variant.value not in STDOUT_VARIANTS)
     return 0

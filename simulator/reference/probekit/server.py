@@ -32,6 +32,7 @@ from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
 from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
+from ..mcp_stdout_variants import STDOUT_VARIANTS, stdout_middleware
 from .kit import SERVER_NAME, TASK_STEP_ENV, ProbeKit, listed_tools, tools_named
 from .output import to_call_tool_result
 from .variant_kits import kit_class
@@ -84,6 +85,8 @@ def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | Non
     if chosen is not None and chosen.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
         server.middleware.append(robustness_middleware(chosen.value,
                                                        lambda m: server.get_request_handler(m) is not None))
+    if chosen is not None and chosen.value in STDOUT_VARIANTS:  # broken on purpose
+        server.middleware.append(stdout_middleware(chosen.value))
     server.add_request_handler("tasks/get", types.GetTaskRequestParams, kit.tasks.tasks_get)
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks.tasks_result)
     server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks.tasks_list)

@@ -18,6 +18,8 @@ from datetime import datetime
 from typing import Any, Final
 
 import mcp.types as types
+from mcp import MCPError
+
 from . import elicitation
 from .output import error_response
 from .kit import ProbeKit, tools_named
@@ -122,15 +124,18 @@ class UiStepsOutsideToolset(ProbeKit):
 # -- §2, §3 output ---------------------------------------------------------------------------------------------------
 
 
-class ErrorWithoutDetails(ProbeKit):
-    """``error-without-details``: a call breaking the inputSchema answers the error text without ``_meta.error``.
-    Breaks §2 errorResponse "_meta: { error: details }"."""
+class ErrorAsProtocolError(ProbeKit):
+    """``error-as-protocol-error``: every failing call (an errorResponse) is answered as a JSON-RPC error instead.
+    Breaks §2 errorResponse "isError: true," (MCP 2025-11-25: input validation and business logic errors are tool
+    execution errors, reported in tool results with isError: true)."""
 
-    def check_call(self, name: str, arguments: Any) -> tuple[Any, Any, dict | None]:
-        spec, args, error = super().check_call(name, arguments)
-        if error is not None and (error.get("_meta") or {}).get("error", {}).get("code") == "invalid_arguments":
-            error = {k: v for k, v in error.items() if k != "_meta"}
-        return spec, args, error
+    async def call(self, ctx: Any, name: str, arguments: Any, input_responses: Mapping[str, Any] | None = None
+                   ) -> dict[str, Any] | types.InputRequiredResult:
+        result = await super().call(ctx, name, arguments, input_responses)
+        if isinstance(result, dict) and result.get("isError") is True:
+            text = _text_of(result) if result.get("content") else "error"
+            raise MCPError(-32602, text)
+        return result
 
 
 #: The gitmoji the ``commit-gitmoji`` variant puts before a commit header, per type.
@@ -331,7 +336,7 @@ WRAPPED: Final[dict[Variant, type[ProbeKit]]] = {
     Variant.UI_LISTS_INTERNAL_STEPS: UiListsInternalSteps,
     Variant.UI_STEPS_OUTSIDE_TOOLSET: UiStepsOutsideToolset,
     Variant.SHOW_ALL_ONLY_TRUE: ShowAllOnlyTrue,
-    Variant.ERROR_WITHOUT_DETAILS: ErrorWithoutDetails,
+    Variant.ERROR_AS_PROTOCOL_ERROR: ErrorAsProtocolError,
     Variant.COMMIT_GITMOJI: CommitGitmoji,
     Variant.COMMIT_TEXT_SUMMARY: CommitTextSummary,
     Variant.WORKFLOW_NAME_WITHOUT_PREFIX: WorkflowNameWithoutPrefix,

@@ -38,7 +38,7 @@ class Variant(BrokenVariant):
     UI_STEPS_OUTSIDE_TOOLSET = "ui-steps-outside-toolset"  # start_ui's internal steps pass the toolset check: fails
     #                                                        under ui
     SHOW_ALL_ONLY_TRUE = "show-all-only-true"        # MCP_SHOW_ALL is honoured only as "true", not as "1"
-    ERROR_WITHOUT_DETAILS = "error-without-details"  # an invalid-arguments error has no _meta.error
+    ERROR_AS_PROTOCOL_ERROR = "error-as-protocol-error"  # a failing call answers a JSON-RPC error, not isError
     COMMIT_GITMOJI = "commit-gitmoji"                # gencommit's finalMessage starts with a gitmoji, not the type
     COMMIT_TEXT_SUMMARY = "commit-text-summary"      # gencommit's text is a summary without the finalMessage
     WORKFLOW_NAME_WITHOUT_PREFIX = "workflow-name-without-prefix"  # a start_* report's workflowName lacks "start_"
@@ -61,6 +61,8 @@ class Variant(BrokenVariant):
     SILENT_UNKNOWN_METHOD = "silent-unknown-method"
     #: A request for a method the server does not serve is answered with the error code -32000, not -32601.
     UNKNOWN_METHOD_WRONG_CODE = "unknown-method-wrong-code"
+    #: Every tools/call prints a plain line to stdout (the stdio rule; simulator/reference/mcp_stdout_variants.py).
+    STDOUT_CHATTER = "stdout-chatter"
 
     @property
     def requires_main_argument(self) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import MCPError
 
 from simulator.reference.probekit import ProbeKit, Variant, listed_tools
 from simulator.reference.probekit.toolsets import ToolsetConfig
@@ -103,7 +104,8 @@ def test_the_output_variants_break_their_one_field():
     assert summary["structuredContent"]["finalMessage"] not in summary["content"][0]["text"]
     report = anyio.run(_kit(Variant.WORKFLOW_NAME_WITHOUT_PREFIX).call, None, "start_bugfix", {"error_message": "x"})
     assert report["structuredContent"]["workflowName"] == "bugfix"
-    invalid = anyio.run(_kit(Variant.ERROR_WITHOUT_DETAILS).call, None, "ask_user", {"question": 1})
-    assert invalid.get("isError") is True and "_meta" not in invalid
-    other = anyio.run(_kit(Variant.ERROR_WITHOUT_DETAILS, "core").call, None, "start_ui", {})
-    assert other["_meta"]["error"]["code"] == "tool_not_in_toolset"  # only invalid arguments lose their details
+    with pytest.raises(MCPError) as refused:
+        anyio.run(_kit(Variant.ERROR_AS_PROTOCOL_ERROR).call, None, "ask_user", {"question": 1})
+    assert refused.value.error.code == -32602 and "invalid arguments" in refused.value.error.message
+    fine = anyio.run(_kit(Variant.ERROR_AS_PROTOCOL_ERROR).call, None, "gencommit", {"changes": DIFF})
+    assert fine.get("isError") is not True  # only failures change
