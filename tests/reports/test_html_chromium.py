@@ -291,8 +291,8 @@ def test_chromium_shows_the_verdict_the_spec_table_and_what_needs_attention(tmp_
     needing = [r for r in record.requirements if r.verdict not in (Verdict.PASS, Verdict.NOT_APPLICABLE)]
     assert sorted(c["id"] for c in page["cards"]) == sorted(r.id for r in needing)
     assert [c["id"] for c in page["cards"]] == [
-        "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01", "CCWEB-REPLY-MODE-01", "PROBEKIT-TOOLS-LIST-01",
-        "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-PING-02",
+        "HOOK-FRAME-TASK-ACK-01", "HOOK-FRAME-BIND-START-01", "HOOK-FRAME-TURN-END-01", "CCWEB-REPLY-MODE-01",
+        "PROBEKIT-TOOLS-LIST-01", "HOOK-FRAME-BIND-REVOKE-03", "HOOK-FRAME-PING-02",
     ]
     assert [c["group"] for c in page["cards"]] == ["fails"] * 5 + ["baselined", "warn"]
     by_id = {r.id: r for r in record.requirements}
