@@ -279,9 +279,10 @@ class ServerRole(HookRoleBase):
         timeout: float | None = None,
     ) -> str:
         """Send ``task.dispatch``; ``request_id`` defaults to a UUID v4, ``external_key`` to a fresh
-        ``sim:<uuid>``. Returns the requestId."""
+        ``slack:<uuid>`` (§2 format convention ``<providerId>:...``; Slack, the channel every desktop has). Returns
+        the requestId."""
         request_id = request_id or str(uuid.uuid4())
-        external_key = external_key or f"sim:{uuid.uuid4()}"
+        external_key = external_key or f"slack:{uuid.uuid4()}"
         msg = make_task_dispatch(
             request_id, external_key, workspace, session_id, prompt,
             options=_nested(DispatchOptions, options), attachments=to_attachments(attachments),

@@ -45,6 +45,13 @@ def next_hello_default(desk: DesktopDriver, alias: str) -> None:
     desk.check_next_hello_default(alias)
 
 
+@bdd.given(parsers.parse('the desktop\'s next hello lists "{alias}"'))
+@bdd.when(parsers.parse('the desktop\'s next hello lists "{alias}"'))
+def next_hello_listing(desk: DesktopDriver, alias: str) -> None:
+    """Set-up: not testable when the next hello does not list the workspace (a hello rule judges that)."""
+    desk.next_hello_listing(alias)
+
+
 @bdd.then(parsers.parse('the next hello has no defaultWorkspace "{alias}"'))
 def next_hello_cleared(desk: DesktopDriver, alias: str) -> None:
     desk.check_next_hello_cleared(alias)

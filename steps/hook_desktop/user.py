@@ -36,6 +36,12 @@ def set_workspaces(desk: DesktopDriver, alias: str) -> None:
     desk.set_default_workspace(alias)
 
 
+@bdd.given(parsers.parse('the desktop\'s workspaces are set to "{alias}"'))
+@bdd.when(parsers.parse('the desktop\'s workspaces are set to "{alias}"'))
+def set_workspaces_no_default(desk: DesktopDriver, alias: str) -> None:
+    desk.set_workspace(alias)
+
+
 @bdd.when(parsers.parse('the folder of workspace "{alias}" is removed'))
 def remove_folder(desk: DesktopDriver, alias: str) -> None:
     desk.remove_workspace_folder(alias)

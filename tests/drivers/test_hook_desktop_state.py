@@ -10,7 +10,7 @@ import pytest
 from test_hook_desktop_fakes import FakeClock, FakeControl, documented_run, documented_state, make_driver
 
 from simulator.drivers.hook_desktop import DESKTOP_CONTROL_SCHEMA, checked_retry_answer, checked_state
-from simulator.errors import NotTestable, SubjectRefused
+from simulator.errors import MissingFrame, NotTestable, SubjectRefused
 from simulator.hook import make_turn_end
 
 SCHEMA_NAME = r"docs/desktop-control-api\.schema\.json \(\$defs/state\.response\)"
@@ -315,3 +315,55 @@ def test_without_settle_the_timer_window_is_watched():
     desk.check_no_reopen()
     assert desk.server.none_windows == [desk.timer]
     assert desk.control.calls == []
+
+
+# -- externalKeys in the spec's format convention --------------------------------------------------------------
+
+
+def test_external_keys_follow_the_provider_convention_of_the_lane():
+    """§2 "externalKey 不透明 … 由 hook server 的 provider 生成(格式约定 <providerId>:...)": a real desktop routes by the
+    prefix (the Cindy desktop refused every `sim:` key as `invalid`); the provider is Slack unless the scenario
+    negotiated the Telegram channel (the hello's provider-bind-v1 and the welcome's provider:telegram)."""
+    from simulator.hook import make_hello
+
+    desk = make_driver()
+    desk.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
+    assert desk.key("thread").startswith("slack:") and desk.key("thread") == desk.key("thread")
+    assert desk.key("other") != desk.key("thread")
+    telegram = make_driver(features=("provider-bind-v1", "provider:telegram"))
+    telegram.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",), features=("provider-bind-v1",)).payload)
+    assert telegram.key("thread").startswith("telegram:")
+    undeclared = make_driver(features=("provider-bind-v1", "provider:telegram"))
+    undeclared.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
+    assert undeclared.lane_provider() == "slack"  # the desktop did not declare the channel: never a Telegram lane
+
+
+def test_only_a_lifecycle_preference_sent_after_the_change_answers_it():
+    """A desktop may re-send its current preference right after welcome ("能力协商完成时补发当前有效值", the Cindy desktop
+    does): that frame says nothing of a later change, so it never answers it."""
+    from test_hook_desktop_fakes import FakeServer
+
+    from simulator.hook import make_lifecycle_preference
+
+    server = FakeServer()
+    desk = make_driver(server, FakeControl({"set-lifecycle-preference": {"ok": True}}))
+    server.receive(make_lifecycle_preference(False))  # sent at the handshake, before the user did anything
+    desk.set_lifecycle_preference(False)
+    with pytest.raises(MissingFrame):
+        desk.check_lifecycle_sent(False)
+    server.receive(make_lifecycle_preference(False))  # the answer to the change
+    desk.check_lifecycle_sent(False)
+
+
+def test_a_turn_end_that_never_comes_is_reported_with_the_ack_the_harness_saw():
+    """A dispatch the desktop refused leaves no turn.end; the reason names the refusal it saw, never only what it
+    missed ("no frame matching <lambda>")."""
+    from test_hook_desktop_fakes import FakeServer
+
+    from simulator.hook import make_task_ack
+
+    server = FakeServer()
+    desk = make_driver(server)
+    server.receive(make_task_ack(desk.rid("first"), "rejected", reason="invalid"))
+    with pytest.raises(MissingFrame, match=r"what the desktop answered about 'first': task.ack rejected \(invalid\)"):
+        desk.end_entry("first")

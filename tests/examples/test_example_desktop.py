@@ -37,7 +37,7 @@ PART_2_KEPT = {f"HOOK-DESKTOP-{rid}" for rid in (
     "BIND-PENDING-ONLY-01", "BIND-REVOKE-01", "BIND-BAD-FRAME-01", "MULTITEAM-STATE-02", "MULTITEAM-PREFS-01",
     "PREFS-GET-01", "PREFS-SET-01", "PREFS-PUSH-01", "PREFS-UNBOUND-01", "TOOL-01", "TOOL-02", "TOOL-03", "TOOL-04",
     "TOOL-06", "TOOL-GARBAGE-01", "QUERY-01", "QUERY-02", "QUERY-05", "QUERY-06", "INTERACTION-UNKNOWN-01",
-    "INTERACTION-CANCEL-01", "INTERACTION-GARBAGE-01", "DEFAULT-WS-01")}
+    "INTERACTION-CANCEL-01", "INTERACTION-GARBAGE-01")}
 #: What the example may import besides the standard library: the protocol core and the WebSocket library.
 ALLOWED = {"simulator", "simulator.hook", "websockets"}
 FORBIDDEN = ("simulator.reference", "simulator.drivers", "simulator.roles", "steps", "tests", "conformance_runs")

@@ -215,7 +215,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "queued-acked-accepted": ({"HOOK-DESKTOP-ACK-QUEUED-01"}, set()),
     # an alias never registered is rejected workspace_not_allowed.
     "unknown-alias-not-allowed": ({"HOOK-DESKTOP-ACK-REJECT-01"}, set()),
-    # a takeover of an unknown session opens a new session instead.
+    # a takeover of an unknown session opens a new session instead (@should).
     "unknown-session-opened": ({"HOOK-DESKTOP-ACK-REJECT-02"}, set()),
     # a desktop switched off still runs dispatches (@should).
     "disabled-ignored": ({"HOOK-DESKTOP-ACK-REJECT-03"}, set()),

@@ -11,9 +11,9 @@ Feature: live queries answered by the desktop
     When the harness sends query "first" asking for "workspaces"
     # §5 阶段 6: "ok 时按 kind 携带 workspaces"; §2: "server 只能派发 hello 注册过的别名"
     Then the answer to query "first" lists exactly the workspace aliases of the desktop's latest hello
-    When the desktop's workspaces are set to "proj" as default
-    Then the desktop sends a new hello with "proj" as defaultWorkspace
-    When the harness sends query "after" asking for "workspaces"
+    When the desktop's workspaces are set to "proj"
+    And the desktop's next hello lists "proj"
+    And the harness sends query "after" asking for "workspaces"
     # §5 阶段 1: "别名映射变更后重发 hello 即时生效(server 以最新一帧为准)"
     Then the answer to query "after" lists exactly the workspace aliases of the desktop's latest hello
 

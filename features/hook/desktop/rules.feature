@@ -61,8 +61,8 @@ Feature: Desktop rules that show only over time, across handshakes or across eve
   @req:HOOK-DESKTOP-NO-LOCAL-PATH-01 @must
   Scenario: no frame the desktop sends carries a local absolute path: hello, ack, turn and query answers
     Given a desktop connected to the harness's hook server with features "session-picker-v1"
-    When the desktop's workspaces are set to "repo" as default
-    Then the desktop sends a new hello with "repo" as defaultWorkspace
+    And the desktop's workspaces are set to "repo"
+    And the desktop's next hello lists "repo"
     When the harness dispatches "first" to workspace "repo" with external key "thread"
     Then the desktop acks "first" as accepted with a session id
     And the turn.end of "first" arrives

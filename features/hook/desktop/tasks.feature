@@ -27,7 +27,7 @@ Feature: task.dispatch and task.ack on the desktop
     When the harness dispatches "first" to workspace "never-registered-alias"
     Then the desktop acks "first" as rejected with reason "unknown_workspace"
 
-  @req:HOOK-DESKTOP-ACK-REJECT-02 @must
+  @req:HOOK-DESKTOP-ACK-REJECT-02 @should
   Scenario: a takeover of a session the desktop does not have is rejected as session_not_found
     When the harness dispatches "first" to an unknown session
     Then the desktop acks "first" as rejected with reason "session_not_found"
@@ -79,11 +79,10 @@ Feature: task.dispatch and task.ack on the desktop
 
   @req:HOOK-DESKTOP-ACK-REJECT-05 @must
   Scenario: a dispatch to an alias whose folder was removed is rejected, not run
-    When the desktop's workspaces are set to "repo" as default
-    Then the desktop's next hello has "repo" as defaultWorkspace
+    Given the desktop's workspaces are set to "repo"
+    And the desktop's next hello lists "repo"
     When the folder of workspace "repo" is removed
-    Then the next hello has no defaultWorkspace "repo"
-    When the harness dispatches "first" to workspace "repo"
+    And the harness dispatches "first" to workspace "repo"
     Then the desktop rejects "first" with one of the reasons "unknown_workspace", "workspace_not_allowed"
 
   @req:HOOK-DESKTOP-TAKEOVER-01 @must

@@ -163,7 +163,7 @@ class DropRounds:
     def dispatch(self, script: dict[str, Any]) -> str:
         rid = str(uuid.uuid4())
         self.desk.call("script-next-turn", script)
-        self.desk.server.dispatch(rid, f"sim:{uuid.uuid4()}", prompt=f"Fault round {self.report.rounds + 1}.")
+        self.desk.server.dispatch(rid, f"slack:{uuid.uuid4()}", prompt=f"Fault round {self.report.rounds + 1}.")
         self.tasks.append(rid)
         self.report.tasks += 1
         return rid

@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from ...errors import NotTestable
-from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, DeliveryState, MessageType
+from ...hook import ABSENT, HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, DeliveryState, MessageType
 from ..timing import POLL_S
 from .session import DesktopSession
 
@@ -76,7 +76,7 @@ class DesktopActions(DesktopSession):
         self.server.archive(self.key(key))
 
     def archive_unknown_key(self) -> None:
-        self.server.archive(f"sim:{uuid.uuid4()}")
+        self.server.archive(self.fresh_key())
 
     def drop_and_reconnect(self) -> None:
         """Abort the connection (no close frame) and wait for the desktop's next handshake."""
@@ -128,13 +128,39 @@ class DesktopActions(DesktopSession):
         self.call("ask-in-session", {"requestId": self.rid(name), "text": text})
 
     def set_lifecycle_preference(self, enabled: bool) -> None:
+        """The user changes the lifecycle preference to ``enabled`` (control ``set-lifecycle-preference``), a real
+        change: a desktop kept between scenarios may already hold that value (the hello of this connection says
+        which, a missing field read as true), and setting it again changes nothing, so the other value is set first.
+        Only a frame sent after the change may answer it: a desktop may have sent its current value earlier (the
+        Cindy desktop re-sends it after welcome), which says nothing of this change (``lifecycle_mark``)."""
+        if self.lifecycle_now() is enabled:
+            self.call("set-lifecycle-preference", {"enabled": not enabled})
+        conn = self.server.connection
+        self.lifecycle_mark = max((e.seq for e in list(conn.received)), default=0)
         self.call("set-lifecycle-preference", {"enabled": enabled})
+        self.lifecycle_set = enabled
+
+    def lifecycle_now(self) -> bool | None:
+        """The preference as far as the scenario knows it: the last one it set, else the latest hello's (§1 "缺省按
+        true"); None without a hello."""
+        if self.lifecycle_set is not None:
+            return self.lifecycle_set
+        if not self.hellos:
+            return None
+        sent = self.hellos[-1].lifecycle_announcement
+        return True if sent is ABSENT or sent is None else bool(sent)
 
     def set_default_workspace(self, alias: str) -> None:
         """Register workspace ``alias`` (a folder under the scenario's temporary folder) as the only and default one."""
         folder = self.tmp / alias
         folder.mkdir(parents=True, exist_ok=True)
         self.call("set-workspaces", {"workspaces": {alias: str(folder)}, "defaultWorkspace": alias})
+
+    def set_workspace(self, alias: str) -> None:
+        """Register workspace ``alias`` (a folder under the scenario's temporary folder) as the only one, no default."""
+        folder = self.tmp / alias
+        folder.mkdir(parents=True, exist_ok=True)
+        self.call("set-workspaces", {"workspaces": {alias: str(folder)}, "defaultWorkspace": None})
 
     def remove_workspace_folder(self, alias: str) -> None:
         self.call("remove-workspace-folder", {"alias": alias})

@@ -60,9 +60,18 @@ class ConnectionChecks(DesktopSession):
             f"(scheme {got.split(' ', 1)[0]!r}, {len(got)} characters)")
 
     def check_lifecycle_sent(self, enabled: bool) -> None:
-        """The desktop sends lifecycle.preference with ``enabled``."""
-        pref = self.server.expect_payload(MessageType.LIFECYCLE_PREFERENCE.value)
-        assert pref.enabled is enabled, f"lifecycle.preference enabled {pref.enabled!r}"
+        """The desktop sends lifecycle.preference with ``enabled`` after the user changed it (§5 上下线通知偏好: "即时更新
+        当前设备的 … 上下线通知偏好"): a frame sent before the change (``lifecycle_mark``) does not answer it."""
+        mark = self.lifecycle_mark
+        name = MessageType.LIFECYCLE_PREFERENCE.value
+
+        def after_change(e: Inbound) -> bool:
+            return e.type == name and e.seq > mark
+        after_change.description = "a lifecycle.preference sent after the change"  # type: ignore[attr-defined]
+        entry = self.server.expect(after_change)
+        assert entry.ok, f"the desktop's lifecycle.preference is invalid: {entry.issue}"
+        pref = entry.message.payload  # type: ignore[union-attr]
+        assert pref.enabled is enabled, f"lifecycle.preference enabled {pref.enabled!r}, the user set {enabled}"
 
     def check_lifecycle_not_sent(self) -> None:
         """§2: without lifecycle-announcement-v1 in welcome the desktop sends no lifecycle.preference."""

@@ -26,6 +26,7 @@ from typing import Any
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType
 from .answers import checked_fields
 from .providers import ProviderChecks
+from .session import TELEGRAM
 
 __all__ = ["GroupRelayChecks", "checked_window", "checked_run_context"]
 
@@ -133,9 +134,10 @@ class GroupRelayChecks(ProviderChecks):
         """task.dispatch of ``name`` whose source.triggerMessageId is the messageId of group message ``message``
         (阶段 14: "与 group.message.messageId 同一 id 空间")."""
         self.key_names[name] = name
+        self.keys.setdefault(name, self.fresh_key(TELEGRAM))  # group relay is Telegram's (阶段 14)
         self.server.dispatch(self.rid(name), self.key_for(name), HOOK_CHAT_WORKSPACE_ALIAS,
                              prompt=f"Conformance task {name}.",
-                             source={"im": "telegram", "triggerMessageId": self.message_id(message)})
+                             source={"im": TELEGRAM, "triggerMessageId": self.message_id(message)})
 
     # -- what the desktop shows --------------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...errors import MissingFrame
+from ...errors import MissingFrame, NotApplicable, NotTestable
 from ...hook import ABSENT, HookBuildError, HookIssue, MessageType, build_hook_message
 from ...roles.hook_conn import HookConnectionClosed
 from .session import DesktopSession
@@ -38,6 +38,15 @@ def _default_member(hello: Any) -> None:
     issue = hello_issue(hello)
     assert issue is None, (
         f"defaultWorkspace {hello.default_workspace!r} is not in workspaces {list(hello.workspaces)!r} ({issue})")
+
+
+def _declares_default(hello: Any, alias: str) -> None:
+    """默认工作目录 "兼容:字段可选。旧 desktop 不发即无默认": a hello that names no default (the field left out, or null,
+    "缺省 / null = 无默认") after the user chose ``alias`` declares that this desktop keeps no default; the rules about a
+    given default do not apply to it (not applicable), and it is not a failure."""
+    if not given(hello.default_workspace):
+        raise NotApplicable(f"the desktop's hello names no defaultWorkspace after the user chose {alias!r}: the field "
+                            f"is optional (默认工作目录: 兼容:字段可选), so this desktop declares no default")
 
 
 class HelloChecks(DesktopSession):
@@ -97,16 +106,34 @@ class HelloChecks(DesktopSession):
         _default_member(hello)
 
     def check_new_hello_default(self, alias: str) -> None:
-        """The desktop re-sends hello on its own, naming ``alias`` among its workspaces and as its default."""
+        """The desktop re-sends hello on its own, naming ``alias`` among its workspaces and as its default. A hello
+        that names no default at all declares none: the field is optional (``_declares_default``)."""
         hello = self.resent_hello()
         assert alias in hello.workspaces, f"the new hello's workspaces {list(hello.workspaces)!r} lack {alias!r}"
+        _declares_default(hello, alias)
         assert hello.default_workspace == alias, f"the new hello's defaultWorkspace is {hello.default_workspace!r}"
 
     def check_next_hello_default(self, alias: str) -> None:
-        """The hello re-sent after the change, or the one of the next handshake: the change has reached the wire."""
+        """The hello re-sent after the change, or the one of the next handshake: the change has reached the wire (a
+        hello that names no default at all declares none: ``_declares_default``)."""
         hello = self.next_hello()
+        _declares_default(hello, alias)
         assert hello.default_workspace == alias, f"the next hello's defaultWorkspace is {hello.default_workspace!r}, " \
                                                  f"not {alias!r}"
+
+    def next_hello_listing(self, alias: str) -> Any:
+        """Set-up: the desktop's next hello (``next_hello``) lists ``alias``, the workspace the harness just set; a
+        desktop whose next hello does not leaves the scenario without the workspace it needs (not testable: what a
+        re-sent hello must carry is judged by the hello requirements)."""
+        try:
+            hello = self.next_hello()
+        except MissingFrame as missing:
+            raise NotTestable(f"the desktop sent no hello after its workspaces were set to {alias!r}, so the scenario "
+                              f"has no hello that lists it: {missing}") from None
+        if alias not in hello.workspaces:
+            raise NotTestable(f"the desktop's next hello lists {list(hello.workspaces)!r}, not the workspace {alias!r} "
+                              f"the harness set, so the scenario has no workspace {alias!r} to work in")
+        return hello
 
     def check_next_hello_cleared(self, alias: str) -> None:
         """默认工作目录: once the folder of ``alias`` is gone, the next hello names another member as default, or none."""

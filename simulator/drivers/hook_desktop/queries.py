@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import MissingFrame, NotApplicable
+from ...errors import MissingFrame, NotApplicable, NotTestable
 from ...hook import ABSENT, HOOK_FEATURE_SESSION_PICKER, MAX_QUERY_SESSIONS, QUERY_KINDS, MessageType
 from ...roles.hook_conn import Inbound
 from .session import DesktopSession
@@ -82,10 +82,11 @@ class QueryChecks(DesktopSession):
             self.key_names[name] = name
             text = f"Summarise {self.queries.marker} for me (task {i})."
             self.server.dispatch(self.rid(name), self.key(name), "chat", prompt=text,
-                                 source={"im": "telegram", "userText": text})
+                                 source={"im": self.lane_provider(), "userText": text})
             ack = self.ack(name)
-            assert ack.result == "accepted" and ack.session_id, (
-                f"the desktop did not accept task {i} of {count} into a session: {ack.result!r} ({ack.reason!r})")
+            if not (ack.result == "accepted" and ack.session_id):
+                raise NotTestable(f"the desktop did not accept task {i} of {count} into a session, so there are not "
+                                  f"the sessions the query needs: task.ack {ack.result!r} ({ack.reason!r})")
             self.end_entry(name)
             self.queries.session_tasks.append(name)
 

@@ -5,8 +5,11 @@ control API, the features the harness's ``welcome`` names, the names the feature
 external keys ("thread", …) mapped to fresh ids, and what the desktop sent so far (hellos, acks, turn.end entries,
 turn.reopen entries, interaction.request payloads) so that a later Then step compares with an earlier frame.
 
-Every request name gets a fresh UUID v4 requestId and every external-key name a fresh ``sim:<uuid>`` externalKey, so
-scenarios never see each other's work even when an external desktop keeps its state between them. What a Then step
+Every request name gets a fresh UUID v4 requestId and every external-key name a fresh externalKey in the spec's
+format convention, ``<providerId>:<uuid>`` (§2 "externalKey 不透明 … 由 hook server 的 provider 生成(格式约定
+<providerId>:...)"): a desktop may route by that prefix. The provider is the lane's: Slack, unless the scenario
+negotiated the Telegram channel (``lane_provider``). Fresh keys mean scenarios never see each other's work even when
+an external desktop keeps its state between them. What a Then step
 judges is always what the desktop sent or what its control API answered, never a counter a When step kept.
 """
 
@@ -21,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ...control import ControlClient
-from ...errors import SubjectTimeout
-from ...hook import MessageType
+from ...errors import MissingFrame, SubjectTimeout
+from ...hook import HOOK_FEATURE_PROVIDER_BIND, HOOK_FEATURE_PROVIDER_TELEGRAM, MessageType
 from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
 from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
@@ -30,7 +33,11 @@ from ...wirelog import Direction, WireLog
 from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control
 
-__all__ = ["RECONNECT_MIN_S", "DesktopSession"]
+__all__ = ["RECONNECT_MIN_S", "SLACK", "TELEGRAM", "DesktopSession"]
+
+#: The providers of the desktop's task lanes (§1: Slack, and the negotiated Telegram channel).
+SLACK = "slack"
+TELEGRAM = "telegram"
 
 #: How long the harness waits for a desktop to dial again after a dropped or closed connection. A harness setting,
 #: not a protocol number: the spec has a desktop reconnect (slack-hook-protocol.md §3 "断线重连: … desktop 补发未送达的
@@ -81,6 +88,10 @@ class DesktopSession:
     pings: int = 0
     ping_floor: int = 0
     ping_request: str | None = None
+    #: the inbox position when the user last changed the lifecycle preference: only later frames answer the change
+    lifecycle_mark: int = 0
+    #: the lifecycle preference the scenario last set (None: not set in this scenario)
+    lifecycle_set: bool | None = None
     #: the connection whose welcome the desktop was seen to have read (``user_action``)
     _welcome_read: Any = None
 
@@ -90,9 +101,26 @@ class DesktopSession:
         """The requestId of request ``name`` (a fresh UUID v4 the first time)."""
         return self.request_ids.setdefault(name, str(uuid.uuid4()))
 
+    def lane_provider(self) -> str:
+        """The provider of the scenario's task lanes: ``telegram`` when the Telegram channel is negotiated (§2: the
+        hello declares ``provider-bind-v1`` and the welcome ``provider:telegram``), else ``slack``, the channel every
+        desktop has. A lane of a channel the desktop did not negotiate would be refused for that, never for the rule
+        under test."""
+        hello = self.hellos[-1] if self.hellos else None
+        declared = tuple(getattr(hello, "features", None) or ())
+        if HOOK_FEATURE_PROVIDER_TELEGRAM in self.features and HOOK_FEATURE_PROVIDER_BIND in declared:
+            return TELEGRAM
+        return SLACK
+
+    def fresh_key(self, provider: str | None = None) -> str:
+        """A new externalKey in the format convention ``<providerId>:<uuid>`` (default provider: the lane's)."""
+        return f"{provider or self.lane_provider()}:{uuid.uuid4()}"
+
     def key(self, name: str) -> str:
-        """The externalKey of external-key ``name`` (a fresh ``sim:<uuid>`` the first time)."""
-        return self.keys.setdefault(name, f"sim:{uuid.uuid4()}")
+        """The externalKey of external-key ``name`` (``fresh_key`` the first time)."""
+        if name not in self.keys:
+            self.keys[name] = self.fresh_key()
+        return self.keys[name]
 
     def key_for(self, name: str) -> str:
         """The externalKey request ``name`` was dispatched with."""
@@ -247,10 +275,38 @@ class DesktopSession:
         """The first task.ack the desktop sent for ``name`` (awaited when none was seen yet)."""
         return self.acks[name][0] if self.acks.get(name) else self.ack(name)
 
-    def end_entry(self, name: str) -> Inbound:
-        """The desktop's next turn.end for ``name``; an invalid one fails."""
+    def seen_of(self, name: str) -> str:
+        """What the desktop answered about request ``name`` so far, on any connection of the scenario: its task.acks
+        (result and reason) and how many turn.end it sent; "" when nothing. A failed wait names it, so a reason says
+        what the harness saw ("the dispatch was acked rejected (invalid)"), not only what it missed."""
         rid = self.rid(name)
-        entry = self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid)
+        acks, ends = [], 0
+        for _, e in self.received():
+            if e.request_id != rid or not e.ok:
+                continue
+            if e.type == MessageType.TASK_ACK:
+                p = e.payload
+                acks.append(f"{p.result}" + (f" ({p.reason})" if p.reason else ""))
+            elif e.type == MessageType.TURN_END:
+                ends += 1
+        parts = ([f"task.ack {', '.join(acks)}"] if acks else []) + ([f"{ends} turn.end"] if ends else [])
+        return "; ".join(parts)
+
+    def end_entry(self, name: str) -> Inbound:
+        """The desktop's next turn.end for ``name``; an invalid one fails. A turn.end that never comes is reported
+        with what the desktop did answer about the request (``seen_of``)."""
+        rid = self.rid(name)
+
+        def its_end(e: Inbound) -> bool:
+            return e.type == MessageType.TURN_END and e.request_id == rid
+        its_end.description = f"a turn.end for {name!r}"  # type: ignore[attr-defined]
+        try:
+            entry = self.server.expect(its_end)
+        except MissingFrame as missing:
+            seen = self.seen_of(name)
+            if not seen:
+                raise
+            raise MissingFrame(f"{missing}; what the desktop answered about {name!r}: {seen}") from None
         if not entry.ok:
             raise AssertionError(f"the desktop's turn.end for {name!r} is invalid: {entry.issue}")
         self.ends.setdefault(name, []).append(entry)
