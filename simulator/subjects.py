@@ -23,6 +23,7 @@ raises ``TargetError`` (an infrastructure error, exit code 3), never a silent pa
 from __future__ import annotations
 
 import importlib
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -74,6 +75,7 @@ class Subjects:
         self._note = note or (lambda role, target, identity: None)
         self._running: dict[Role, RunningReference] = {}
         self._dial_watch: Any = None
+        self._listen_socket: socket.socket | None = None
         self._commands: dict[Role, CommandSubject] = {}
         self._command_failed: dict[Role, TargetError] = {}
 
@@ -157,6 +159,24 @@ class Subjects:
             self._note(Role.DESKTOP.value, target.raw, {})
             return target.host or "127.0.0.1", target.port or 0
         return "127.0.0.1", 0
+
+    def desktop_listen_socket(self) -> socket.socket | None:
+        """For a desktop under test that dials the harness (``listen:``): the run's one listening socket, bound at
+        its first use and kept until the run ends. Each scenario's server role accepts on it in turn; between two
+        scenarios a dial is not refused but waits in the socket's backlog for the next scenario (so a real desktop's
+        reconnect back-off never grows from the harness's gaps). None for any other target."""
+        target = self.config.target(Role.DESKTOP)
+        if target.kind is not TargetKind.LISTEN:
+            return None
+        if self._listen_socket is None:
+            host, port = target.host or "127.0.0.1", target.port or 0
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            try:
+                self._listen_socket = socket.create_server((host, port), family=family, backlog=64)
+            except OSError as exc:
+                raise TargetError(f"the harness cannot listen on {host}:{port} for the desktop to dial: "
+                                  f"{exc.strerror or exc}") from exc
+        return self._listen_socket
 
     def desktop_dial_watch(self) -> Any:
         """For a desktop under test that dials the harness (``listen:``): the run's one ``DialWatch`` (so a desktop
@@ -268,6 +288,9 @@ class Subjects:
         return ControlClient(url, role=role.value, timeout=self.config.step_timeout, wire=wire)
 
     def close(self) -> None:
+        if self._listen_socket is not None:
+            self._listen_socket.close()
+            self._listen_socket = None
         for command in list(self._commands.values()):
             command.close()
         self._commands.clear()

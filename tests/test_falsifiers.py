@@ -39,6 +39,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/hook_server/test_server_variants.py"
     out |= {f"{path}::test_each_variant_of_a_server_without_features_is_caught_by_its_requirement[{v}]": frozenset(c)
             for v, (c, _) in _module(path).BARE_VARIANTS.items()}
+    path = "tests/hook_desktop/test_desktop_variants.py"
+    out |= {f"{path}::test_each_variant_of_a_desktop_without_features_is_caught_by_its_requirement[{v}]": frozenset(c)
+            for v, (c, _) in _module(path).BARE_VARIANTS.items()}
     path = "tests/hook_desktop/test_desktop_rules_variants.py"
     out |= {f"{path}::test_each_variant_fails_exactly_its_rule[{v}]": frozenset({rid})
             for v, rid in _module(path).VARIANTS.items()}

@@ -465,9 +465,10 @@ class Desktop:
         return {"ok": True, **({"requestId": payload["requestId"]} if "requestId" in payload else {})}
 
     async def slack_bind(self, req: dict[str, Any]) -> dict[str, Any]:
-        """阶段 5 bind.start "新端发空对象 {}"; ``teamId`` only to re-authorise that team; never ``email``."""
+        """阶段 5 bind.start "新端发空对象 {}"; never ``email``, and never ``teamId``: that is the multi-team extension
+        (阶段 13), never on here, so re-authorising a team is a plain sign-in."""
         typed(req, {"teamId": str})
-        return await self.user_sends("bind.start", {"teamId": req["teamId"]} if req.get("teamId") else {})
+        return await self.user_sends("bind.start", {})
 
     async def slack_revoke(self, req: dict[str, Any]) -> dict[str, Any]:
         """阶段 5 bind.revoke: ``pendingOnly`` cancels only the sign-in in flight; "desktop 仅在 server 声明 multi-team

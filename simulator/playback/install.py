@@ -77,6 +77,10 @@ class PlaybackSubjects(Subjects):
             self._note(role.value, "ref", running.identity)
         return running
 
+    def desktop_listen_socket(self) -> None:
+        """Nothing listens in a playback: the engine delivers the recorded desktop's dials."""
+        return None
+
     def dial_reference_desktop(self, url: str, token: str | None = None) -> Any:
         """The embedded desktop dialling the harness: in a playback, the recording's desktop dials through the
         engine when its handshake falls due; the handle only names a control address."""

@@ -295,8 +295,10 @@ class DesktopOpener:
     def __init__(self, listen: tuple[str, int], step_timeout: float, accept_timeout: float,
                  dial: Callable[[str], Any] | None, token: str | None,
                  note: Callable[[dict[str, Any]], None] = lambda identity: None, dial_watch: Any = None,
-                 control: Any | None = None) -> None:
+                 control: Any | None = None, sock: Any = None) -> None:
         self.listen, self.step_timeout, self.accept_timeout = listen, step_timeout, accept_timeout
+        #: The run's listening socket for a desktop under test (``Subjects.desktop_listen_socket``), or None.
+        self.sock = sock
         self.dial, self.token, self.note, self.dial_watch = dial, token, note, dial_watch
         self.server: Any = None
         self.handle: Any = None
@@ -311,7 +313,7 @@ class DesktopOpener:
         if self.server is None:
             self.server = ServerRole(wire=wire, step_timeout=self.step_timeout, role="server-frames",
                                      require_token=self.token, dial_watch=self.dial_watch)
-            url = self.server.listen(*self.listen)
+            url = self.server.listen(*self.listen, sock=self.sock)
             if self.dial is not None:
                 self.handle = self.dial(url)
                 control_url = getattr(self.handle, "control_url", None)

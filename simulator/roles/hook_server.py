@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import http
 import json
+import socket
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -133,31 +134,38 @@ class ServerRole(HookRoleBase):
 
     # -- listening -----------------------------------------------------------------------------------------------
 
-    def listen(self, host: str = "127.0.0.1", port: int = 0, path: str | None = None) -> str:
-        """Start the WebSocket server; returns ``ws://host:port/path`` (port 0 picks a free port)."""
+    def listen(self, host: str = "127.0.0.1", port: int = 0, path: str | None = None, *,
+               sock: socket.socket | None = None) -> str:
+        """Start the WebSocket server; returns ``ws://host:port/path`` (port 0 picks a free port). With ``sock`` (a
+        listening socket the caller keeps open, e.g. the run's for a desktop under test) the server accepts on a
+        duplicate of it: closing this role stops accepting, but the socket keeps listening, so a dial that comes
+        before the next role listens waits in its backlog instead of being refused."""
         if self._server is not None:
             raise RuntimeError(f"{self.role}: already listening on {self.url}")
         if path is not None:
             self.path = path
-        self.port = self.loop.run(self._listen(host, port), self.step_timeout, what=f"listening on {host}:{port}")
+        self.port = self.loop.run(self._listen(host, port, sock), self.step_timeout,
+                                  what=f"listening on {host}:{port}")
         shown_host = f"[{host}]" if ":" in host else host
         self.url = f"ws://{shown_host}:{self.port}{self.path}"
         self._note(f"listening on {self.url}" + (" (bearer token required)" if self.require_token else ""),
                    summary="listen")
         return self.url
 
-    async def _listen(self, host: str, port: int) -> int:
+    async def _listen(self, host: str, port: int, sock: socket.socket | None = None) -> int:
         self._incoming = asyncio.Queue()
+        where: dict[str, Any] = {"sock": sock.dup()} if sock is not None else {"host": host, "port": port}
         self._server = await serve(
             self._handler,
-            host,
-            port,
             process_request=self._process_request,
             ping_interval=None,  # the hook protocol has its own ping
             compression=None,
             max_size=self.max_size,
             close_timeout=self.close_timeout,
+            **where,
         )
+        if sock is not None:
+            return int(sock.getsockname()[1])
         return int(self._server.sockets[0].getsockname()[1])
 
     def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:

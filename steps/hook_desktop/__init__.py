@@ -35,7 +35,8 @@ Vocabulary (one module per area):
   "<T>"`` / ``revoked for every team`` / ``failed not-installed with|without an install URL``, ``sends bind.state
   with the Slack teams "<T, U>|none"``, ``answers the prefs.get with the preferences <JSON>``, ``pushes prefs.state
   with the preferences <JSON>`` / ``unbound``, ``sends a malformed "<type>" frame with the payload <JSON>``; Then the
-  desktop ``sends bind.start with an empty payload`` / ``for the Slack team "<T>"``, ``bind.revoke without a teamId``
+  desktop ``sends bind.start with an empty payload`` / ``for the Slack team "<T>"``, ``bind.start without a teamId``,
+  ``bind.revoke without a teamId``
   / ``for the Slack team "<T>"`` / ``with pendingOnly true``, ``prefs.get with the requestId its control API
   answered``, ``prefs.set for workspace "<ws>" with exactly the fields <JSON> and no teamId|for the Slack team
   "<T>"``; the desktop ``shows the Slack sign-in link it was sent`` / ``the install link it was sent`` / ``an https
@@ -53,7 +54,7 @@ Vocabulary (one module per area):
   behaviour).
 
 * ``group_relay`` (group relay, 阶段 14 / 19): ``Given the desktop declares the features "<a, b>" in its hello`` (else
-  not applicable); the harness ``relays group message "<m>" in chat "<c>" to binding "<b>"`` [``as another
+  not applicable), ``the desktop does not declare the feature "<f>" in its hello`` (else not applicable); the harness ``relays group message "<m>" in chat "<c>" to binding "<b>"`` [``as another
   principal``] / ``without a recipient`` / ``to binding "<b>" with the author id|username <JSON>``, ``relays group
   message "<m>" again``, ``relays the malformed group messages "<m>" in chat "<c>" to binding "<b>"``, ``dispatches
   "<name>" triggered by group message "<m>"``; Then the desktop's group window ``shows "<m>"`` [``as it was

@@ -132,6 +132,11 @@ def bind_start_team(desk: DesktopDriver, team: str) -> None:
     desk.check_bind_start(team)
 
 
+@bdd.then("the desktop sends bind.start without a teamId")
+def bind_start_no_team(desk: DesktopDriver) -> None:
+    desk.check_bind_start_without_team()
+
+
 @bdd.then("the desktop sends bind.revoke without a teamId")
 def bind_revoke_all(desk: DesktopDriver) -> None:
     desk.check_bind_revoke()

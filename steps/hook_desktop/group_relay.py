@@ -25,6 +25,11 @@ def declares(desk: DesktopDriver, features: str) -> None:
     desk.require_hello_features(_names(features))
 
 
+@bdd.given(parsers.parse('the desktop does not declare the feature "{feature}" in its hello'))
+def does_not_declare(desk: DesktopDriver, feature: str) -> None:
+    desk.require_not_hello(feature)
+
+
 # -- the harness as the server --------------------------------------------------------------------------------------
 
 

@@ -52,7 +52,7 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   ``device "<D>" sends a group.message of group "<g>" | a msg.op.result of its own``; Then: ``device "<D>" receives "<m>"
   for its binding "<b>" [with every field as written]``, ``device(s) "<D, E>" receive(s) no group message`` / ``never
   receive(s) "<m>"``, ``device "<D>" receives the task of "<m>" triggered by that group message``, ``no control answer
-  of the server holds the content of "<m>"``.
+  of the server holds the content of "<m>"``, ``the task of "<m>" carries nothing of "<earlier>"``.
 * ``message_ops`` (part 2b, UPSTREAM-FACTS msg.op / msg.op.result; §3; §2): ``device "<D>" gets the task "<t>" of a
   user in thread "<th>" of telegram chat "<c>"``; ``device "<D>" runs the message op "<op>" in the lane of "<t>" | in an
   unknown lane: <JSON action>`` (``"@<op>"`` stands for that op's messageId); ``… runs the malformed message op "<op>"

@@ -97,6 +97,11 @@ def mention_task(hook_srv: HookServerDriver, dev: str, name: str) -> None:
     hook_srv.expect_mention_task(dev, name)
 
 
+@bdd.then(parsers.parse('the task of "{task}" carries nothing of "{earlier}"'))
+def task_without_content(hook_srv: HookServerDriver, task: str, earlier: str) -> None:
+    hook_srv.expect_task_without_content(task, earlier)
+
+
 @bdd.then(parsers.parse('no control answer of the server holds the content of "{name}"'))
 def no_content(hook_srv: HookServerDriver, name: str) -> None:
     hook_srv.expect_no_content_kept(name)

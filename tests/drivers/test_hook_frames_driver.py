@@ -242,6 +242,9 @@ class _Subjects:
     def desktop_dial_watch(self) -> str:
         return "watch"
 
+    def desktop_listen_socket(self) -> None:
+        return None
+
     def dial_reference_desktop(self, url: str, token):
         self.dialled.append(url)
         return "handle"

@@ -11,8 +11,9 @@ in a subprocess, the way an implementer runs the harness in CI, and reads the ve
 * external: ``--target desktop=listen:127.0.0.1:P --control desktop=http://127.0.0.1:Q`` and ONE
   ``python -m simulator serve desktop --connect ws://127.0.0.1:P/hook --control 127.0.0.1:Q --token T`` started
   here (the run gets ``--hook-token T``). The
-  harness listens per scenario on the same port; between scenarios the desktop finds the port closed and dials again
-  (the reference reconnects every 0.2 s), so one desktop process, keeping its state, serves every scenario.
+  harness keeps one listening socket on that port for the run and accepts on it scenario after scenario; the desktop
+  dials again after each scenario's connection ends, so one desktop process, keeping its state, serves every
+  scenario.
 
 The runs are independent processes: they are started together when the first case needs them.
 """
@@ -60,6 +61,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
                           "HOOK-DESKTOP-BIND-PENDING-ONLY-01"}),
     # bind.revoke names the team although multi-team is off.
     "revoke-team-without-feature": ({"HOOK-DESKTOP-BIND-REVOKE-01"}, set()),
+    # bind.start names the team although multi-team is off.
+    "start-team-without-feature": ({"HOOK-DESKTOP-MULTITEAM-START-01"}, set()),
     # bind.state merged into the bindings instead of replacing them.
     "bind-state-merged": ({"HOOK-DESKTOP-MULTITEAM-STATE-01"}, set()),
     # bind.state applied although multi-team is off.
@@ -281,6 +284,17 @@ GATEWAY = frozenset({
 GATEWAY_VARIANTS = frozenset({v for v, (must, _) in VARIANTS.items() if must <= GATEWAY})
 
 
+#: Requirements about a desktop whose hello leaves a feature out: not applicable to the reference's default hello
+#: (every feature it consumes), judged by a run of a reference started with ``--features BARE_FEATURES`` instead.
+WITHOUT_FEATURES = {"HOOK-DESKTOP-DELIVERY-GATE-01"}
+BARE_FEATURES = "turn-reopen-v1,lifecycle-announcement-v1"
+#: Variants caught by a requirement of WITHOUT_FEATURES: run like the reference with ``--features BARE_FEATURES``.
+BARE_VARIANTS: dict[str, tuple[set[str], set[str]]] = {
+    # turn.delivery acks on whenever welcome declares turn-delivery-v1, though the hello did not.
+    "delivery-by-welcome": ({"HOOK-DESKTOP-DELIVERY-GATE-01"}, set()),
+}
+
+
 def _env(variant: str | None = None) -> dict[str, str]:
     """The child's environment: the parent's, without a stray variant, with ``variant`` when given."""
     return child_env(lambda k: k == VARIANT_ENV, **({VARIANT_ENV: variant} if variant else {}))
@@ -295,21 +309,31 @@ def _run_embedded(name: str, workdir: Path, variant: str, reqs: set[str]) -> Run
     return run_features(name, workdir, FEATURES, args, _env(variant))
 
 
-def _run_external(name: str, workdir: Path) -> Run:
+def _run_external(name: str, workdir: Path, *, features: str | None = None, variant: str | None = None,
+                  reqs: set[str] | frozenset[str] = frozenset()) -> Run:
+    """The features against ``python -m simulator serve desktop`` as a separate process (``features``: its hello's
+    ``--features``; ``variant``: a broken variant, run strict), over ``reqs`` (default: every requirement)."""
     hook_port = free_port()
     env = _env()
     # the control API binds a port of its own choosing (no race with another run for a port picked here) and says
     # which in its readiness line
     cmd = [PYTHON, "-m", "simulator", "serve", "desktop", "--connect", f"ws://127.0.0.1:{hook_port}/hook",
            "--control", "127.0.0.1:0", "--db", str(workdir / "outbox.sqlite3"), "--token", EXTERNAL_TOKEN]
+    if features is not None:
+        cmd += ["--features", features]
+    if variant is not None:
+        cmd += ["--variant", variant]
     with serving(cmd, env=env) as ready:
         control = ready["control"]
         # tests/wire_types_plugin.py counts the message types that travelled (the harness plays the server)
         run_env = {**env, "WIRE_TYPES_OUT": str(workdir / WIRE_TYPES), "WIRE_TYPES_HARNESS": "server"}
-        return run_features(name, workdir, FEATURES, [f"--target=desktop=listen:127.0.0.1:{hook_port}",
-                                                      f"--control=desktop={control}",
-                                                      f"--hook-token={EXTERNAL_TOKEN}", "-p", "wire_types_plugin"],
-                            run_env)
+        args = [f"--target=desktop=listen:127.0.0.1:{hook_port}", f"--control=desktop={control}",
+                f"--hook-token={EXTERNAL_TOKEN}", *(f"--req={rid}" for rid in sorted(reqs))]
+        if variant is not None:
+            args.append("--strict-conformance")
+        if not reqs:
+            args += ["-p", "wire_types_plugin"]
+        return run_features(name, workdir, FEATURES, args, run_env)
 
 
 # -- the runs, started together ------------------------------------------------------------------------------------
@@ -317,9 +341,15 @@ def _run_external(name: str, workdir: Path) -> Run:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory):
-    jobs: dict[str, Any] = {"external": lambda d: _run_external("external", d)}
+    jobs: dict[str, Any] = {
+        "external": lambda d: _run_external("external", d),
+        "without-features": lambda d: _run_external("without-features", d, features=BARE_FEATURES,
+                                                    reqs=WITHOUT_FEATURES)}
     for variant, (must, may) in VARIANTS.items():
         jobs[variant] = lambda d, v=variant, r=must | may: _run_embedded(v, d, v, r)
+    for variant, (must, may) in BARE_VARIANTS.items():
+        jobs[f"bare:{variant}"] = lambda d, v=variant, r=must | may: _run_external(
+            f"bare:{v}", d, features=BARE_FEATURES, variant=v, reqs=r)
     pool = RunPool(tmp_path_factory.mktemp("desktop-runs"), jobs, workers=4)
     yield pool
     pool.close()
@@ -329,7 +359,7 @@ def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunP
     """Every desktop requirement of the registry (part 1, 2a and 2b) is judged in the external run, and passes."""
     run = runs["external"]
     assert_judges_every_requirement(run, "HOOK-DESKTOP-")
-    assert_all_pass(run)
+    assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)
 
 
 def test_every_message_type_travels_between_the_harness_and_the_reference(runs: RunPool) -> None:
@@ -353,6 +383,19 @@ def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_each_broken_variant_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
     assert_caught(runs[variant], *VARIANTS[variant])
+
+
+def test_the_reference_without_the_optional_features_passes_their_requirements(runs: RunPool) -> None:
+    """The requirements about a desktop whose hello leaves a feature out pass against the reference started with
+    ``--features`` without it (and are judged there, not merely not applicable)."""
+    run = runs["without-features"]
+    assert set(run.verdicts()) == WITHOUT_FEATURES, run.explain()
+    assert_all_pass(run)
+
+
+@pytest.mark.parametrize("variant", sorted(BARE_VARIANTS))
+def test_each_variant_of_a_desktop_without_features_is_caught_by_its_requirement(runs: RunPool, variant: str) -> None:
+    assert_caught(runs[f"bare:{variant}"], *BARE_VARIANTS[variant])
 
 
 def test_every_part_2b_requirement_has_a_variant_and_each_is_registered():

@@ -166,6 +166,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "relay-recipient-cached": ({"HOOK-SERVER-GROUP-03"}, set()),
     # a message for an offline member desktop is kept and sent at its next hello.
     "relay-queues-offline": ({"HOOK-SERVER-GROUP-04"}, set()),
+    # the chat's relayed texts kept in memory and put before the prompt of a task triggered there.
+    "group-context-in-prompt": ({"HOOK-SERVER-GROUP-08"}, set()),
     # every relayed message is also kept as a channel message (list-messages shows its content).
     "relay-mirrors-group-chat": ({"HOOK-SERVER-GROUP-05"}, set()),
     # the task of a message addressing the bot carries a fresh triggerMessageId.
@@ -289,6 +291,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "no-disconnect-cleanup": ({"HOOK-SERVER-CLEANUP-01"}, set()),
     # /stop does not cancel an accepted (running) task.
     "stop-skips-accepted": ({"HOOK-SERVER-STOP-01"}, set()),
+    # /stop cancels the lane's first task, ended or not.
+    "stop-first-task": ({"HOOK-SERVER-STOP-02"}, set()),
     # /new keeps the lane's externalKey.
     "new-keeps-key": ({"HOOK-SERVER-NEW-01"}, set()),
     # a hello without lifecycleAnnouncement counts as false.

@@ -28,6 +28,15 @@ Feature: Slack binding (Sign in with Slack OIDC) and multi-team at the desktop
     # 阶段 5: "可选 teamId = 给指定 team 重新授权时 pin 授权页"
     Then the desktop sends bind.start for the Slack team "A"
 
+  @req:HOOK-DESKTOP-MULTITEAM-START-01 @must
+  Scenario: without multi-team in welcome, re-authorising a team sends bind.start without a teamId
+    Given a desktop connected to the harness's hook server with features "none"
+    When the harness sends bind.update confirmed for the Slack team "A"
+    Then the desktop shows the Slack bindings of exactly the teams "A"
+    When the desktop user re-authorises the Slack team "A"
+    # 阶段 13: "其余为已有帧的可选 teamId 扩展 … bind.start … 任一侧缺席则整体回落单绑定行为"
+    Then the desktop sends bind.start without a teamId
+
   @req:HOOK-DESKTOP-BIND-AUTHORIZE-01 @must
   Scenario: a pending bind.update shows the user its authorize URL
     Given a desktop connected to the harness's hook server with features "none"

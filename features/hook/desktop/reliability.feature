@@ -29,6 +29,18 @@ Feature: turn.end survives a dropped connection until the server takes it over
     When the harness drops the connection and the desktop reconnects
     Then the desktop does not send the turn.end of "first" again
 
+  @req:HOOK-DESKTOP-DELIVERY-GATE-01 @must
+  Scenario: a desktop whose hello did not declare turn-delivery-v1 stays fire-and-forget although the welcome declares it
+    Given a desktop connected to the harness's hook server with features "turn-delivery-v1"
+    And the desktop does not declare the feature "turn-delivery-v1" in its hello
+    And the desktop's next turn is scripted as {"progress": ["working"], "finalText": "Deployed."}
+    When the harness dispatches "first"
+    Then the turn.end of "first" has status "ok"
+    And the connection stays open and the desktop answers a ping
+    # §5: "双方必须在 hello.features / welcome.features 同时声明 … 后才启用。老 server 继续按既有 fire-and-forget 行为处理"
+    When the harness drops the connection and the desktop reconnects
+    Then the desktop does not send the turn.end of "first" again
+
   @req:HOOK-DESKTOP-RELIABLE-RESEND-02 @must
   Scenario: without turn-delivery-v1, a turn that ended while offline has its turn.end sent after the reconnect, once
     Given a desktop connected to the harness's hook server with features "none"

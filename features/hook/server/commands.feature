@@ -16,6 +16,22 @@ Feature: Channel commands: /stop and /new
     Then the message of "first" is "cancelled"
     And chat "main" has 1 message
 
+  @req:HOOK-SERVER-STOP-02 @must
+  Scenario: /stop after an earlier task of the chat has ended cancels the task running now
+    Given device "A" is online
+    When a user writes "Summarise the README" in chat "main" as task "first"
+    Then device "A" receives task "first"
+    When device "A" acks "first" as accepted
+    And device "A" ends "first" ok with "Summarised."
+    Then the message of "first" is "done"
+    When a user writes "Crawl the whole wiki" in chat "main" as task "second"
+    Then device "A" receives task "second"
+    When device "A" acks "second" as accepted
+    And device "A" reports progress "Crawling page 1" for "second"
+    And a user writes "/stop" in chat "main"
+    # §1: "/stop 中断在跑任务": the running task is "second"; "first" has ended
+    Then device "A" receives task.cancel for "second"
+
   @req:HOOK-SERVER-NEW-01 @must
   Scenario: /new archives the session of the current externalKey; the next message gets a new one
     Given device "A" is online

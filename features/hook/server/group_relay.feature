@@ -98,6 +98,17 @@ Feature: Group relay: group messages fanned out to the member desktops, fire-and
     And device "A" receives "help" for its binding "a1"
     And device "A" receives the task of "help" triggered by that group message
 
+  @req:HOOK-SERVER-GROUP-08 @must
+  Scenario: a task triggered in the group carries nothing of the group's earlier messages
+    Given group "team" has the member "ann"
+    When user "zed" writes "m1" in group "team"
+    Then device "A" receives "m1" for its binding "a1"
+    When user "ann" writes "help" in group "team" addressing the bot
+    Then device "A" receives "help" for its binding "a1"
+    And device "A" receives the task of "help" triggered by that group message
+    # 阶段 14 设计边界: "群聊内容不得驻留在 server(内存亦不允许) … 上下文拼装全部在 desktop 本地完成"
+    And the task of "help" carries nothing of "m1"
+
   @req:HOOK-SERVER-GROUP-07 @must
   Scenario: a /start link written in the group is relayed to nobody
     Given group "team" has the member "ann"

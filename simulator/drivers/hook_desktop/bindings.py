@@ -202,6 +202,14 @@ class BindingOps(DesktopSession):
         want = {"teamId": self.team(team)} if team else {}
         assert given == want, f"bind.start payload {json.dumps(wire)}, expected {json.dumps(want)}"
 
+    def check_bind_start_without_team(self) -> None:
+        """§5 阶段 13 "其余为已有帧的可选 teamId 扩展 … bind.start … 能力协商双向 … 任一侧缺席则整体回落单绑定行为":
+        without multi-team negotiated, the bind.start carries no teamId (the user's team choice is not sent)."""
+        wire = self.server.expect_payload(MessageType.BIND_START.value).to_wire()
+        assert wire.get("teamId") is None, (
+            f"bind.start names team {wire['teamId']!r} although multi-team is not on for this connection: "
+            f"{json.dumps(wire)}")
+
     def check_bind_revoke(self, team: str | None = None, *, pending_only: bool = False) -> None:
         """§5 阶段 5 bind.revoke: "teamId 非空 = 只解绑该 team,空/缺省 = 解绑本设备全部 …;pendingOnly=true = 只作废在途
         授权、不动已确认绑定。desktop 仅在 server 声明 multi-team 后才发带 teamId 的形态"."""

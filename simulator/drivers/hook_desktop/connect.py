@@ -2,8 +2,9 @@
 
 For ``desktop=ref`` the embedded reference starts ONE fresh desktop dialling the role (``dial_reference_desktop``,
 stopped at the end of the scenario, with its own control API); for ``desktop=listen:HOST:PORT`` an external desktop
-dials in (it reconnects with backoff, so one desktop serves every scenario) and its control API comes from
-``--control desktop=URL``. The harness accepts the connection, reads ``hello`` and answers ``welcome`` with the
+dials in (it reconnects with backoff, so one desktop serves every scenario) on the run's one listening socket
+(``Subjects.desktop_listen_socket``: a dial between two scenarios waits for the next one, never refused) and its
+control API comes from ``--control desktop=URL``. The harness accepts the connection, reads ``hello`` and answers ``welcome`` with the
 features the scenario names.
 """
 
@@ -18,14 +19,15 @@ from ...control import ControlClient
 from ...errors import NotTestable
 from ...roles.hook_server import ServerRole
 from ...targets import Role
-from ...wirelog import WireLog
+from ...wirelog import Direction, WireLog
+from .answers import checked_control
 from .driver import DesktopDriver
 
 if TYPE_CHECKING:
     from ...config import HarnessConfig
     from ...subjects import Subjects
 
-__all__ = ["ROLE", "SubjectNotes", "bearer_token", "connect_desktop", "parse_features"]
+__all__ = ["ROLE", "SubjectNotes", "bearer_token", "clear_leftover_scripts", "connect_desktop", "parse_features"]
 
 ROLE = Role.DESKTOP.value
 
@@ -55,6 +57,19 @@ def bearer_token(config: HarnessConfig) -> str:
     return config.hook_token
 
 
+def clear_leftover_scripts(control: ControlClient, wire: WireLog) -> None:
+    """Before a scenario on a desktop that outlives it (``listen:``): ``clear-scripts`` when the control API offers
+    it (docs/control-api.md, desktop), so no script queued by an earlier scenario whose turn never came runs in this
+    one; a count above zero is noted in the wire log. Without the capability nothing can be undone (the document
+    says so)."""
+    if "clear-scripts" not in control.capabilities():
+        return
+    answer = checked_control(control).call("clear-scripts", {})
+    if answer["cleared"]:
+        wire.record("harness", Direction.NOTE, "harness", f"clear-scripts dropped {answer['cleared']} script(s) an "
+                    f"earlier scenario queued for turns that never came", summary="clear-scripts")
+
+
 def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog, harness: SubjectNotes, tmp: Path,
                     features: tuple[str, ...], defer: Callable[[Callable[[], None]], Any],
                     token: str | None = None) -> DesktopDriver:
@@ -64,7 +79,7 @@ def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog,
                         dial_watch=subjects.desktop_dial_watch())
     defer(server.close)
     host, port = subjects.desktop_listen()
-    url = server.listen(host, port)
+    url = server.listen(host, port, sock=subjects.desktop_listen_socket())
     target = config.target(Role.DESKTOP)
     if target.is_reference:
         handle = subjects.dial_reference_desktop(url, token)
@@ -73,6 +88,7 @@ def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog,
         defer(control.close)  # its kept-alive connection, before the desktop stops (finalizers run newest first)
     else:
         control = subjects.control(ROLE, wire)
+        clear_leftover_scripts(control, wire)
     desk = DesktopDriver(server=server, control=control, features=features, step_timeout=config.step_timeout,
                          wire=wire, tmp=tmp, token=token, defer=defer)
     desk.reconnect()

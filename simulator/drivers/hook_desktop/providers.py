@@ -70,6 +70,13 @@ class ProviderChecks(StateChecks):
         if feature not in self.server.desktop_features:
             raise NotApplicable(f"the desktop does not declare {feature} in hello.features")
 
+    def require_not_hello(self, feature: str) -> None:
+        """Not applicable when the desktop declares ``feature`` in its own hello: this requirement concerns a desktop
+        that does not (a feature negotiated both ways stays off when either side leaves it out)."""
+        if feature in self.server.desktop_features:
+            raise NotApplicable(f"the desktop declares {feature} in hello.features: this requirement concerns a "
+                                f"desktop configured without it")
+
     def user_call(self, capability: str, body: dict[str, Any]) -> dict[str, Any]:
         """A user action the step expects to be accepted: the answer, which must carry ``ok`` true."""
         answer = self.user_action(capability, body)

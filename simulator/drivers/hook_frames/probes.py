@@ -51,7 +51,8 @@ def _desktop_opener(subject: str, config: HarnessConfig, subjects: Subjects, not
         None if reference else config.hook_token,
         note=lambda identity: notes.note_subject(subject, target.raw, identity),
         dial_watch=subjects.desktop_dial_watch(),
-        control=None if reference else subjects.control(Role.DESKTOP, None))
+        control=None if reference else subjects.control(Role.DESKTOP, None),
+        sock=subjects.desktop_listen_socket())
 
 
 class FrameProbes:

@@ -230,6 +230,19 @@ class GroupRelayOps(ProviderBindingOps):
         assert trigger == msg.message_id, \
             f"task.dispatch.source.triggerMessageId {trigger!r}, the group message's messageId is {msg.message_id!r}"
 
+    def expect_task_without_content(self, task: str, earlier: str) -> None:
+        """spec 阶段 14 设计边界 "群聊内容不得驻留在 server(内存亦不允许) … 滚动窗口、增量游标与上下文拼装全部在 desktop
+        本地完成": the task dispatched for the group message ``task`` (received by ``expect_mention_task``) holds none
+        of the content of the earlier group message ``earlier`` (its text, file names, author name and handle, chat
+        name) in any field: a server that kept nothing has no context to put there."""
+        msg = self.group_message(earlier)
+        dispatched = self.dispatches.get(task)
+        assert dispatched, f"no task of group message {task!r} was received before this step"
+        text = json.dumps(dispatched[0].to_wire(), ensure_ascii=False)
+        found = [m for m in msg.markers if m in text]
+        assert not found, (f"the task of group message {task!r} carries content of the earlier group message "
+                           f"{earlier!r}: {found!r} (the server kept it): {text[:600]}")
+
     def expect_no_content_kept(self, name: str) -> None:
         """spec 阶段 14 设计边界 "群聊内容不得驻留在 server(内存亦不允许) … server 侧仅可存 chatId ↔ principal 成员元数据
         (id 级,无内容)": after the relay, no answer of any listing capability the server offers (``CONTENT_LISTINGS``)

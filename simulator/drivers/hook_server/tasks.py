@@ -101,7 +101,9 @@ class TaskChecks(ChannelOps):
     def expect_cancel(self, dev: str, name: str) -> None:
         rid = self.rid(name)
         p = self.device(dev).role.expect_payload(MessageType.TASK_CANCEL)
-        assert p.request_id == rid, f"task.cancel names {p.request_id!r}, expected {name!r} ({rid})"
+        named = next((n for n, r in self.request_ids.items() if r == p.request_id), None)
+        assert p.request_id == rid, (f"task.cancel names {p.request_id!r}"
+                                     f"{f' (the task {named!r})' if named else ''}, expected {name!r} ({rid})")
 
     def expect_archive(self, dev: str, name: str) -> None:
         """session.archive names the externalKey of ``name``."""

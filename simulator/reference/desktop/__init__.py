@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,10 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
                    variant: Variant | str | None = None, control: tuple[str, int] | None = ("127.0.0.1", 0),
                    progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS,
                    reconnect_delay: float = RECONNECT_DELAY_S,
-                   device_id: str | None = None) -> DesktopHandle:
+                   device_id: str | None = None, features: Sequence[str] | None = None) -> DesktopHandle:
     """Start one desktop dialling ``url``. Without ``db`` the outbox lives in a temp directory removed at stop.
-    Without ``workspaces`` a temp folder is registered as alias ``repo``."""
+    Without ``workspaces`` a temp folder is registered as alias ``repo``. ``features``: what its hello declares
+    (default: every feature it consumes)."""
     chosen = Variant.parse(variant) if isinstance(variant, str) or variant is None else variant
     if variant is None:
         chosen = Variant.parse(os.environ.get(VARIANT_ENV))
@@ -63,6 +64,7 @@ def start_instance(url: str, token: str | None = None, *, workspaces: Mapping[st
     machine = make_machine(chosen, workspaces=dict(workspaces), default_workspace=default_workspace,
                            device_id=device_id or f"ref-desktop-{uuid.uuid4()}",
                            progress_interval_ms=progress_interval_ms, folder_exists=os.path.isdir,
+                           declared_features=CONSUMED_FEATURES if features is None else tuple(features),
                            outbox=store.load(), saved_sessions=store.load_sessions(),
                            saved_acks=store.load_acks(), saved_group_window=store.load_group_window())
     client = DesktopClient(url, token, machine, store, reconnect_delay=reconnect_delay).start()

@@ -2,7 +2,7 @@
 
     python -m simulator serve desktop --connect ws://HOST:PORT/hook [--token T] [--control HOST:PORT]
         [--workspaces a=/path,b=/path] [--default-workspace ALIAS] [--db PATH] [--variant NAME]
-        [--progress-interval-ms MS]
+        [--progress-interval-ms MS] [--features a,b|none]
 
 Prints one readiness line on stdout, ``{"ready": true, "connect": URL, "control": URL|null}``; logs go to stderr.
 Runs until SIGINT/SIGTERM. Exit 2 on a usage error, 1 when it cannot start.
@@ -14,9 +14,9 @@ import argparse
 
 from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
                           serve_until_signalled)
-from .machine import DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
+from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
 
-__all__ = ["main", "parse_address", "parse_workspaces"]
+__all__ = ["main", "parse_address", "parse_features", "parse_workspaces"]
 
 
 def parse_workspaces(text: str) -> dict[str, str]:
@@ -41,28 +41,44 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", default=None, help=f"a broken variant ({', '.join(v.value for v in Variant)}); "
                                                   f"default: ${VARIANT_ENV}")
     p.add_argument("--progress-interval-ms", type=float, default=DEFAULT_PROGRESS_INTERVAL_MS)
+    p.add_argument("--features", default=None, metavar="a,b|none",
+                   help="the features declared in hello (default: every feature the desktop consumes); a consumed "
+                        "feature left out stays off whatever the welcome says")
     p.add_argument("--log-level", default="INFO")
     return p
 
 
-def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None, dict[str, str] | None]:
-    """The variant, the control address and the workspaces (``ValueError``: a usage error)."""
+def parse_features(text: str | None) -> tuple[str, ...] | None:
+    """``--features``: None (the default set), ``none`` (no feature) or a comma list of known features."""
+    if text is None:
+        return None
+    names = [] if text.strip() == "none" else [f.strip() for f in text.split(",") if f.strip()]
+    unknown = [f for f in names if f not in CONSUMED_FEATURES]
+    if unknown:
+        raise ValueError(f"--features: {', '.join(unknown)} not among the features this desktop consumes "
+                         f"({', '.join(CONSUMED_FEATURES)})")
+    return tuple(names)
+
+
+def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None, dict[str, str] | None,
+                                               tuple[str, ...] | None]:
+    """The variant, the control address, the workspaces and the hello features (``ValueError``: a usage error)."""
     return (Variant.parse(args.variant), optional_address(args.control),
-            parse_workspaces(args.workspaces) if args.workspaces else None)
+            parse_workspaces(args.workspaces) if args.workspaces else None, parse_features(args.features))
 
 
 def main(argv: list[str] | None = None) -> int:
     read = read_command_line(_parser(), argv, "desktop", _values)
     if isinstance(read, int):
         return read
-    args, (variant, control, workspaces) = read
+    args, (variant, control, workspaces, features) = read
     log_to_stderr(args.log_level)
     from . import start_instance
 
     try:
         handle = start_instance(args.connect, args.token, workspaces=workspaces,
                                 default_workspace=args.default_workspace, db=args.db, variant=variant,
-                                control=control, progress_interval_ms=args.progress_interval_ms)
+                                control=control, progress_interval_ms=args.progress_interval_ms, features=features)
     except (OSError, ValueError, RuntimeError) as exc:
         return cannot_start("desktop", exc)
     return serve_until_signalled({"ready": True, "connect": args.connect, "control": handle.control_url}, handle.stop)

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 CONTROL_VERSION: Final = "1"
 CONTROL_ROLE: Final = "desktop"
 CAPABILITIES: Final = (
-    "script-next-turn", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
+    "script-next-turn", "clear-scripts", "retry-turn", "ask-in-session", "set-lifecycle-preference", "set-workspaces",
     "remove-workspace-folder", "set-enabled", "state", "disconnect", "reconnect", "advance-clock", "settle",
     "slack-bind", "slack-revoke", "prefs-get", "prefs-set",
     *PROVIDER_CAPABILITIES,
@@ -68,6 +68,7 @@ class DesktopControlApi:
         self._server = JsonControlServer(self.handle, host=host, port=port, name="desktop-control", log=log)
         self._routes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "script-next-turn": self._script,
+            "clear-scripts": lambda b: {"cleared": self.client.call(lambda now: (self.machine.clear_scripts(), []))},
             "retry-turn": self._retry,
             "ask-in-session": self._ask,
             "set-lifecycle-preference": self._lifecycle,

@@ -358,6 +358,17 @@ class WrittenEndResent(DesktopMachine):
         return []
 
 
+class DeliveryByWelcome(DesktopMachine):
+    """``delivery-by-welcome``: turn.delivery acks are on whenever the welcome declares turn-delivery-v1, whether or
+    not this desktop's hello did; a turn.end then stays in the outbox until a turn.delivery that never comes, and is
+    sent again at every reconnect. Breaks §5 "双方必须在 hello.features / welcome.features 同时声明
+    HOOK_FEATURE_TURN_DELIVERY='turn-delivery-v1' 后才启用" (HOOK-DESKTOP-DELIVERY-GATE-01)."""
+
+    @property
+    def delivery_negotiated(self) -> bool:
+        return Feature.TURN_DELIVERY.value in self.server_features
+
+
 # -- interactions (§5 阶段 10) ---------------------------------------------------------------------------------------
 
 
@@ -518,6 +529,7 @@ CORE_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.RESEND_REBUILT: ResendRebuilt,
     Variant.ACCEPTED_KEPT: AcceptedKept,
     Variant.WRITTEN_END_RESENT: WrittenEndResent,
+    Variant.DELIVERY_BY_WELCOME: DeliveryByWelcome,
     Variant.BUTTON_IDS_PACKED: ButtonIdsPacked,
     Variant.LATE_DECISION_RESENDS_END: LateDecisionResendsEnd,
     Variant.TIMEOUT_WITHOUT_CANCEL: TimeoutWithoutCancel,

@@ -28,11 +28,11 @@ TOOL_TIMER = "tool"
 
 
 class GatewayTools:
-    """The gateway tool calls of ``DesktopMachine`` (which supplies ``welcomed``, ``server_features``, ``slack``,
+    """The gateway tool calls of ``DesktopMachine`` (which supplies ``welcomed``, ``negotiated_features``, ``slack``,
     ``ids``, ``_frame``, ``_env`` and the timer effects ``_schedule`` / ``_unschedule``)."""
 
     welcomed: bool
-    server_features: frozenset[str]
+    negotiated_features: frozenset[str]
 
     def _init_tools(self) -> None:
         self.tool_book = ToolBook()
@@ -41,7 +41,7 @@ class GatewayTools:
 
     def _tools_on(self) -> bool:
         """阶段 12 "发送前先查 welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路"; offline there is no welcome."""
-        return self.welcomed and tools_on(self.server_features)
+        return self.welcomed and tools_on(self.negotiated_features)
 
     def _tool_team(self, team_id: str | None) -> Any:
         """阶段 13: the teamId goes on the wire only while multi-team is on (hello and this welcome)."""

@@ -106,6 +106,7 @@ class Variant(BrokenVariant):
     # Slack binding and preferences (part 2a): they swap the machine's SlackSide (variants.py).
     BIND_START_EMAIL = "bind-start-email"
     REVOKE_TEAM_WITHOUT_FEATURE = "revoke-team-without-feature"
+    START_TEAM_WITHOUT_FEATURE = "start-team-without-feature"
     BIND_STATE_MERGED = "bind-state-merged"
     BIND_STATE_WITHOUT_FEATURE = "bind-state-without-feature"
     INSTALL_URL_MISSING = "install-url-missing"
@@ -203,6 +204,7 @@ class Variant(BrokenVariant):
     RESEND_REBUILT = "resend-rebuilt"
     ACCEPTED_KEPT = "accepted-kept"
     WRITTEN_END_RESENT = "written-end-resent"
+    DELIVERY_BY_WELCOME = "delivery-by-welcome"
     BUTTON_IDS_PACKED = "button-ids-packed"
     LATE_DECISION_RESENDS_END = "late-decision-resends-end"
     TIMEOUT_WITHOUT_CANCEL = "timeout-without-cancel"
@@ -365,6 +367,9 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     device_name: str = "Reference desktop"
     agents: tuple[str, ...] = ("claude",)
     lifecycle_enabled: bool = True
+    #: hello.features: the features this desktop declares (default: every one it consumes). A consumed feature left
+    #: out stays off whatever the welcome says (each is negotiated both ways).
+    declared_features: tuple[str, ...] = CONSUMED_FEATURES
     enabled: bool = True
     variant: Variant | None = None
     progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS
@@ -425,8 +430,15 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     def _unschedule(key: tuple[str, str]) -> Unschedule:
         return Unschedule(key)
 
+    @property
+    def negotiated_features(self) -> frozenset[str]:
+        """The features on for this connection: those the welcome declares, each consumed one only if this desktop's
+        hello declared it too (§5 turn.delivery "双方必须在 hello.features / welcome.features 同时声明 … 后才启用";
+        阶段 13 "能力协商双向 … 任一侧缺席则整体回落")."""
+        return frozenset(f for f in self.server_features if f in self.declared_features or f not in CONSUMED_FEATURES)
+
     def has_feature(self, feature: str) -> bool:
-        return feature in self.server_features
+        return feature in self.negotiated_features
 
     @property
     def delivery_negotiated(self) -> bool:
@@ -443,7 +455,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         if self.default_workspace is not None and self.default_workspace not in aliases:
             self.default_workspace = None  # its folder is gone (or it is unknown): cleared before the hello
         msg = make_hello(HOOK_PROTOCOL_VERSION, self.device_id, self.device_name, tuple(aliases), self.agents,
-                         features=CONSUMED_FEATURES, lifecycle_announcement=self.lifecycle_enabled,
+                         features=self.declared_features, lifecycle_announcement=self.lifecycle_enabled,
                          default_workspace=self.default_workspace, **self._env(now))
         return self._frame(msg)
 
@@ -552,8 +564,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         self.welcomed = True
         self.server_features = frozenset(msg.payload.features)
         # 阶段 13: multi-team only when hello and this welcome both declare it
-        self.slack.multi_team = (Feature.MULTI_TEAM.value in self.server_features
-                                 and Feature.MULTI_TEAM.value in CONSUMED_FEATURES)
+        self.slack.multi_team = self.has_feature(Feature.MULTI_TEAM.value)
         # §4: re-send the un-delivered turn.end frames, byte-identical.
         return [Send(text, MessageType.TURN_REOPEN.value if rid.startswith("reopen:") else MessageType.TURN_END.value,
                      rid.removeprefix("reopen:")) for rid, text in self.outbox.items()]
@@ -853,7 +864,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
 
     def _sessions_on(self) -> bool:
         """§2 "只有 hello 与 welcome 同时包含 … session-picker-v1 时才可使用对应新增帧"."""
-        return Feature.SESSION_PICKER.value in CONSUMED_FEATURES and self.has_feature(Feature.SESSION_PICKER.value)
+        return self.has_feature(Feature.SESSION_PICKER.value)
 
     def _query_workspaces(self) -> list[str]:
         """The aliases of the current hello, ``chat`` first."""
@@ -893,6 +904,12 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
 
     def script_next_turn(self, script: Script) -> None:
         self.next_script.append(script)
+
+    def clear_scripts(self) -> int:
+        """Control ``clear-scripts``: drop the scripts no turn has taken yet; how many there were."""
+        cleared = len(self.next_script)
+        self.next_script.clear()
+        return cleared
 
     def retry_turn(self, request_id: str, now: float) -> tuple[str | None, list[Effect]]:
         """The user presses retry on a finished turn: a new round in that session; a reopen when the server

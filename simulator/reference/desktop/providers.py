@@ -43,11 +43,11 @@ PREFS_KEYS: Final = {"model": "model", "effort": "effort", "agentKind": "agent_k
 
 
 class ProviderFamilies:
-    """The provider families of ``DesktopMachine`` (which supplies ``welcomed``, ``server_features``, ``ids``,
+    """The provider families of ``DesktopMachine`` (which supplies ``welcomed``, ``negotiated_features``, ``ids``,
     ``aliases``, ``workspaces``, ``_frame`` and ``_env``)."""
 
     welcomed: bool
-    server_features: frozenset[str]
+    negotiated_features: frozenset[str]
     workspaces: dict[str, str]
 
     def _init_providers(self) -> None:
@@ -57,13 +57,13 @@ class ProviderFamilies:
     # -- gating ---------------------------------------------------------------------------------------------------
 
     def _channel_on(self, provider: str) -> bool:
-        return channel_on(provider, PROVIDER_FEATURES, self.server_features)
+        return channel_on(provider, PROVIDER_FEATURES, self.negotiated_features)
 
     def _prefs_on(self, provider: str) -> bool:
-        return prefs_on(provider, PROVIDER_FEATURES, self.server_features)
+        return prefs_on(provider, PROVIDER_FEATURES, self.negotiated_features)
 
     def _behavior_on(self) -> bool:
-        return behavior_on(PROVIDER_FEATURES, self.server_features)
+        return behavior_on(PROVIDER_FEATURES, self.negotiated_features)
 
     def _provider_online(self) -> None:
         if not self.welcomed:

@@ -37,11 +37,11 @@ RELAY_FEATURES: Final = (Feature.GROUP_RELAY.value, Feature.GROUP_RELAY_RECIPIEN
 
 
 class RelayFamilies:
-    """Group relay and message operations of ``DesktopMachine`` (which supplies ``welcomed``, ``server_features``,
+    """Group relay and message operations of ``DesktopMachine`` (which supplies ``welcomed``, ``negotiated_features``,
     ``turns``, ``ids``, ``provider_book``, ``_channel_on``, ``_frame`` and ``_env``)."""
 
     welcomed: bool
-    server_features: frozenset[str]
+    negotiated_features: frozenset[str]
 
     def _new_window(self) -> GroupWindow:
         return GroupWindow()
@@ -57,13 +57,13 @@ class RelayFamilies:
     # -- gating ---------------------------------------------------------------------------------------------------
 
     def _relay_on(self) -> bool:
-        return relay_on(RELAY_FEATURES, self.server_features)
+        return relay_on(RELAY_FEATURES, self.negotiated_features)
 
     def _recipient_check_on(self) -> bool:
-        return self._relay_on() and recipient_check_on(RELAY_FEATURES, self.server_features)
+        return self._relay_on() and recipient_check_on(RELAY_FEATURES, self.negotiated_features)
 
     def _ops_on(self) -> bool:
-        return ops_on(RELAY_FEATURES, self.server_features)
+        return ops_on(RELAY_FEATURES, self.negotiated_features)
 
     # -- group relay ----------------------------------------------------------------------------------------------
 

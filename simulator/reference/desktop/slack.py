@@ -75,8 +75,10 @@ class SlackSide:
     # -- the user's actions: the frame to send ----------------------------------------------------------------
 
     def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
-        """"Sign in with Slack": ``bind.start {}``, or ``{teamId}`` to re-authorise that team; never ``email``."""
-        return make_bind_start(team_id=team_id if team_id else ABSENT, **env)
+        """"Sign in with Slack": ``bind.start {}``, or ``{teamId}`` to re-authorise that team while multi-team is on
+        (阶段 13: teamId on bind.start is the multi-team extension, "任一侧缺席则整体回落单绑定行为"); never
+        ``email``."""
+        return make_bind_start(team_id=team_id if team_id and self.multi_team else ABSENT, **env)
 
     def bind_revoke(self, team_id: str | None, pending_only: bool, env: Mapping[str, Any]) -> HookMessage:
         """``bind.revoke``: ``{pendingOnly: true}`` ends only the authorization in flight; ``{teamId}`` only with

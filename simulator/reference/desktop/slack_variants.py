@@ -31,7 +31,8 @@ class _BindStartEmail(SlackSide):
     … email 字段仅用于 server 识别旧客户端(deprecated)"."""
 
     def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
-        return make_bind_start(email="user@example.com", **({"team_id": team_id} if team_id else {}), **env)
+        return make_bind_start(email="user@example.com", **({"team_id": team_id} if team_id and self.multi_team else {}),
+                               **env)
 
 
 class _RevokeTeamWithoutFeature(SlackSide):
@@ -179,6 +180,14 @@ class _RevokedClearsAll(SlackSide):
             self.bindings.clear()
 
 
+class _StartTeamWithoutFeature(SlackSide):
+    """``start-team-without-feature``: re-authorising a team sends ``bind.start {teamId}`` whether or not multi-team is
+    on. Breaks 阶段 13 "其余为已有帧的可选 teamId 扩展 … bind.start … 任一侧缺席则整体回落单绑定行为"."""
+
+    def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
+        return make_bind_start(**({"team_id": team_id} if team_id else {}), **env)
+
+
 class _ReauthorizeUnpinned(SlackSide):
     """``reauthorize-unpinned``: re-authorising one team sends an empty bind.start (the team is not pinned). Breaks
     阶段 5 bind.start "可选 teamId = 给指定 team 重新授权时 pin 授权页"."""
@@ -230,4 +239,5 @@ SLACK_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.UNBOUND_KEEPS_PREFS: _carrying(_UnboundKeepsPrefs),
     Variant.BAD_BIND_STATE_APPLIED: _BadBindStateApplied,
     Variant.REAUTHORIZE_UNPINNED: _carrying(_ReauthorizeUnpinned),
+    Variant.START_TEAM_WITHOUT_FEATURE: _carrying(_StartTeamWithoutFeature),
 }

@@ -15,8 +15,8 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from ...hook import (Feature, HookMessage, MessageType, make_interaction_decision, make_turn_delivery, make_welcome,
-                     parse_hook_message)
+from ...hook import (Feature, HookMessage, MessageType, make_interaction_decision, make_task_cancel, make_turn_delivery,
+                     make_welcome, parse_hook_message)
 from .channel import Card, ChannelMessage, MessageEvent, MessageState
 from .delivery import DeliveryEvent, RetryPolicy
 from .effects import Close, Effect, Persist, req_str
@@ -532,6 +532,24 @@ class StopSkipsAccepted(HookServerMachine):
                 t.ack = "accepted"
 
 
+class StopFirstTask(HookServerMachine):
+    """``stop-first-task``: /stop cancels the lane's first task, whether it has ended or not (the request the lane was
+    opened with). Breaks §1 "task.cancel —— /stop 中断在跑任务" as soon as an earlier task of the lane has ended."""
+
+    def _stop(self, lane: Lane, provider: Any, now: int, out: list[Effect]) -> dict[str, Any]:
+        first = min((t for t in self.tasks.values() if t.lane == lane.key), key=lambda t: t.seq, default=None)
+        if first is None:
+            return super()._stop(lane, provider, now, out)
+        conn = self._open_conn_of(first.device_id)
+        if conn is not None:
+            out.append(self._frame(conn.conn_id, make_task_cancel(request_id=first.request_id, ids=self._ids, ts=now,
+                                                                  validate=False)))
+        m = self.message_of(first.request_id)
+        return {"ok": True, "kind": "stop", "requestId": first.request_id,
+                "messageId": m.message_id if m else None,
+                "externalKey": provider.external_key(lane.chat_id, lane.thread_id, lane.generation)}
+
+
 class NewKeepsKey(HookServerMachine):
     """``new-keeps-key``: /new archives the session but the lane keeps its externalKey. Breaks 阶段 8 "私聊 /new 换代后
     归档旧代会话" (the next message starts a new generation)."""
@@ -673,6 +691,7 @@ CORE_WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {
     Variant.REOPEN_END_DELIVERED: ReopenEndDelivered,
     Variant.NO_DISCONNECT_CLEANUP: NoDisconnectCleanup,
     Variant.STOP_SKIPS_ACCEPTED: StopSkipsAccepted,
+    Variant.STOP_FIRST_TASK: StopFirstTask,
     Variant.NEW_KEEPS_KEY: NewKeepsKey,
     Variant.LIFECYCLE_DEFAULT_OFF: LifecycleDefaultOff,
     Variant.LIFECYCLE_HELLO_IGNORED: LifecycleHelloIgnored,

@@ -54,6 +54,27 @@ class RelayRecipientCached(HookServerMachine):
         return cache[chat_id]
 
 
+class GroupContextInPrompt(HookServerMachine):
+    """``group-context-in-prompt``: the server keeps the texts relayed in a chat, in memory, and puts them before the
+    prompt of a task triggered in that chat (a "context" for the agent). Breaks 阶段 14 设计边界 "群聊内容不得驻留在
+    server(内存亦不允许) … 滚动窗口、增量游标与上下文拼装全部在 desktop 本地完成"."""
+
+    def _recent(self, chat_id: str) -> list[str]:
+        kept: dict[str, list[str]] = self.__dict__.setdefault("_kept_texts", {})
+        return kept.setdefault(chat_id, [])
+
+    def inject_group_message(self, body: Mapping[str, Any], now: int) -> tuple[dict[str, Any], list[Effect]]:
+        answer, out = super().inject_group_message(body, now)
+        if isinstance(body.get("chatId"), str) and isinstance(body.get("text"), str):
+            self._recent(body["chatId"]).append(body["text"])
+        return answer, out
+
+    def _mention_task(self, wire: Mapping[str, Any], now: int, out: list[Effect]) -> str | None:
+        context = "\n".join(self._recent(wire["chatId"]))
+        text = f"{context}\n{wire['text']}" if context else wire["text"]
+        return super()._mention_task({**wire, "text": text}, now, out)
+
+
 class RelayQueuesOffline(HookServerMachine):
     """``relay-queues-offline``: a message for a member desktop that is offline is kept and sent at its next hello.
     Breaks 阶段 14 "fire-and-forget(无 ack,桌面离线即丢)"."""
@@ -193,6 +214,7 @@ RELAY_WRAPPED: Final[dict[Variant, type[HookServerMachine]]] = {
     Variant.RELAY_WITHOUT_RECIPIENT_FEATURE: RelayWithoutRecipientFeature,
     Variant.RELAY_RECIPIENT_CACHED: RelayRecipientCached,
     Variant.RELAY_QUEUES_OFFLINE: RelayQueuesOffline,
+    Variant.GROUP_CONTEXT_IN_PROMPT: GroupContextInPrompt,
     Variant.RELAY_MIRRORS_GROUP_CHAT: RelayMirrorsGroupChat,
     Variant.MENTION_TRIGGER_FRESH_ID: MentionTriggerFreshId,
     Variant.RELAY_FORWARDS_START: RelayForwardsStart,

@@ -144,6 +144,9 @@ class Variant(BrokenVariant):
     RELAY_QUEUES_OFFLINE = "relay-queues-offline"
     #: each relayed message is also kept as a channel message (阶段 14 "群聊内容不得驻留在 server(内存亦不允许)").
     RELAY_MIRRORS_GROUP_CHAT = "relay-mirrors-group-chat"
+    #: a chat's relayed texts are kept in memory and put before the prompt of a task triggered in that chat (阶段 14
+    #: 设计边界 "群聊内容不得驻留在 server(内存亦不允许) … 上下文拼装全部在 desktop 本地完成").
+    GROUP_CONTEXT_IN_PROMPT = "group-context-in-prompt"
     #: the task of a message addressing the bot carries a fresh triggerMessageId (阶段 14 "与 group.message.messageId
     #: 同一 id 空间").
     MENTION_TRIGGER_FRESH_ID = "mention-trigger-fresh-id"
@@ -299,6 +302,9 @@ class Variant(BrokenVariant):
     #: /stop cancels a task only while it waits for its ack; a running (accepted) task is not cancelled. Breaks §1
     #: "task.cancel —— /stop 中断在跑任务".
     STOP_SKIPS_ACCEPTED = "stop-skips-accepted"
+    #: /stop cancels the lane's first task, ended or not. Breaks §1 "/stop 中断在跑任务" once an earlier task of the lane
+    #: has ended.
+    STOP_FIRST_TASK = "stop-first-task"
     #: /new archives the session but the lane keeps its externalKey. Breaks 阶段 8 "私聊 /new 换代后 归档旧代会话" (the next
     #: message starts a new generation).
     NEW_KEEPS_KEY = "new-keeps-key"

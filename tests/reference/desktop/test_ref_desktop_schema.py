@@ -163,6 +163,8 @@ def _turns(server: ServerRole, c: Checked, tmp_path: Path) -> tuple[str, str]:
     """Part 1: a scripted turn with every script field and a card decided, its retry (a reopen), a question asked in
     its session, the workspaces, the lifecycle preference, enabling, the clock. Returns the turn's requestId and the
     card's decision."""
+    c("script-next-turn", {"finalText": "never run"})
+    assert c("clear-scripts") == {"cleared": 1}  # the script no turn took is dropped
     c("script-next-turn", {
         "progress": ["Step 1"], "finalText": "Decision: {decision}.", "status": "ok", "errorMessage": None,
         "stepMs": 20, "waitForCancel": False, "measureDuration": True,

@@ -42,9 +42,11 @@ def entry(team, user="U1"):
 # -- the user's actions -------------------------------------------------------------------------------------------
 
 
-def test_bind_start_is_empty_or_names_the_team_and_never_email():
+def test_bind_start_is_empty_or_names_the_team_with_multi_team_on_and_never_email():
     side = SlackSide()
     assert payload(side.bind_start(None, ENV)) == {}
+    assert payload(side.bind_start("T1", ENV)) == {}  # multi-team off: the old single-binding form
+    side.multi_team = True
     assert payload(side.bind_start("T1", ENV)) == {"teamId": "T1"}
 
 
@@ -210,6 +212,7 @@ def _confirm(team):
 PROBES = {
     "bind.start": ((), [], lambda m: sent(m.slack_bind(None, 0))[0]["payload"]),
     "reauthorize": (("multi-team",), [_confirm("T1")], lambda m: sent(m.slack_bind("T1", 0))[0]["payload"].get("teamId")),
+    "reauthorize off": ((), [_confirm("T1")], lambda m: sent(m.slack_bind("T1", 0))[0]["payload"].get("teamId")),
     "revoke off": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
     "revoke on": (("multi-team",), [_confirm("T1")], lambda m: sent(m.slack_revoke("T1", False, 0))[0]["payload"]),
     "pending only": ((), [_confirm("T1")], lambda m: sent(m.slack_revoke(None, True, 0))[0]["payload"]),
@@ -245,7 +248,7 @@ BROKEN = {
     "pending-only-dropped": "pending only",
     "multi-team-revoke-all": "revoke on", "prefs-team-without-feature": "prefs.set off",
     "prefs-answer-ignored": "prefs answer", "unbound-keeps-prefs": "prefs unbound",
-    "reauthorize-unpinned": "reauthorize",
+    "reauthorize-unpinned": "reauthorize", "start-team-without-feature": "reauthorize off",
 }
 
 

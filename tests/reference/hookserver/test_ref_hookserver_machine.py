@@ -921,7 +921,7 @@ def test_public_names_are_pinned():
         "behavior-accepts-empty-set", "behavior-not-durable",
         # part 2b, group relay and message operations (relay_variants.py)
         "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached",
-        "relay-queues-offline", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
+        "relay-queues-offline", "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
         "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope",
         "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message",
         # part 2b, queries, gateway tools, interactions, the default workspace (gateway_variants.py)
@@ -938,7 +938,7 @@ def test_public_names_are_pinned():
         "retries-forever", "replay-unanswered", "delivery-without-server-feature", "receipt-kept-forever",
         "deliveries-not-restored", "reopen-end-ignored", "unknown-reopen-posts-message",
         "unregistered-posts-message", "reopen-again-reregisters", "stop-ignores-reopen",
-        "reopen-interaction-rendered", "reopen-end-delivered", "no-disconnect-cleanup", "stop-skips-accepted",
+        "reopen-interaction-rendered", "reopen-end-delivered", "no-disconnect-cleanup", "stop-skips-accepted", "stop-first-task",
         "new-keeps-key", "lifecycle-default-off", "lifecycle-hello-ignored", "lifecycle-preference-ignored",
         "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
         "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",

@@ -270,7 +270,7 @@ def test_every_relay_variant_runs_a_subclass_of_the_machine():
 
     assert {v.value for v in RELAY_WRAPPED} == {
         "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached", "relay-queues-offline",
-        "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start", "msg-op-ignores-thread",
+        "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start", "msg-op-ignores-thread",
         "msg-op-edit-ignored", "msg-op-any-device-scope", "msg-op-without-desktop-feature", "lenient-msg-op",
         "relays-desktop-group-message"}
     assert RELAY_WRAPPED.items() <= WRAPPED.items()
