@@ -5,7 +5,7 @@ minutes) before saying "it is not there". The preflight asks each external targe
 
 | target | probe | it is there when |
 |---|---|---|
-| ``ws://…`` (hook server) | a WebSocket opening handshake (with ``--hook-token`` as a bearer token) | the handshake completes, or the server answers it with an HTTP status (a refusal is its answer, judged by the scenarios) |
+| ``ws://…`` (hook server) | a WebSocket opening handshake (with ``--hook-token`` as a bearer token) | the handshake completes, or the server answers it with an HTTP status other than 401/403 (judged by the scenarios); 401/403 to the run's own token (or to none) is a configuration mistake: a usage error |
 | ``cmd:COMMAND`` (hook server) | none: the harness starts it at the first scenario that needs it | it prints its readiness line (else that scenario and every later one end in *error*, exit code 3) |
 | ``listen:HOST:PORT`` (desktop) | bind the address the desktop is told to dial | the harness can listen there |
 | ``stdio:COMMAND`` (MCP) | spawn the command and ``initialize`` | it answers ``initialize`` (a result or a JSON-RPC error) |
@@ -13,8 +13,11 @@ minutes) before saying "it is not there". The preflight asks each external targe
 | ``--control NAME=URL`` | ``GET URL/v1`` (for a ``stdio:`` command, while it runs) | any HTTP answer |
 
 What the subject answers is judged by the scenarios, never here: the preflight only stops a run whose subject
-cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once). The
-harness then ends with one message per unreachable target and exit code 3 (docs/targets.md); for a ``stdio:``
+cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once), or
+that the run is configured to be refused by (a hook server that answers the handshake made with the run's own
+bearer token, or with none, 401 or 403: every scenario would be refused the same way, a usage mistake with exit code
+2 under ``run``, pytest's usage error 4 under ``pytest features/``, and the fix, "give --hook-token"). The harness
+then ends with one message per target and exit code 3 (docs/targets.md); for a ``stdio:``
 command that ended before it answered, the message gives its exit status and the end of its stderr. The command
 starts the way the scenarios start it (``spawns``, simulator/subject_spawn.py: the same working directory policy,
 the same stderr log). ``--no-preflight`` runs the scenarios anyway (each then fails on its own: no check passes
@@ -31,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
@@ -38,7 +42,7 @@ from .config import HarnessConfig
 from .subject_spawn import STDERR_TAIL_CHARS, SubjectSpawns
 from .targets import Role, TargetKind, TargetSpec, mcp_initialize_timeout
 
-__all__ = ["Unreachable", "preflight", "describe"]
+__all__ = ["Unreachable", "describe", "exit_code", "preflight"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +52,34 @@ class Unreachable:
     role: str
     target: str
     reason: str
+    #: A configuration mistake of the run (exit code 2), not an absent subject (exit code 3).
+    usage: bool = False
 
 
-def _probe_ws(spec: TargetSpec, token: str | None, timeout: float) -> str | None:
+#: The HTTP answers to the run's own handshake that say the run is not allowed in: a configuration mistake.
+_REFUSED_TOKEN = (401, 403)
+
+
+def _probe_ws(spec: TargetSpec, token: str | None, timeout: float) -> tuple[str, bool] | None:
+    """None when the hook server is there and lets the run in; else (why, whether it is a usage mistake)."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
         with ws_connect(spec.url or spec.raw, open_timeout=timeout, additional_headers=headers,
                         close_timeout=1.0):
             return None
-    except InvalidStatus:
-        return None  # an HTTP answer to the handshake (401, 403, …): the server is there; the scenarios judge it
+    except InvalidStatus as exc:
+        status = exc.response.status_code
+        if status not in _REFUSED_TOKEN:
+            return None  # another HTTP answer to the handshake: the server is there; the scenarios judge it
+        if token:
+            return (f"the hook server refuses the bearer token given with --hook-token (HTTP {status}): give the "
+                    f"token the server was started with"), True
+        return (f"the hook server refuses a WebSocket handshake without a token (HTTP {status}): it requires one, "
+                f"give the run --hook-token TOKEN"), True
     except TimeoutError:
-        return f"no answer to the WebSocket opening handshake within {timeout:g} s"
+        return f"no answer to the WebSocket opening handshake within {timeout:g} s", False
     except Exception as exc:  # noqa: BLE001 - refused, reset, a non-HTTP answer: all "not reachable"
-        return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return (f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__), False
 
 
 def _probe_listen(spec: TargetSpec) -> str | None:
@@ -142,7 +160,10 @@ def preflight(config: HarnessConfig, roles: Iterable[Role], *,
         spec = config.target(role)
         problem: str | None = None
         if spec.kind is TargetKind.WS:
-            problem = _probe_ws(spec, config.hook_token, config.step_timeout)
+            refused = _probe_ws(spec, config.hook_token, config.step_timeout)
+            if refused is not None and refused[1]:
+                out.append(Unreachable(role.value, spec.raw, refused[0], usage=True))
+            problem = refused[0] if refused is not None and not refused[1] else None
         elif spec.kind is TargetKind.LISTEN:
             problem = _probe_listen(spec)
         elif spec.kind in (TargetKind.STDIO, TargetKind.HTTP):
@@ -160,8 +181,22 @@ def preflight(config: HarnessConfig, roles: Iterable[Role], *,
 
 
 def describe(failures: list[Unreachable]) -> str:
-    """The one message a run stopped by the preflight prints."""
-    lines = [f"the run cannot start: {len(failures)} target{'s' if len(failures) != 1 else ''} not reachable "
-             f"(nothing was judged; --no-preflight runs the scenarios anyway)"]
-    lines += [f"  {f.role}: {f.target}: {f.reason}".replace("\n", "\n      ") for f in failures]
+    """The one message a run stopped by the preflight prints: the configuration mistakes (``usage``) first, then the
+    targets not reachable."""
+    usage = [f for f in failures if f.usage]
+    absent = [f for f in failures if not f.usage]
+    parts = []
+    if usage:
+        parts.append(f"{len(usage)} configuration mistake{'s' if len(usage) != 1 else ''}")
+    if absent:
+        parts.append(f"{len(absent)} target{'s' if len(absent) != 1 else ''} not reachable")
+    hint = "" if usage else "; --no-preflight runs the scenarios anyway"
+    lines = [f"the run cannot start: {' and '.join(parts)} (nothing was judged{hint})"]
+    lines += [f"  {f.role}: {f.target}: {f.reason}".replace("\n", "\n      ") for f in usage + absent]
     return "\n".join(lines)
+
+
+def exit_code(failures: list[Unreachable]) -> int:
+    """The exit code of a run the preflight stops: pytest's usage error (4, which ``run`` answers as 2) when the run is
+    misconfigured, 3 when a target cannot be reached."""
+    return int(pytest.ExitCode.USAGE_ERROR) if any(f.usage for f in failures) else 3

@@ -54,7 +54,7 @@ from .falsifiability import figure, load_falsifiers
 from .gherkin_steps import StepRecorder, gherkin_of
 from .interruption import install_sigterm, interrupted_exit_code, signal_of
 from .options import RUN_OPTIONS
-from .preflight import Unreachable, describe, preflight
+from .preflight import Unreachable, describe, exit_code, preflight
 from .recording import EventForms, run_header, scenario_key, scenario_line, write_recording
 from .reproduce import run_command
 from .requirements import load_registry, load_spec_revisions
@@ -456,7 +456,8 @@ def _role_of(item: pytest.Item, harness: Harness) -> str | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> None:
     """The preflight (simulator.preflight): each external target of the selected scenarios is probed once; when
-    one cannot be reached the run stops here, with one message and exit code 3."""
+    one cannot be reached the run stops here, with one message and exit code 3 (a usage error when the run is
+    misconfigured: a hook server that refuses the run's own token)."""
     config = session.config
     if config.getoption("--no-preflight") or config.option.collectonly or is_worker(config) \
             or config.getoption("--playback"):
@@ -478,7 +479,9 @@ def pytest_runtestloop(session: pytest.Session) -> None:
             reporter.write_line(f"conformance: {message}", red=True, bold=True)
         else:
             print(f"conformance: {message}", file=sys.stderr)
-        pytest.exit("preflight: a target is not reachable", returncode=3)
+        code = exit_code(harness.unreachable)
+        pytest.exit("preflight: the run is misconfigured" if code != 3 else "preflight: a target is not reachable",
+                    returncode=code)
 
 
 def _show_verdicts_not_tracebacks(item: pytest.Item, harness: Harness) -> None:
@@ -951,10 +954,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     record = harness_of(config).record
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if record is None and harness_of(config).unreachable and reporter is not None:
-        count = len(harness_of(config).unreachable)
-        reporter.write_line(f"conformance: NOT RUN (exit 3): {count} target{'s' if count != 1 else ''} not "
-                            f"reachable, see above", red=True, bold=True)
+    unreachable = harness_of(config).unreachable
+    if record is None and unreachable and reporter is not None:
+        count = len(unreachable)
+        if exit_code(unreachable) != 3:
+            usage = sum(f.usage for f in unreachable)
+            reporter.write_line(f"conformance: NOT RUN (usage error): {usage} configuration mistake"
+                                f"{'s' if usage != 1 else ''}, see above", red=True, bold=True)
+        else:
+            reporter.write_line(f"conformance: NOT RUN (exit 3): {count} target{'s' if count != 1 else ''} not "
+                                f"reachable, see above", red=True, bold=True)
     if record is not None and reporter is not None:
         failing = record.exit_code != 0
         reporter.write_line(f"conformance: {record.overall()}", red=failing, green=not failing, bold=True)

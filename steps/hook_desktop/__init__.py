@@ -67,8 +67,8 @@ Vocabulary (one module per area):
   message operation "<op>" ok with message id "<id>"`` / ``failed with the error "<E>"`` / ``pending``.
 * ``queries`` (part 2b, §5 阶段 6): ``Given the desktop declares "session-picker-v1" in its hello`` (else not
   applicable); the harness ``sends query "<name>" asking for "<kind>"``, ``runs <n> task(s), each in a new session,
-  one after the other``; Then ``the answer to query "<name>" lists exactly the workspace aliases of the desktop's latest
-  hello`` / ``lists the models of exactly the agent kinds of the hello`` / ``lists at most 20 sessions, each in an alias
+  one after the other``; Then ``the answer to query "<name>" lists only workspace aliases of the desktop's latest
+  hello`` / ``lists models of only the agent kinds of the hello`` / ``lists at most 20 sessions, each in an alias
   of the hello``, ``the sessions the answer to query "<name>" lists are the most recently active ones``, ``no session
   title in the answer to query "<name>" shows the user's text``, ``the desktop discloses no session list in answer to
   query "<name>"``, ``the desktop answers each of the queries "<a, b, c>" once, with its own queryId and kind``.
@@ -81,7 +81,7 @@ Vocabulary (one module per area):
   "<name>" ok with the result <JSON>`` / ``failed with the error "<CODE>": "<message>"`` / ``unavailable`` / ``still
   pending`` / ``timed out``, ``the desktop's state still shows the tool call "<name>" timed out``.
 * ``interactions`` (part 2b, the rest of 阶段 10): the harness ``answers that interaction with an unknown interactionId``
-  / ``another requestId`` / ``a button the card never had``, ``presses the button "<id>" on that interaction``, ``sends
+  / ``a button the card never had``, ``presses the button "<id>" on that interaction``, ``sends
   a malformed decision for that interaction with <JSON>`` (merged over the card's requestId, interactionId and first
   button); Then ``the interaction card of "<name>" stays open``.
 * ``default_workspace`` (part 2b, 默认工作目录): the harness ``dispatches an X mention "<name>" to the default workspace

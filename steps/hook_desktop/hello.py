@@ -45,6 +45,13 @@ def next_hello_default(desk: DesktopDriver, alias: str) -> None:
     desk.check_next_hello_default(alias)
 
 
+@bdd.given(parsers.parse('the desktop\'s next hello names "{alias}" as its default'))
+@bdd.when(parsers.parse('the desktop\'s next hello names "{alias}" as its default'))
+def next_hello_default(desk: DesktopDriver, alias: str) -> None:
+    """Set-up: not applicable when the hello declares no default, not testable when it names another."""
+    desk.next_hello_naming_default(alias)
+
+
 @bdd.given(parsers.parse('the desktop\'s next hello lists "{alias}"'))
 @bdd.when(parsers.parse('the desktop\'s next hello lists "{alias}"'))
 def next_hello_listing(desk: DesktopDriver, alias: str) -> None:

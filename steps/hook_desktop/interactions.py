@@ -34,7 +34,7 @@ def answer_late(desk: DesktopDriver) -> None:
     desk.answer_interaction_later()
 
 
-@bdd.then("the desktop sends an interaction.cancel for that interaction before the turn ends")
+@bdd.then("the desktop sends an interaction.cancel for that interaction")
 def interaction_cancelled(desk: DesktopDriver) -> None:
     desk.check_interaction_cancelled()
 
@@ -42,7 +42,7 @@ def interaction_cancelled(desk: DesktopDriver) -> None:
 # -- part 2b: the rest of 阶段 10 ------------------------------------------------------------------------------------
 
 
-@bdd.when(parsers.re(r"the harness answers that interaction with (?P<case>an unknown interactionId|another requestId|"
+@bdd.when(parsers.re(r"the harness answers that interaction with (?P<case>an unknown interactionId|"
                      r"a button the card never had)$"))
 def answer_wrongly(desk: DesktopDriver, case: str) -> None:
     desk.answer_interaction_wrongly(case)

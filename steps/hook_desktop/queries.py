@@ -30,13 +30,13 @@ def session_tasks(desk: DesktopDriver, count: str) -> None:
     desk.dispatch_session_tasks(int(count))
 
 
-@bdd.then(parsers.parse('the answer to query "{name}" lists exactly the workspace aliases of the desktop\'s latest '
+@bdd.then(parsers.parse('the answer to query "{name}" lists only workspace aliases of the desktop\'s latest '
                         'hello'))
 def workspaces_answer(desk: DesktopDriver, name: str) -> None:
     desk.check_workspaces_answer(name)
 
 
-@bdd.then(parsers.parse('the answer to query "{name}" lists the models of exactly the agent kinds of the hello'))
+@bdd.then(parsers.parse('the answer to query "{name}" lists models of only the agent kinds of the hello'))
 def models_answer(desk: DesktopDriver, name: str) -> None:
     desk.check_models_answer(name)
 

@@ -259,12 +259,29 @@ def test_reopen_with_a_fresh_uuid4_passes():
     assert desk.reopen_ids == [round_id]
 
 
-@pytest.mark.parametrize("round_id", ["reopen-2", "00000000-0000-1000-8000-000000000000"])
-def test_a_reopen_id_that_is_no_uuid4_fails(round_id: str):
+@pytest.mark.parametrize("round_id", ["reopen-2", "7", "round_000123"])
+def test_a_counter_as_reopen_id_fails(round_id: str):
+    """阶段 18 "不得用递增计数器或会话内序号"."""
+    desk = make_driver()
+    desk.server.receive(_reopen(desk, round_id))
+    with pytest.raises(AssertionError, match="is a counter or sequence number"):
+        desk.check_reopen_id()
+
+
+@pytest.mark.parametrize("round_id", ["0190163d-8694-739b-aea5-966c26f8ad91", "01ARZ3NDEKTSV4RRFFQ69G5FAV"])
+def test_a_reopen_id_of_the_strength_of_a_uuid4_passes(round_id: str):
+    """阶段 18 "UUID v4 或同等强度": a UUID v7 and a ULID pass too."""
     assert not UUID4.fullmatch(round_id)
     desk = make_driver()
     desk.server.receive(_reopen(desk, round_id))
-    with pytest.raises(AssertionError, match="is not a UUID v4"):
+    desk.check_reopen_id()
+
+
+@pytest.mark.parametrize("round_id", ["00000000-0000-1000-8000-000000000000", "reopen-of-the-first-turn"])
+def test_a_reopen_id_whose_strength_one_sample_cannot_show_is_not_testable(round_id: str):
+    desk = make_driver()
+    desk.server.receive(_reopen(desk, round_id))
+    with pytest.raises(NotTestable, match="one sample cannot show its strength"):
         desk.check_reopen_id()
 
 
@@ -326,18 +343,24 @@ def test_answering_without_a_card_fails():
         make_driver().answer_interaction()
 
 
-def test_the_timeouts_cancel_must_precede_the_turn_end():
+def test_the_cards_cancel_may_come_before_or_after_the_turn_end():
+    """阶段 10 lists the turn's end among the causes of interaction.cancel and fixes no order."""
+    for first_end in (False, True):
+        desk = make_driver()
+        desk.server.receive(_card(desk))
+        desk.expect_interaction_request("first")
+        frames = [make_interaction_cancel(desk.rid("first"), "i1", "timeout"), _end(desk, "first")]
+        desk.server.receive(*(reversed(frames) if first_end else frames))
+        desk.check_interaction_cancelled()
+
+
+def test_a_cancel_for_another_request_fails():
     desk = make_driver()
     desk.server.receive(_card(desk))
     desk.expect_interaction_request("first")
-    desk.server.receive(make_interaction_cancel(desk.rid("first"), "i1", "timeout"), _end(desk, "first"))
-    desk.check_interaction_cancelled()
-    late = make_driver()
-    late.server.receive(_card(late))
-    late.expect_interaction_request("first")
-    late.server.receive(_end(late, "first"), make_interaction_cancel(late.rid("first"), "i1", "timeout"))
-    with pytest.raises(AssertionError, match="ended before the timed-out interaction was cancelled"):
-        late.check_interaction_cancelled()
+    desk.server.receive(make_interaction_cancel("some-other-request", "i1", "timeout"))
+    with pytest.raises(AssertionError, match="interaction.cancel requestId 'some-other-request'"):
+        desk.check_interaction_cancelled()
 
 
 # -- ping / pong, the bearer token -------------------------------------------------------------------------------

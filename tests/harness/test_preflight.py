@@ -17,13 +17,14 @@ from websockets.sync.server import serve as ws_serve
 
 from simulator.config import build_config
 from simulator.errors import TargetError
-from simulator.preflight import describe, preflight
+from simulator.preflight import Unreachable, describe, exit_code, preflight
 from simulator.roles.mcp_client import McpErrorResponse
 from simulator.targets import Role
 
 
-def _config(*targets: str, controls: tuple[str, ...] = (), step: float = 1.0):
-    return build_config({}, source=None, cli_targets=list(targets), cli_controls=list(controls), step_timeout=step)
+def _config(*targets: str, controls: tuple[str, ...] = (), step: float = 1.0, token: str | None = None):
+    return build_config({}, source=None, cli_targets=list(targets), cli_controls=list(controls), step_timeout=step,
+                        hook_token=token)
 
 
 @pytest.fixture
@@ -99,13 +100,41 @@ def test_a_hook_server_that_never_answers_the_handshake_is_unreachable(silent_tc
     assert time.monotonic() - started < 5
 
 
-def test_a_hook_server_that_refuses_the_handshake_is_there(ws_server):
-    """A 401 is the server's answer (the authentication scenarios judge it), not an absence."""
-    config = _config(f"hook-server=ws://127.0.0.1:{ws_server}/hook")
-    assert preflight(config, [Role.HOOK_SERVER]) == []
-    with_token = build_config({}, source=None, cli_targets=[f"hook-server=ws://127.0.0.1:{ws_server}/hook"],
-                              hook_token="t0ken", step_timeout=1.0)
-    assert preflight(with_token, [Role.HOOK_SERVER]) == []
+def _with_token(port: int, token: str):
+    return _config(f"hook-server=ws://127.0.0.1:{port}/hook", token=token)
+
+
+def test_a_hook_server_that_refuses_the_runs_own_handshake_is_a_configuration_mistake(ws_server):
+    """A 401 to the run's own handshake would refuse every scenario: exit code 2 with the fix, not 229 failures."""
+    failures = preflight(_config(f"hook-server=ws://127.0.0.1:{ws_server}/hook"), [Role.HOOK_SERVER])
+    assert [(f.role, f.usage) for f in failures] == [("hook-server", True)]
+    assert "HTTP 401" in failures[0].reason and "give the run --hook-token TOKEN" in failures[0].reason
+    assert exit_code(failures) == pytest.ExitCode.USAGE_ERROR and "1 configuration mistake" in describe(failures)
+    wrong = preflight(_with_token(ws_server, "not-the-token"), [Role.HOOK_SERVER])
+    assert len(wrong) == 1 and wrong[0].usage and "refuses the bearer token given with --hook-token" in wrong[0].reason
+    assert preflight(_with_token(ws_server, "t0ken"), [Role.HOOK_SERVER]) == []
+
+
+def test_a_hook_server_that_answers_the_handshake_with_another_status_is_there():
+    """Any other HTTP answer to the handshake (here 404) is the server's, judged by the scenarios."""
+    with ws_serve(lambda conn: None, "127.0.0.1", 0,
+                  process_request=lambda conn, request: conn.respond(404, "no such path\n")) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.socket.getsockname()[1]
+        try:
+            assert preflight(_config(f"hook-server=ws://127.0.0.1:{port}/hook"), [Role.HOOK_SERVER]) == []
+        finally:
+            server.shutdown()
+
+
+def test_an_unreachable_target_is_exit_code_3_unless_the_run_is_also_misconfigured():
+    absent = Unreachable("hook-server", "ws://x", "Connection refused")
+    mistake = Unreachable("hook-server", "ws://y", "HTTP 401", usage=True)
+    assert exit_code([absent]) == 3 and exit_code([absent, mistake]) == pytest.ExitCode.USAGE_ERROR
+    assert "not reachable" in describe([absent]) and "--no-preflight" in describe([absent])
+    both = describe([absent, mistake])
+    assert both.startswith("the run cannot start: 1 configuration mistake and 1 target not reachable")
+    assert both.index("ws://y") < both.index("ws://x")
 
 
 def test_a_desktop_listen_address_in_use_is_unreachable():
@@ -118,10 +147,10 @@ def test_a_desktop_listen_address_in_use_is_unreachable():
 
 def test_a_control_api_is_probed_and_any_http_answer_counts(ws_server, http_404):
     hook = f"hook-server=ws://127.0.0.1:{ws_server}/hook"
-    dead = _config(hook, controls=(f"hook-server=http://127.0.0.1:{free_port()}",))
+    dead = _config(hook, controls=(f"hook-server=http://127.0.0.1:{free_port()}",), token="t0ken")
     failures = preflight(dead, [Role.HOOK_SERVER])
     assert len(failures) == 1 and failures[0].target.startswith("--control hook-server=")
-    assert preflight(_config(hook, controls=(f"hook-server={http_404}",)), [Role.HOOK_SERVER]) == []
+    assert preflight(_config(hook, controls=(f"hook-server={http_404}",), token="t0ken"), [Role.HOOK_SERVER]) == []
 
 
 def test_an_mcp_command_that_exits_at_once_is_unreachable():
@@ -177,4 +206,17 @@ def test_a_run_against_a_dead_url_stops_at_once_with_one_message(tmp_path):
     output = proc.stdout + proc.stderr
     assert output.count("Connection refused") == 1, output
     assert "not reachable" in output and len(output.splitlines()) < 40, output
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+def test_a_run_without_the_token_its_hook_server_requires_stops_with_a_usage_error(ws_server, tmp_path):
+    """Exit code 2 (a usage error of ``run``) and one message with the fix, instead of every scenario refused with
+    HTTP 401."""
+    cmd = [sys.executable, "-m", "simulator", "run", "--target", f"hook-server=ws://127.0.0.1:{ws_server}/hook",
+           "--report-dir", str(tmp_path / "out")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=child_env())
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output[-3000:]
+    assert output.count("give the run --hook-token TOKEN") == 1, output
+    assert "configuration mistake" in output and len(output.splitlines()) < 40, output
     assert not (tmp_path / "out" / "report.json").exists()

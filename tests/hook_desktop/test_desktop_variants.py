@@ -223,7 +223,6 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     # a desktop switched off still runs dispatches (@should).
     "disabled-ignored": ({"HOOK-DESKTOP-ACK-REJECT-03"}, set()),
     # an agentKind hello never offered is run (@should).
-    "agent-kind-unchecked": ({"HOOK-DESKTOP-ACK-REJECT-04"}, set()),
     # an alias whose folder was removed is still accepted and run.
     "removed-folder-accepted": ({"HOOK-DESKTOP-ACK-REJECT-05"}, set()),
     # the externalKey mapping is not kept: every dispatch opens a new session.

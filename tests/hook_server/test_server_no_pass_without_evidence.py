@@ -156,12 +156,31 @@ def test_a_control_answer_without_a_required_field_fails(reference: Reference, c
     assert "list-messages" in scenario["reason"] and "'cards'" in scenario["reason"], run.explain()
 
 
-def test_authentication_without_hook_token_is_not_testable(reference: Reference, tmp_path: Path) -> None:
+def test_a_run_without_the_token_the_server_requires_stops_before_judging(reference: Reference,
+                                                                         tmp_path: Path) -> None:
+    """The reference requires a token; a run that gives none would see every scenario refused with HTTP 401: the
+    preflight stops it with a usage error naming --hook-token, and nothing is judged."""
+    run = _run("no-token", tmp_path, reference.url, reference.control, None, ["HOOK-SERVER-AUTH-01"])
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR, run.explain()
+    assert "give the run --hook-token TOKEN" in run.output and run.report is None, run.explain()
+
+
+@pytest.fixture(scope="module")
+def open_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reference]:
+    """The reference started without --token: it lets anyone in."""
+    db = tmp_path_factory.mktemp("hook-server-open") / "hook-server.sqlite3"
+    cmd = [PYTHON, "-m", "simulator", "serve", "hook-server", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+           "--db", str(db)]
+    with serving(cmd, env=_env()) as ready:
+        yield Reference(ready["url"], ready["control"], "")
+
+
+def test_authentication_without_hook_token_is_not_testable(open_reference: Reference, tmp_path: Path) -> None:
     """HOOK-SERVER-AUTH-01 (@must, §7 "复用已鉴权的 WS 通道") and AUTH-02: a run that gives no --hook-token cannot tell
     whether the server refuses strangers. That is the run's gap, not a capability the server declared absent: not
     testable (a failure, exit code 1), never not applicable, and the reason says what to give."""
     reqs = ["HOOK-SERVER-AUTH-01", "HOOK-SERVER-AUTH-02"]
-    run = _run("no-token", tmp_path, reference.url, reference.control, None, reqs)
+    run = _run("no-token", tmp_path, open_reference.url, open_reference.control, None, reqs)
     assert run.verdicts() == dict.fromkeys(reqs, "not-testable"), run.explain()
     for rid in reqs:
         for scenario in _scenarios(run, rid):

@@ -12,8 +12,8 @@ Feature: the default workspace of single-message channels at the desktop
     Given a desktop connected to the harness's hook server with features "provider-bind-v1, provider:x"
     And the desktop declares the features "provider-bind-v1" in its hello
     When the desktop's workspaces are set to "repo" as default
-    Then the desktop sends a new hello with "repo" as defaultWorkspace
-    When the harness dispatches an X mention "mention" to the default workspace of the hello
+    And the desktop's next hello names "repo" as its default
+    And the harness dispatches an X mention "mention" to the default workspace of the hello
     # 默认工作目录: "结果是这类渠道的任务只能永远落在内置「对话」伪目录上,碰不到本地仓库。做法:desktop 在握手时声明一个默认别名 …"
     Then the desktop runs "mention" in a session of workspace "repo"
     And the turn.end of "mention" has status "ok"

@@ -85,7 +85,7 @@ Feature: Group relay at the desktop (group.message, the window, the recipient ch
       | group-relay-recipient-v1, provider-bind-v1, provider:telegram |
 
   @req:HOOK-DESKTOP-GROUP-04 @must
-  Scenario: the context of a dispatch holds the other messages of the trigger's chat, not the trigger
+  Scenario: the context of a dispatch holds the earlier messages of the trigger's chat, not the trigger
     Given a desktop connected to the harness's hook server with features "group-relay-v1, group-relay-recipient-v1, provider-bind-v1, provider:telegram"
     And the desktop declares the features "group-relay-v1, group-relay-recipient-v1, provider-bind-v1" in its hello
     When the harness sends a "telegram" provider.bind.state confirming binding "b1"
@@ -95,8 +95,9 @@ Feature: Group relay at the desktop (group.message, the window, the recipient ch
     And the harness relays group message "m3" in chat "c1" to binding "b1"
     Then the desktop's group window shows "m3"
     When the harness dispatches "task" triggered by group message "m2"
-    # §5 阶段 14: "desktop 据此在本地窗口中精确剔除"当前消息""
-    Then the desktop's state gives "task" the group context of "m1, m3" without "m2"
+    # §5 阶段 14: "desktop 据此在本地窗口中精确剔除"当前消息"": the trigger out, the window before it in; what came
+    # after the trigger (m3) is the desktop's choice
+    Then the desktop's state gives "task" the group context of "m1" without "m2"
 
   @req:HOOK-DESKTOP-GROUP-05 @should
   Scenario: the window is keyed by messageId: a message relayed twice is one entry

@@ -6,23 +6,23 @@ Feature: live queries answered by the desktop
   about the session picker whose desktop does not declare session-picker-v1 in its own hello is not applicable.
 
   @req:HOOK-DESKTOP-QUERY-01 @must
-  Scenario: the workspaces query lists exactly the aliases of the latest hello
+  Scenario: the workspaces query lists only aliases of the latest hello
     Given a desktop connected to the harness's hook server with features "none"
     When the harness sends query "first" asking for "workspaces"
     # §5 阶段 6: "ok 时按 kind 携带 workspaces"; §2: "server 只能派发 hello 注册过的别名"
-    Then the answer to query "first" lists exactly the workspace aliases of the desktop's latest hello
+    Then the answer to query "first" lists only workspace aliases of the desktop's latest hello
     When the desktop's workspaces are set to "proj"
     And the desktop's next hello lists "proj"
     And the harness sends query "after" asking for "workspaces"
     # §5 阶段 1: "别名映射变更后重发 hello 即时生效(server 以最新一帧为准)"
-    Then the answer to query "after" lists exactly the workspace aliases of the desktop's latest hello
+    Then the answer to query "after" lists only workspace aliases of the desktop's latest hello
 
   @req:HOOK-DESKTOP-QUERY-02 @must
   Scenario: the models query lists the models of the agent kinds of the hello
     Given a desktop connected to the harness's hook server with features "none"
     When the harness sends query "models" asking for "models"
     # §1: "/bind /model /effort 指令实时拉取工作区 / 模型清单"; hello "agents(可用 agent 类型)"
-    Then the answer to query "models" lists the models of exactly the agent kinds of the hello
+    Then the answer to query "models" lists models of only the agent kinds of the hello
 
   @req:HOOK-DESKTOP-QUERY-03 @must
   Scenario: with more than 20 sessions the sessions query lists at most 20, each in an alias

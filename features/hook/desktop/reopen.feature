@@ -139,7 +139,8 @@ Feature: turn.reopen from the desktop (阶段 18, desktop side)
     When the harness dispatches "first"
     Then the turn.end of "first" has status "error"
     And the desktop's state offers "first" for reopen
-    When the desktop's clock advances by 30 days
+    # 阶段 18: "记账只在进程内 … 有 TTL" names no length: ten years is longer than any TTL
+    When the desktop's clock advances by 3650 days
     Then the desktop's state does not offer "first" for reopen
     When the desktop's next turn is scripted as {"progress": ["retrying"], "finalText": "Recovered."}
     And the desktop user retries "first"

@@ -70,13 +70,6 @@ Feature: task.dispatch and task.ack on the desktop
     And the harness dispatches "second"
     Then the desktop acks "second" as accepted with a session id
 
-  @req:HOOK-DESKTOP-ACK-REJECT-04 @should
-  Scenario: a dispatch asking for an agent kind hello never listed is rejected as invalid
-    When the harness dispatches "first" asking for the agent kind "no-such-agent-kind"
-    Then the desktop acks "first" as rejected with reason "invalid"
-    When the harness dispatches "second" asking for the first agent kind of the hello
-    Then the desktop acks "second" as accepted with a session id
-
   @req:HOOK-DESKTOP-ACK-REJECT-05 @must
   Scenario: a dispatch to an alias whose folder was removed is rejected, not run
     Given the desktop's workspaces are set to "repo"

@@ -285,9 +285,19 @@ class BindingOps(DesktopSession):
                    and is_https_url(self._link(v)), "a not-installed failure with an https install link")
 
     def _shown_teams(self, view: dict[str, Any]) -> set[str]:
-        """The scenario's team names whose binding the view shows (teams of other scenarios are not judged)."""
+        """The scenario's team names whose binding the view shows (teams of other scenarios are not judged). Without
+        multi-team a binding is also known by its slackUserId: a single-binding desktop may keep no teamId (阶段 13
+        "缺省 = 设备唯一绑定的旧语义 … 任一侧缺席则整体回落单绑定行为")."""
         by_id = {tid: name for name, tid in self.slack.teams.items()}
-        return {by_id[b["teamId"]] for b in view["slack"]["bindings"] if b.get("teamId") in by_id}
+        by_user = {uid: name for name, uid in self.slack.users.items()}
+        single = not view["slack"]["multiTeam"]
+        shown = set()
+        for b in view["slack"]["bindings"]:
+            if b.get("teamId") in by_id:
+                shown.add(by_id[b["teamId"]])
+            elif single and b.get("teamId") is None and b.get("slackUserId") in by_user:
+                shown.add(by_user[b["slackUserId"]])
+        return shown
 
     def check_shows_teams(self, names: Iterable[str]) -> None:
         """The desktop shows the bindings of exactly the teams ``names`` (among the teams of this scenario)."""

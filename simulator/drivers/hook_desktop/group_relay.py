@@ -177,8 +177,8 @@ class GroupRelayChecks(ProviderChecks):
                                 f"{self.message_id(message)} ({message!r}): {json.dumps(shown)[:500]}"
 
     def check_group_context(self, name: str, others: Iterable[str], trigger: str) -> None:
-        """阶段 14 "desktop 据此在本地窗口中精确剔除"当前消息"": the context of ``name`` holds the other entries of the
-        trigger's chat and not the trigger itself."""
+        """阶段 14 "desktop 据此在本地窗口中精确剔除"当前消息"": the context of ``name`` holds ``others`` (entries of the
+        trigger's chat the feature names: those before the trigger) and not the trigger itself."""
         rid = self.rid(name)
 
         def run_of(state: dict[str, Any]) -> dict[str, Any] | None:

@@ -121,6 +121,17 @@ class HelloChecks(DesktopSession):
         assert hello.default_workspace == alias, f"the next hello's defaultWorkspace is {hello.default_workspace!r}, " \
                                                  f"not {alias!r}"
 
+    def next_hello_naming_default(self, alias: str) -> Any:
+        """Set-up: the desktop's next hello (``next_hello``) names ``alias`` as its default, the one the harness just
+        chose. A hello with no default declares none (not applicable, ``_declares_default``); one that names another,
+        or none at all, leaves the scenario without that default (not testable: the hello requirements judge it)."""
+        hello = self.next_hello_listing(alias)
+        _declares_default(hello, alias)
+        if hello.default_workspace != alias:
+            raise NotTestable(f"the desktop's next hello names {hello.default_workspace!r} as defaultWorkspace, not "
+                              f"{alias!r}, the default the harness set, so the scenario has no such default")
+        return hello
+
     def next_hello_listing(self, alias: str) -> Any:
         """Set-up: the desktop's next hello (``next_hello``) lists ``alias``, the workspace the harness just set; a
         desktop whose next hello does not leaves the scenario without the workspace it needs (not testable: what a

@@ -19,7 +19,9 @@ from .session import DesktopSession
 from .state import FINISHED_STATUSES
 
 #: How a decision can name what the card never had (the feature's wording → what the harness changes).
-WRONG_DECISIONS = ("an unknown interactionId", "another requestId", "a button the card never had")
+#: 阶段 10: "interactionId(决策配对键)", so a decision with the card's interactionId and another requestId is not
+#: among them: the spec leaves that case to the desktop.
+WRONG_DECISIONS = ("an unknown interactionId", "a button the card never had")
 
 __all__ = ["WRONG_DECISIONS", "InteractionOps"]
 
@@ -46,7 +48,9 @@ class InteractionOps(DesktopSession):
         self.answer_interaction()
 
     def check_interaction_cancelled(self) -> None:
-        """A timed-out card is withdrawn with interaction.cancel, for its request, before the turn ends."""
+        """阶段 10 "interaction.cancel … 交互已在 desktop 收口(超时自决/turn 结束),通知 server 改写卡片": the card is
+        withdrawn with a valid interaction.cancel naming its request. Before or after the turn.end: the spec lists the
+        turn's end among the causes and fixes no order."""
         req = self.last_interaction()
 
         def withdrawn(e: Any) -> bool:
@@ -56,9 +60,6 @@ class InteractionOps(DesktopSession):
         cancel = self.server.expect(withdrawn, consume=False)
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
-        end = self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == req.request_id,
-                                 consume=False)
-        assert cancel.seq < end.seq, "the turn ended before the timed-out interaction was cancelled"
 
     # -- the rest of 阶段 10 (part 2b) -----------------------------------------------------------------------------
 
@@ -77,8 +78,6 @@ class InteractionOps(DesktopSession):
         rid, iid, button = req.request_id, req.interaction_id, req.buttons[0].id
         if case == WRONG_DECISIONS[0]:
             iid = f"no-such-interaction-{uuid.uuid4()}"
-        elif case == WRONG_DECISIONS[1]:
-            rid = str(uuid.uuid4())
         else:
             button = f"never-a-button-{uuid.uuid4().hex[:8]}"
         self.server.interaction_decision(rid, iid, button)

@@ -106,7 +106,13 @@ class QueryChecks(DesktopSession):
         the step limit; an invalid one fails with the core's issue."""
         if name in self.queries.answers:
             return self.queries.answers[name]
-        entry = self.server.expect(self._answer_match(name))
+        try:
+            entry = self.server.expect(self._answer_match(name))
+        except MissingFrame as missing:
+            # 阶段 6 "queryId(server 生成,响应回传配对,server 自行超时)": the server times out on its own, so an
+            # unanswered query is allowed and leaves nothing to judge
+            raise NotTestable(f"the desktop did not answer query {name!r} (allowed: \"server 自行超时\"), so there is "
+                              f"no answer to judge: {missing}") from None
         assert entry.ok, f"the desktop's query.response to {name!r} is invalid: {entry.issue}"
         _, kind = self.queries.asked[name]
         assert entry.payload.kind == kind, (
@@ -115,33 +121,42 @@ class QueryChecks(DesktopSession):
         return entry.payload
 
     def _ok_answer(self, name: str) -> Any:
+        """The answer to ``name`` when it is ok; an ok:false answer is allowed (阶段 6 "ok=false 时 error 非空") and
+        carries no list to judge: not testable."""
         answer = self.answer(name)
-        assert answer.ok is True, f"the desktop answered query {name!r} ok:false ({answer.error!r})"
+        if answer.ok is not True:
+            raise NotTestable(f"the desktop answered query {name!r} ok:false ({answer.error!r}), which the spec "
+                              f"allows: there is no list to judge")
         return answer
 
     # -- judgements ------------------------------------------------------------------------------------------------
 
     def check_workspaces_answer(self, name: str) -> None:
         """§5 阶段 6 "ok 时按 kind 携带 workspaces" + §2 "workspace 是别名 … server 只能派发 hello 注册过的别名": the
-        answer lists exactly the aliases of the desktop's latest hello, each once."""
+        answer lists aliases of the desktop's latest hello, each once, and at least one (which of them is the
+        desktop's choice)."""
         listed = list(self._ok_answer(name).workspaces)
         aliases = list(self.latest_hello().workspaces)
+        assert listed, "the workspaces answer is ok but lists no workspace: there is nothing to judge"
         assert len(set(listed)) == len(listed), f"the workspaces answer lists an alias twice: {listed!r}"
-        assert set(listed) == set(aliases), (
-            f"the workspaces answer lists {listed!r}, the desktop's latest hello {aliases!r}: the /bind list must be "
-            f"the registered aliases, nothing else")
+        unregistered = [w for w in listed if w not in aliases]
+        assert not unregistered, (
+            f"the workspaces answer lists {unregistered!r}, not among the aliases of the desktop's latest hello "
+            f"{aliases!r}: the server can dispatch only registered aliases")
 
     def check_models_answer(self, name: str) -> None:
         """§5 阶段 6 "ok 时按 kind 携带 … agents" (the /model /effort list) for the agents of hello ("agents(可用 agent
-        类型)"): one entry per agent kind of the latest hello, and none for a kind hello does not offer."""
+        类型)"): at least one entry, at most one per agent kind, and none for a kind hello does not offer."""
         agents = self._ok_answer(name).agents
         assert agents is not ABSENT, "the models answer carries no agents"
         kinds = [a.agent_kind for a in agents]
         offered = list(self.latest_hello().agents)
-        assert offered, "the desktop's hello lists no agent kind: there is nothing to judge"
-        assert sorted(kinds) == sorted(set(offered)), (
-            f"the models answer lists the agent kinds {kinds!r}, the desktop's hello offers {offered!r}: one entry "
-            f"per agent kind of hello is expected")
+        assert kinds, "the models answer is ok but lists no agent kind: there is nothing to judge"
+        assert len(set(kinds)) == len(kinds), f"the models answer lists an agent kind twice: {kinds!r}"
+        foreign = [k for k in kinds if k not in offered]
+        assert not foreign, (
+            f"the models answer lists the agent kinds {foreign!r}, which the desktop's hello does not offer "
+            f"({offered!r})")
 
     def _sessions(self, name: str) -> Sequence[Any]:
         answer = self._ok_answer(name)
@@ -192,7 +207,7 @@ class QueryChecks(DesktopSession):
 
     def check_no_session_list(self, name: str) -> None:
         """§2 "只有 hello 与 welcome 同时包含 … session-picker-v1 时才可使用对应新增帧": without it in welcome the sessions
-        query discloses nothing. An answer, when one comes, is ok:false and lists no session; silence holds only on a
+        query discloses nothing. An answer, when one comes, lists no session; silence holds only on a
         live connection, after a ping answered with a pong (the desktop has read the query by then)."""
         match = self._answer_match(name)
         try:
@@ -207,16 +222,25 @@ class QueryChecks(DesktopSession):
         assert entry.ok, f"the desktop's query.response to {name!r} is invalid: {entry.issue}"
         p = entry.payload
         listed = [] if p.sessions is ABSENT else list(p.sessions)
-        assert p.ok is False and not listed, (
+        assert not listed, (
             f"without {HOOK_FEATURE_SESSION_PICKER} in welcome the desktop answered the sessions query ok:{p.ok} "
             f"listing {len(listed)} session(s)")
 
     def check_each_answered_once(self, names: Sequence[str]) -> None:
-        """§5 阶段 6 "queryId(server 生成,响应回传配对…)": each query in flight gets its own answer, with its queryId and
-        kind, exactly once (after a ping barrier no second answer to any of them is waiting)."""
+        """§5 阶段 6 "queryId(server 生成,响应回传配对,server 自行超时)": no query in flight is answered more than once
+        (after a ping barrier no second answer to any of them is waiting), each answer with its queryId and kind; one
+        left unanswered (allowed) makes the check not testable once no duplicate was seen."""
         assert len(names) >= 2, "the feature names fewer than two queries in flight"
+        unanswered: list[str] = []
         for name in names:
-            self.answer(name)
+            try:
+                self.answer(name)
+            except NotTestable:
+                unanswered.append(name)
         self.barrier()
         again = [n for n in names if any(self._answer_match(n)(e) for e in self.server.pending())]
-        assert not again, f"the desktop answered {again!r} more than once"
+        assert not again, f"the desktop answered {again!r} more than once" + (
+            f" and {unanswered!r} never: answers that do not echo their own query's queryId" if unanswered else "")
+        if unanswered:
+            raise NotTestable(f"the desktop did not answer {unanswered!r} (allowed: \"server 自行超时\"), so not every "
+                              f"query in flight has an answer to judge")

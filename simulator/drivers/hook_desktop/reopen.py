@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ...errors import NotTestable
 from ...hook import MessageType
 from .session import DesktopSession
 
@@ -18,6 +19,12 @@ __all__ = ["UUID4", "ReopenChecks"]
 #: §5 阶段 18 "desktop 必须用全局抗碰撞的标识(UUID v4 或同等强度)". Not a parse rule ("parse 只能校验非空且不等于
 #: reopenOf"), so the core does not enforce it: it is judged here, on the requestId of every turn.reopen.
 UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.I)
+#: Identifiers the harness recognises as of the strength 阶段 18 asks for ("UUID v4 或同等强度"): RFC 9562 UUID v4 and
+#: v7, and ULIDs (128 bits, 80 of them random).
+STRONG_IDS = (UUID4, re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.I),
+              re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}", re.I))
+#: What "递增计数器或会话内序号" looks like on the wire: a short decimal, alone or after a fixed prefix.
+COUNTER_LIKE = re.compile(r"\D{0,32}?\d{1,9}")
 
 _ROUND_FRAMES = (MessageType.TURN_PROGRESS, MessageType.TURN_END)
 
@@ -35,11 +42,19 @@ class ReopenChecks(DesktopSession):
         assert reopen.external_key == self.key_for(name), f"turn.reopen externalKey {reopen.external_key!r}"
 
     def check_reopen_id(self) -> None:
-        """The reopen requestId is a UUID v4 (``UUID4``) and no requestId the server chose. That it differs from
-        reopenOf is the core's turn.reopen check (``SAME_AS``): ``reopen()`` returns only a valid turn.reopen."""
+        """阶段 18 "desktop 必须用全局抗碰撞的标识(UUID v4 或同等强度),不得用递增计数器或会话内序号": the reopen requestId
+        is no requestId the server chose; a counter or sequence number (``COUNTER_LIKE``) fails; a UUID v4 or an id
+        of equal strength the harness recognises (``STRONG_IDS``) passes; any other id is *not testable* (one sample
+        cannot show its strength). That it differs from reopenOf is the core's turn.reopen check (``SAME_AS``):
+        ``reopen()`` returns only a valid turn.reopen."""
         reopen = self.reopen()
-        assert UUID4.fullmatch(reopen.request_id), f"turn.reopen requestId {reopen.request_id!r} is not a UUID v4"
-        assert reopen.request_id not in self.request_ids.values(), "turn.reopen reuses a server-generated requestId"
+        rid = reopen.request_id
+        assert rid not in self.request_ids.values(), "turn.reopen reuses a server-generated requestId"
+        assert not COUNTER_LIKE.fullmatch(rid), (
+            f"turn.reopen requestId {rid!r} is a counter or sequence number, not a globally collision-resistant id")
+        if not any(p.fullmatch(rid) for p in STRONG_IDS):
+            raise NotTestable(f"turn.reopen requestId {rid!r} is neither a UUID v4 nor an id of equal strength the "
+                              f"harness recognises (UUID v7, ULID): one sample cannot show its strength")
 
     def check_reopen_first(self) -> None:
         """The turn.reopen comes before every turn.progress and the turn.end of its round (once that turn.end came)."""

@@ -170,22 +170,6 @@ class DisabledIgnored(DesktopMachine):
             self.enabled = enabled
 
 
-class AgentKindUnchecked(DesktopMachine):
-    """``agent-kind-unchecked``: options.agentKind is not checked against hello.agents: a kind never offered is run.
-    Breaks the rejection the project chose (docs/desktop-plan.md "Rejection reasons": invalid;
-    HOOK-DESKTOP-ACK-REJECT-04, @should)."""
-
-    def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        kind = getattr(msg.payload.options, "agent_kind", None)
-        agents = self.agents
-        if isinstance(kind, str) and kind not in agents:
-            self.agents = (*agents, kind)
-        try:
-            return super()._on_dispatch(msg, now)
-        finally:
-            self.agents = agents
-
-
 class RemovedFolderAccepted(DesktopMachine):
     """``removed-folder-accepted``: a dispatch is checked against the registered aliases, not those of the latest
     hello: an alias whose folder was removed is accepted and run. Breaks §2 "server 只能派发 hello 注册过的别名" (the
@@ -515,7 +499,6 @@ CORE_WRAPPED: Final[dict[Variant, type[DesktopMachine]]] = {
     Variant.UNKNOWN_ALIAS_NOT_ALLOWED: UnknownAliasNotAllowed,
     Variant.UNKNOWN_SESSION_OPENED: UnknownSessionOpened,
     Variant.DISABLED_IGNORED: DisabledIgnored,
-    Variant.AGENT_KIND_UNCHECKED: AgentKindUnchecked,
     Variant.REMOVED_FOLDER_ACCEPTED: RemovedFolderAccepted,
     Variant.SESSION_PER_DISPATCH: SessionPerDispatch,
     Variant.TAKEOVER_IGNORED: TakeoverIgnored,

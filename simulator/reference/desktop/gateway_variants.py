@@ -95,24 +95,30 @@ class SessionsWithoutFeature(DesktopMachine):
 
 
 class QueriesCoalesced(DesktopMachine):
-    """``queries-coalesced``: queries are kept by kind and answered after a short pause, once, with the queryId of the
-    latest of that kind (a debounce keyed by kind): two queries of one kind in flight get one answer. Breaks §5 阶段 6
-    "queryId(server 生成,响应回传配对,server 自行超时)" (each query answered with its own queryId)."""
+    """``queries-coalesced``: queries are kept by kind and answered after a short pause, one answer per query, each
+    with the queryId of the latest of that kind (a debounce keyed by kind that keeps only the newest id): of two
+    queries of one kind in flight, the newer is answered twice, the older never. Breaks §5 阶段 6 "queryId(server 生成,
+    响应回传配对,server 自行超时)" (an answer echoes the queryId of the query it answers)."""
 
     _PAUSE_MS = 100
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._latest: dict[str, HookMessage] = {}
+        self._pending: dict[str, list[HookMessage]] = {}
 
     def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
-        self._latest[msg.payload.kind] = msg
+        self._pending.setdefault(msg.payload.kind, []).append(msg)
         return [Schedule(("query", msg.payload.kind), now + self._PAUSE_MS)]
 
     def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
         if key[0] == "query":
-            msg = self._latest.pop(key[1], None)
-            return [] if msg is None or not self.connected else super()._on_query(msg, now)
+            queued = self._pending.pop(key[1], [])
+            if not queued or not self.connected:
+                return []
+            effects: list[Effect] = []
+            for _ in queued:
+                effects += super()._on_query(queued[-1], now)
+            return effects
         return super().on_timer(key, now)
 
 

@@ -190,7 +190,6 @@ class Variant(BrokenVariant):
     UNKNOWN_ALIAS_NOT_ALLOWED = "unknown-alias-not-allowed"
     UNKNOWN_SESSION_OPENED = "unknown-session-opened"
     DISABLED_IGNORED = "disabled-ignored"
-    AGENT_KIND_UNCHECKED = "agent-kind-unchecked"
     REMOVED_FOLDER_ACCEPTED = "removed-folder-accepted"
     SESSION_PER_DISPATCH = "session-per-dispatch"
     TAKEOVER_IGNORED = "takeover-ignored"
