@@ -56,6 +56,19 @@ def _usage(message: str) -> int:
 # -- run -------------------------------------------------------------------------------------------------------
 
 
+#: pytest options after ``--`` that need its cache (the last run's failures).
+_CACHE_OPTIONS = ("--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first", "--sw", "--stepwise",
+                  "--cache-clear", "--cache-show", "--lfnf", "--last-failed-no-failures")
+
+
+def _cache_args(extra: list[str]) -> list[str]:
+    """pytest's cache stays off (an installed suite's root may be read-only) unless an option after ``--`` needs it
+    (``--lf``, ``--ff``, …); then it lives in ``.pytest_cache`` of the directory the run starts from."""
+    if any(a.split("=", 1)[0] in _CACHE_OPTIONS for a in extra):
+        return ["-o", f"cache_dir={Path.cwd() / '.pytest_cache'}"]
+    return ["-p", "no:cacheprovider"]
+
+
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
@@ -72,7 +85,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     # @given test functions, and the conformance features have none (the robustness profile calls Hypothesis inside
     # its steps); left on, it imports Hypothesis at the end of every run through pytest's assertion rewriting, ~1 s
     # of CPU per process (the run's and each xdist worker's).
-    argv = [f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p", "no:cacheprovider",
+    argv = [f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", *_cache_args(extra),
             "-p", "no:hypothesispytest", *(paths or [str(root / "features")])]
     argv += to_pytest_argv(argparse.Namespace(**{**vars(args), "req": reqs}))
     if args.markers:
@@ -105,9 +118,10 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     for s in scenarios:
         for rid in s.req_ids:
             by_req.setdefault(rid, []).append(s)
-    runs = _collected_per_requirement(root)
-    if runs is None:
+    collected = _collected_per_requirement(root)
+    if collected is None:
         return EXIT_USAGE
+    runs, profiles = collected
     patterns = args.selection or ["*"]
     shown = [rid for rid in sorted(set(registry) | set(by_req)) if any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
     if not shown:
@@ -118,12 +132,16 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
         level = req.level.value if req else "?"
         count = runs.get(rid, 0)
         section = req.section if req else "(not in the registry)"
-        print(f"{rid:<{width}}  {level:<6}  {count:>4} scenario{'s' if count != 1 else ' '}  {section}")
+        profile = f" (-m {profiles[rid]})" if rid in profiles else ""
+        print(f"{rid:<{width}}  {level:<6}  {count:>4} scenario{'s' if count != 1 else ' '}  {section}{profile}")
         if args.scenarios:
             for s in by_req.get(rid, []):
                 print(f"{'':<{width}}    - {s.feature_file}:{s.line} {s.name}")
+    in_profiles = sum(runs.get(r, 0) for r in shown if r in profiles)
     print(f"{len(shown)} requirements, {sum(runs.get(r, 0) for r in shown)} scenarios (as a run counts them: "
-          f"each example row and each subject a frame case is sent to)", file=sys.stderr)
+          f"each example row and each subject a frame case is sent to"
+          + (f"; {in_profiles} of them in a profile, run only when -m names it" if in_profiles else "") + ")",
+          file=sys.stderr)
     return EXIT_OK
 
 
@@ -139,15 +157,21 @@ def _falsifiability(root: Path, registry: dict, patterns: list[str]) -> int:
     return EXIT_OK
 
 
-def _collected_per_requirement(root: Path) -> dict[str, int] | None:
+#: The profiles off by default (docs/targets.md), named in the -m of the collection that counts every scenario.
+_PROFILES = ("robustness", "faults")
+
+
+def _collected_per_requirement(root: Path) -> tuple[dict[str, int], dict[str, str]] | None:
     """How many scenarios a run of every target would run per requirement: pytest's own collection of the
-    features (outline rows, frame cases per hook subject, the deselected object-form cases left out)."""
+    features (outline rows, frame cases per hook subject, the deselected object-form cases left out), the profiles
+    included; and the profile of each requirement that belongs to one (its scenarios run only when -m names it)."""
     import contextlib
     import io
 
     import pytest
 
     counts: dict[str, int] = {}
+    profiles: dict[str, str] = {}
 
     class Count:
         @pytest.hookimpl(trylast=True)
@@ -157,15 +181,20 @@ def _collected_per_requirement(root: Path) -> dict[str, int] | None:
                 if marker is not None:
                     rid = str(marker.kwargs.get("id"))
                     counts[rid] = counts.get(rid, 0) + 1
+                    for profile in _PROFILES:
+                        if item.get_closest_marker(profile):
+                            profiles[rid] = profile
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        every = " or ".join((*_PROFILES, f"not ({' or '.join(_PROFILES)})"))  # names each profile: none is left off
         code = int(pytest.main([f"--rootdir={root}", f"--config-file={root / 'pytest.ini'}", "-p",
-                                "no:cacheprovider", "--collect-only", "-q", str(root / "features")], plugins=[Count()]))
+                                "no:cacheprovider", "--collect-only", "-q", "-m", every, str(root / "features")],
+                               plugins=[Count()]))
     if code != 0:
         print(f"simulator: list: the features could not be collected:\n{out.getvalue()[-3000:]}", file=sys.stderr)
         return None
-    return counts
+    return counts, profiles
 
 
 # -- report ----------------------------------------------------------------------------------------------------

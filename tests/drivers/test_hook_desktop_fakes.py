@@ -61,6 +61,10 @@ class FakeConn:
     def is_alive(self) -> bool:
         return self.alive
 
+    @property
+    def is_open(self) -> bool:
+        return self.alive
+
 
 class FakeServer:
     role = "server-sim"

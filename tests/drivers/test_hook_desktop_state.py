@@ -355,6 +355,25 @@ def test_only_a_lifecycle_preference_sent_after_the_change_answers_it():
     desk.check_lifecycle_sent(False)
 
 
+def test_a_late_answer_to_the_harness_s_own_first_change_does_not_answer_the_users_change():
+    """A desktop kept between scenarios may already hold the value: the harness sets the other one first, and that
+    change's frame may arrive after the mark; only a frame of the value the user set answers the check."""
+    from test_hook_desktop_fakes import FakeServer
+
+    from simulator.hook import make_hello, make_lifecycle_preference, make_pong
+
+    server = FakeServer()
+    server.answer = lambda what, args, kwargs: [make_pong()] if what == "ping" else []
+    desk = make_driver(server, FakeControl({"set-lifecycle-preference": {"ok": True}}))
+    desk.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",), lifecycle_announcement=False).payload)
+    desk.set_lifecycle_preference(False)  # already False: True is set first, then False
+    server.receive(make_lifecycle_preference(True))  # the first change's frame, late
+    with pytest.raises(AssertionError, match=r"only with enabled \[True\]"):
+        desk.check_lifecycle_sent(False)
+    server.receive(make_lifecycle_preference(False))
+    desk.check_lifecycle_sent(False)
+
+
 def test_a_turn_end_that_never_comes_is_reported_with_the_ack_the_harness_saw():
     """A dispatch the desktop refused leaves no turn.end; the reason names the refusal it saw, never only what it
     missed ("no frame matching <lambda>")."""

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conformance_runs import child_env
 
 from simulator.__main__ import main
 from simulator.requirements import load_registry
@@ -163,6 +164,37 @@ def test_list_counts_scenarios_the_way_a_run_does(capsys):
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     collected = sum(1 for line in proc.stdout.splitlines() if "::" in line)
     assert listed == collected > 1, (listed, collected)
+
+
+def test_run_passes_last_failed_to_pytest_with_a_cache_in_the_working_directory(tmp_path):
+    """``run … -- --lf`` works: the cache is on only then, in the directory the run starts from."""
+    cmd = [sys.executable, "-m", "simulator", "run", "HOOK-FRAME-ENV-VERSION-*", "--report-dir",
+           str(tmp_path / "out"), "--", "-q", "--lf"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=child_env())
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert (tmp_path / ".pytest_cache").is_dir()
+    plain = [sys.executable, "-m", "simulator", "run", "HOOK-FRAME-ENV-VERSION-*", "--report-dir",
+             str(tmp_path / "again"), "--", "-q"]
+    other = tmp_path / "plain"
+    other.mkdir()
+    proc = subprocess.run(plain, cwd=other, capture_output=True, text=True, timeout=300, env=child_env())
+    assert proc.returncode == 0 and not (other / ".pytest_cache").exists(), proc.stdout[-2000:]
+
+
+def test_list_counts_the_scenarios_of_the_profiles_and_names_the_profile(capsys):
+    """A robustness or fault requirement is listed with the scenarios ``-m`` would run, never "0 scenarios"."""
+    assert main(["list", "FAULT-*", "ROBUST-*"]) == 0
+    captured = capsys.readouterr()
+    lines = [line for line in captured.out.splitlines() if line.strip()]
+    assert lines and all(int(line.split()[2]) >= 1 for line in lines), lines
+    assert all(line.endswith(("(-m faults)", "(-m robustness)")) for line in lines), lines
+    assert "in a profile, run only when -m names it" in captured.err
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q", "features", "-m",
+           "faults", "--req", "FAULT-DESKTOP-DROP-END-01"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    collected = sum(1 for line in proc.stdout.splitlines() if "::" in line)
+    listed = next(int(line.split()[2]) for line in lines if line.startswith("FAULT-DESKTOP-DROP-END-01"))
+    assert listed == collected, (listed, collected)
 
 
 def test_a_run_with_assertions_disabled_is_refused():

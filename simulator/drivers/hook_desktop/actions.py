@@ -135,6 +135,8 @@ class DesktopActions(DesktopSession):
         Cindy desktop re-sends it after welcome), which says nothing of this change (``lifecycle_mark``)."""
         if self.lifecycle_now() is enabled:
             self.call("set-lifecycle-preference", {"enabled": not enabled})
+            if self.server.connection.is_open:
+                self.barrier()  # what the first change sent (before the pong) is received before the mark
         conn = self.server.connection
         self.lifecycle_mark = max((e.seq for e in list(conn.received)), default=0)
         self.call("set-lifecycle-preference", {"enabled": enabled})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ...errors import MissingFrame
 from ...hook import MessageType
 from ...roles.hook_conn import Inbound
 from .session import DesktopSession
@@ -61,17 +62,26 @@ class ConnectionChecks(DesktopSession):
 
     def check_lifecycle_sent(self, enabled: bool) -> None:
         """The desktop sends lifecycle.preference with ``enabled`` after the user changed it (§5 上下线通知偏好: "即时更新
-        当前设备的 … 上下线通知偏好"): a frame sent before the change (``lifecycle_mark``) does not answer it."""
+        当前设备的 … 上下线通知偏好"): a frame sent before the change (``lifecycle_mark``) does not answer it, nor does
+        a late frame of the other value (the answer to the harness's own earlier change, ``set_lifecycle_preference``);
+        an invalid one fails."""
         mark = self.lifecycle_mark
         name = MessageType.LIFECYCLE_PREFERENCE.value
 
         def after_change(e: Inbound) -> bool:
-            return e.type == name and e.seq > mark
-        after_change.description = "a lifecycle.preference sent after the change"  # type: ignore[attr-defined]
-        entry = self.server.expect(after_change)
+            return e.type == name and e.seq > mark and (not e.ok or e.message.payload.enabled is enabled)
+        after_change.description = (  # type: ignore[attr-defined]
+            f"a lifecycle.preference enabled={str(enabled).lower()} sent after the change")
+        try:
+            entry = self.server.expect(after_change)
+        except MissingFrame as missing:
+            others = [e.message.payload.enabled for e in self.server.connection.received
+                      if e.type == name and e.seq > mark and e.ok]
+            if others:
+                raise AssertionError(f"after the user set the preference to {enabled}, the desktop sent "
+                                     f"lifecycle.preference only with enabled {others!r}: {missing}") from None
+            raise
         assert entry.ok, f"the desktop's lifecycle.preference is invalid: {entry.issue}"
-        pref = entry.message.payload  # type: ignore[union-attr]
-        assert pref.enabled is enabled, f"lifecycle.preference enabled {pref.enabled!r}, the user set {enabled}"
 
     def check_lifecycle_not_sent(self) -> None:
         """§2: without lifecycle-announcement-v1 in welcome the desktop sends no lifecycle.preference."""
