@@ -94,6 +94,10 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         f"{len(record.scenarios)} scenarios" + (" · strict" if record.strict else "")
     )
     add("")
+    note = record.review_note()
+    if note:
+        add(f"**{md_escape(note)}**")
+        add("")
     add(_row("", ""))
     add(_row("---", "---"))
     add(_row("Harness", md_cell(f"{HARNESS_NAME} {record.harness_version}")))

@@ -936,6 +936,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             tr.write_line(f"  {r.verdict.value:<15} {r.id} [{r.level}]{flag}")
             if r.also:
                 tr.write_line(f"  {'':<15} {r.also_text()}")
+    note = record.review_note()
+    if note:
+        tr.write_line(note, yellow=True)
     for key in record.stale_baseline:
         tr.write_line(f"  stale baseline  {key}: it passes now; remove it from the baseline", red=True)
     if harness.report_paths:

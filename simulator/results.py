@@ -313,6 +313,17 @@ class RunRecord:
         label = {0: "CONFORMANT", 1: "NOT CONFORMANT", 3: "ERROR: the harness could not judge every requirement"}
         return f"{label.get(self.exit_code, 'INCOMPLETE RUN')} (exit {self.exit_code}): {counts}"
 
+    def review_note(self) -> str | None:
+        """What a must-level review means for a release, when the run has any open: only a reader can decide it, and
+        the release waits until one has (``--reviews FILE``). None when there is none."""
+        open_must = [r.id for r in self.requirements if r.verdict is Verdict.REVIEW and r.level == "must"]
+        if not open_must:
+            return None
+        shown = ", ".join(open_must[:4]) + (", …" if len(open_must) > 4 else "")
+        n = len(open_must)
+        return (f"{n} must-level review{'s' if n != 1 else ''} open ({shown}): {'it blocks' if n == 1 else 'they block'}"
+                f" a release until a reader decides {'it' if n == 1 else 'each'} (--reviews FILE, docs/targets.md)")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schemaVersion": REPORT_SCHEMA_VERSION,
