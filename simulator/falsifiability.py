@@ -1,4 +1,4 @@
-"""The falsifiability figure (issue 16): how many requirements have been proven able to fail.
+"""The falsifiability figure: how many requirements have been proven able to fail.
 
 A requirement is *proven* when ``scenarios/falsifiers.toml`` names at least one committed subject that breaks it
 together with the test that runs the requirement's scenarios against that subject and sees the requirement fail

@@ -1,4 +1,4 @@
-"""Recordings: the wire traffic of every scenario of a run, as JSON Lines beside its report (issue 19, part 2).
+"""Recordings: the wire traffic of every scenario of a run, as JSON Lines beside its report.
 
 A run that writes a report also writes ``recording.jsonl`` into the same folder. One JSON object per line:
 

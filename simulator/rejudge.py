@@ -1,4 +1,4 @@
-"""The comparison of ``simulator judge`` (issue 19, part 2), sans-I/O: a recording and what was judged again in,
+"""The comparison of ``simulator judge``, sans-I/O: a recording and what was judged again in,
 a ``Judgement`` out (``simulator.judging`` runs the playback and prints it).
 
 What this harness judges again, it judges with its own current code:

@@ -1,4 +1,4 @@
-"""The load profile (issue 19, docs/load.md): simulated desktops and MCP clients as Locust users, every lifecycle
+"""The load profile (docs/load.md): simulated desktops and MCP clients as Locust users, every lifecycle
 judged. This package's modules import neither gevent nor Locust, except ``locustfile`` (loaded by Locust only, in
 its own processes): ``python -m simulator load`` (``cli``) runs Locust in subprocesses.
 
