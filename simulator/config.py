@@ -169,20 +169,27 @@ def with_control_addresses(targets: dict[Role, TargetSpec], controls: dict[Role,
     return targets, controls
 
 
-def _subject_options(file_options: Any, cli_options: list[str], where: str) -> dict[Role, dict[str, str]]:
-    """``[tool.simulator.subject_options.<role>]`` tables, then ``--subject-option ROLE.NAME=VALUE`` (the command
-    line wins)."""
+def _role_string_tables(value: Any, key: str, names: str, where: str) -> dict[Role, dict[str, str]]:
+    """``[tool.simulator.<key>.<role>]``: one table of strings per role (``names``: what its keys are, for the
+    message)."""
     out: dict[Role, dict[str, str]] = {}
-    if not isinstance(file_options, dict):
-        raise ConfigError(f"{where}: subject_options must be a table of tables (role → NAME = \"value\")")
-    for name, table in file_options.items():
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: {key} must be a table of tables (role → NAME = \"value\")")
+    for name, table in value.items():
         try:
             role = Role(name)
         except ValueError:
-            raise ConfigError(f"{where}: subject_options.{name}: unknown role {name!r}") from None
+            raise ConfigError(f"{where}: {key}.{name}: unknown role {name!r}") from None
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-            raise ConfigError(f"{where}: subject_options.{name} must map option names to strings")
+            raise ConfigError(f"{where}: {key}.{name} must map {names} to strings")
         out.setdefault(role, {}).update(table)
+    return out
+
+
+def _subject_options(file_options: Any, cli_options: list[str], where: str) -> dict[Role, dict[str, str]]:
+    """``[tool.simulator.subject_options.<role>]`` tables, then ``--subject-option ROLE.NAME=VALUE`` (the command
+    line wins)."""
+    out = _role_string_tables(file_options, "subject_options", "option names", where)
     for text in cli_options:
         head, sep, value = text.partition("=")
         name, dot, option = head.partition(".")
@@ -260,18 +267,7 @@ def build_config(
     auto = frozenset(role for role, url in controls.items() if url == CONTROL_AUTO)
     targets, controls = with_control_addresses(targets, controls, pick_port)
 
-    subject_env: dict[Role, dict[str, str]] = {}
-    file_env = file_table.get("subject_env", {})
-    if not isinstance(file_env, dict):
-        raise ConfigError(f"{where}: subject_env must be a table of tables (role → NAME = \"value\")")
-    for name, table in file_env.items():
-        try:
-            role = Role(name)
-        except ValueError:
-            raise ConfigError(f"{where}: subject_env.{name}: unknown role {name!r}") from None
-        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-            raise ConfigError(f"{where}: subject_env.{name} must map variable names to strings")
-        subject_env.setdefault(role, {}).update(table)
+    subject_env = _role_string_tables(file_table.get("subject_env", {}), "subject_env", "variable names", where)
     for text in cli_subject_env:
         name, sep, assignment = text.partition("=")
         var, sep2, value = assignment.partition("=")
