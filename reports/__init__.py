@@ -11,7 +11,8 @@ html       report.html         ``html.render_html``: one self-contained, offline
 =========  ==================  ===========================================================================
 
 Every renderer takes a ``RunRecord`` or a report.json dict and returns text; ``write_all`` writes all five.
-The renderers import nothing of the harness but ``simulator.results`` and ``simulator.wirelog``.
+The renderers import nothing of the harness but ``simulator.results``, ``simulator.wirelog`` and
+``simulator.causes`` (the Next steps, a pure function of the record).
 ``json_report.load_report`` reads a report.json back (validated against the schema).
 """
 

@@ -60,7 +60,15 @@ def _header(record: RunRecord, view: dict[str, Any]) -> list[str]:
         + ("; strict (warn fails the run)" if record.strict else "")
         + (f"; interrupted by {esc(record.interrupted)}" if record.interrupted else "")
         + ". The full report (Gherkin steps, wire logs, filters) needs JavaScript.</p>",
+        f"<p>Selected: {_span(view['selection'])}. Judged with: {_span(view['judgedWith'])}."
+        + (f" Command: <code>{esc(view['command'])}</code>" if view["command"] else "") + "</p>",
     ]
+    if view["nextSteps"]:
+        out.append('<h2>Next steps</h2><ol class="noscript-next-steps">')
+        out.extend(f'<li>{esc(step["verdict"])}: {_span(step["action"])} ({esc(", ".join(step["requirements"][:6]))}'
+                   + (f" and {len(step['requirements']) - 6} more" if len(step["requirements"]) > 6 else "")
+                   + ")</li>" for step in view["nextSteps"])
+        out.append("</ol>")
     if record.subjects:
         out.append("<p>Subjects:</p><ul>")
         out.extend(

@@ -5,8 +5,10 @@ table, the attention list, the not-applicable reasons, all worked out in Python)
 What it builds, top to bottom:
 
 * the masthead: the overall verdict in large capitals (coloured by its kind) and ``RunRecord.overall()``'s line,
-  links to the sections below with their counts and to each requirement needing attention, the run's facts
-  (start, finish, strictness, exit code, command), the subjects with their targets and identities, the spec revisions;
+  the run's facts (start, finish, strictness, exit code, what was selected, the baseline and reviews that judged
+  it, the command that repeats it), the subjects with their targets and identities, "Next steps" (``#next-steps``:
+  the causes of what did not pass, the one blocking most requirements first, each with its action and
+  requirements: simulator/causes.py), links to the sections below with their counts, the spec revisions;
 * ``#by-spec``: one table, a block of rows per spec (must, should, may), a column per verdict;
 * ``#attention``: a card per requirement needing attention (``article.card[data-req-id][data-verdict]``): verdict,
   level, subjects, reason, the other non-passing verdicts of its scenarios ("Also", when any), the quoted spec
@@ -102,19 +104,12 @@ JS = r"""
     jump.appendChild(h("a", {href: href, class: alert ? "alert" : null},
       [label + " ", h("span", {class: "n", text: String(n)})]));
   }
+  jumpLink("#next-steps", "Next steps", view.nextSteps.length, false);
   jumpLink("#attention", "Needs attention", view.attention.length, nFails > 0);
   if (data.staleBaseline.length) jumpLink("#stale", "Stale baseline", data.staleBaseline.length, true);
   jumpLink("#not-applicable", "Not applicable", view.notApplicable.length, false);
   jumpLink("#by-spec", "Specs", view.specs.length, false);
   jumpLink("#all-requirements", "All requirements", data.requirements.length, false);
-  mast.appendChild(jump);
-  if (view.attention.length) {  // what needs attention, at a glance: a link to each card
-    mast.appendChild(h("div", {class: "chips", id: "attention-chips"}, view.attention.map(function (item) {
-      var r = reqById[item.id];
-      return h("a", {href: "#req-" + r.id, class: "chip v-" + r.verdict, title: r.summary, "data-req-id": r.id}, [
-        h("span", {class: "badge", text: LABELS[r.verdict]}), " ", h("code", {text: r.id})]);
-    })));
-  }
 
   var facts = h("div", {class: "facts"});
   var run = h("dl", {class: "meta", id: "run-facts"});
@@ -126,8 +121,9 @@ JS = r"""
   fact("Strict", data.strict ? "yes: warn fails the run" : "no: warn does not fail the run");
   fact("Exit code", String(data.exitCode));
   fact("Ran", plural(data.requirements.length, "requirement") + ", " + plural(data.scenarios.length, "scenario"));
-  fact("Command", data.command && data.command.length ? h("code", {text: data.command.join(" ")})
-    : h("span", {class: "empty", text: "not recorded"}));
+  fact("Selected", view.selection);
+  fact("Judged with", view.judgedWith);
+  fact("Command", view.command ? h("code", {text: view.command}) : h("span", {class: "empty", text: "not recorded"}));
   facts.appendChild(h("section", {}, [h("h3", {text: "Run"}), run]));
 
   function identityList(identity) {
@@ -148,6 +144,27 @@ JS = r"""
       }))])
     : h("p", {class: "empty", text: "No subject recorded."})]));
   mast.appendChild(facts);
+
+  // ---- Next steps: the causes of what did not pass, the one blocking most first -------------------------------
+  var next = h("section", {class: "next-steps", id: "next-steps"}, [h("h3", {class: "facts-title", text: "Next steps"})]);
+  if (!view.nextSteps.length) {
+    next.appendChild(h("p", {class: "empty", text: "Nothing to do: every requirement passed or is not applicable."}));
+  } else {
+    next.appendChild(h("ol", {}, view.nextSteps.map(function (step) {
+      var ids = step.requirements;
+      var shown = ids.slice(0, 6).map(function (id) {
+        return cardIds[id] ? h("a", {href: "#req-" + id}, [h("code", {text: id})]) : h("code", {text: id});
+      });
+      var list = [];
+      shown.forEach(function (node, i) { if (i) list.push(", "); list.push(node); });
+      if (ids.length > shown.length) list.push(" and " + (ids.length - shown.length) + " more");
+      return h("li", {class: "step v-" + step.verdict, "data-cause": step.cause.kind, "data-count": String(step.count)}, [
+        h("span", {class: "badge", text: LABELS[step.verdict]}), " ", h("span", {text: step.action}),
+        h("div", {class: "step-reqs muted"}, list)]);
+    })));
+  }
+  mast.appendChild(next);
+  mast.appendChild(jump);
 
   var docs = Object.keys(data.specRevisions).sort(collator.compare);
   if (docs.length) {

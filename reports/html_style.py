@@ -59,10 +59,12 @@ table { border-collapse: collapse; }
   background: var(--bg); color: var(--fg); }
 .jump a .n { font-weight: 700; }
 .jump a.alert { border-color: var(--fail); color: var(--fail); }
-.chips { display: flex; flex-wrap: wrap; gap: 4px 8px; margin: 6px 0 2px; }
-.chip { text-decoration: none; color: var(--fg); border: 1px solid color-mix(in srgb, var(--v) 45%%, var(--line));
-  border-radius: 12px; padding: 1px 8px 1px 2px; background: var(--bg); font-size: 12px; white-space: nowrap; }
-.chip .badge { font-size: 11px; }
+.next-steps { margin-top: 12px; }
+.next-steps h3 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
+.next-steps ol { margin: 0; padding-left: 22px; }
+.next-steps li { margin: 2px 0 6px; overflow-wrap: anywhere; }
+.next-steps .step-reqs { font-size: 12px; }
+.meta dd code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px 28px; margin-top: 12px; }
 .revisions { margin-top: 12px; }
 .facts h3, .revisions h3 { margin: 0 0 4px; font-size: 12px; text-transform: uppercase; letter-spacing: .05em;

@@ -8,6 +8,10 @@ id="report-view">`` next to report.json (``report-data``); scenarios are referre
 * ``overall``: the run's verdict as ``RunRecord.overall()`` words it: ``kind`` (conformant, not-conformant, error,
   interrupted, incomplete: the page's colour), ``verdict`` (its first words in capitals: CONFORMANT,
   NOT CONFORMANT, ERROR, INTERRUPTED, INCOMPLETE RUN) and the whole ``line``;
+* ``nextSteps``: the run's "Next steps" (``simulator.causes.next_steps``): per cause, its verdict, count,
+  requirements and action, the cause blocking most requirements first;
+* ``selection``, ``judgedWith``, ``command``: what the run selected, the baseline and reviews that judged it, and
+  the command that repeats it (``RunRecord.selection_text`` / ``judged_with_text`` / ``command_text``);
 * ``specs``: per spec document (``RequirementResult.spec``), a row per level (must, should, may, then any other)
   with the number of requirements of each verdict;
 * ``attention``: every requirement whose verdict is neither pass nor not-applicable, in the order a release
@@ -25,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from simulator.causes import next_steps
 from simulator.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import SEVERITY_ORDER, VERDICTS, ScenarioIndex, fails_run, requirement_reason
@@ -137,6 +142,10 @@ def page_view(record: RunRecord) -> dict[str, Any]:
     in_cards = {i for item in cards for i in item["scenarios"]}
     return {
         "overall": overall_verdict(record),
+        "nextSteps": [step.to_json() for step in next_steps(record)],
+        "selection": record.selection_text(),
+        "judgedWith": record.judged_with_text(),
+        "command": record.command_text(),
         "specs": spec_tables(record),
         "attention": cards,
         "attentionGroups": [{"group": k, "title": v} for k, v in ATTENTION_GROUPS.items()],

@@ -1,6 +1,7 @@
 """report.json: the ``RunRecord`` as the versioned document every other report is built from.
 
-``render_json(record)`` is ``RunRecord.to_json()`` as pretty UTF-8 JSON text: keys in the schema's order (the
+``render_json(record)`` is ``report_document(record)`` (``RunRecord.to_json()`` with the causes and Next steps
+computed from it) as pretty UTF-8 JSON text: keys in the schema's order (the
 order ``to_json`` writes them), the free-form maps (``specRevisions``, a subject's ``identity``) sorted by key,
 two-space indent, a final newline. Non-ASCII text is written as is, except characters no UTF-8 file or HTML
 page may carry or that are invisible: lone surrogates, U+FFFE / U+FFFF, DEL and C1 controls, U+2028 / U+2029
@@ -21,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from simulator.causes import next_steps, requirement_causes
 from simulator.results import READABLE_SCHEMA_VERSIONS, RunRecord
 from simulator.suite import schema_path
 
@@ -63,12 +65,22 @@ def _sorted_map(value: Any) -> Any:
 
 
 def report_document(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
-    """The report.json document of a record (``RunRecord.to_json`` with its free-form maps sorted by key)."""
-    doc = as_record(record).to_json()
+    """The report.json document of a record: ``RunRecord.to_json`` with its free-form maps sorted by key, the
+    cause of each requirement that neither passes nor is not applicable, and the run's ``nextSteps`` (before
+    ``staleBaseline``, the schema's order): both computed from the record (simulator/causes.py)."""
+    record = as_record(record)
+    doc = record.to_json()
     doc["specRevisions"] = _sorted_map(doc["specRevisions"])
     for subject in doc["subjects"]:
         subject["identity"] = _sorted_map(subject["identity"])
-    return doc
+    causes = requirement_causes(record)
+    for req in doc["requirements"]:
+        if req["id"] in causes:
+            req["cause"] = causes[req["id"]].to_json()
+    steps = [step.to_json() for step in next_steps(record)]
+    return {**{k: v for k, v in doc.items() if k not in ("staleBaseline", "requirements", "scenarios")},
+            "nextSteps": steps, "staleBaseline": doc["staleBaseline"], "requirements": doc["requirements"],
+            "scenarios": doc["scenarios"]}
 
 
 def dumps(doc: Any) -> str:

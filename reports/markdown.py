@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from simulator.causes import next_steps
 from simulator.results import RequirementResult, RunRecord, Verdict, limits_of
 
 from ._common import (
@@ -94,10 +95,22 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         f"{len(record.scenarios)} scenarios" + (" · strict" if record.strict else "")
     )
     add("")
+    add(md_escape(record.overall()))
+    add("")
     note = record.review_note()
     if note:
         add(f"**{md_escape(note)}**")
         add("")
+    add("## Next steps")
+    add("")
+    steps = next_steps(record)
+    if not steps:
+        add("Nothing to do: every requirement passed or is not applicable.")
+    for n, step in enumerate(steps, 1):
+        ids = ", ".join(step.requirements[:6]) + (f" and {step.count - 6} more" if step.count > 6 else "")
+        listed = "" if step.names_its_requirement else f" ({md_escape(ids)})"
+        add(f"{n}. **{step.verdict.value}**: {md_escape(step.action)}{listed}")
+    add("")
     add(_row("", ""))
     add(_row("---", "---"))
     add(_row("Harness", md_cell(f"{HARNESS_NAME} {record.harness_version}")))
@@ -107,6 +120,11 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     if record.interrupted:
         add(_row("Interrupted", md_cell(f"by {record.interrupted}: the scenarios not reached are absent")))
     add(_row("Exit code", f"{record.exit_code} ({outcome(record.exit_code)})"))
+    add(_row("Selected", md_cell(record.selection_text())))
+    add(_row("Judged with", md_cell(record.judged_with_text())))
+    command = record.command_text()
+    if command:
+        add(_row("Command", md_cell(command)))
     for doc in sorted(record.spec_revisions):
         add(_row(f"Spec {md_cell(doc)}", md_cell(record.spec_revisions[doc])))
     add("")

@@ -91,12 +91,11 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.markers:
         argv += ["-m", args.markers]
     code = int(pytest.main(argv + extra))
-    if code == 5:
-        print("simulator: the selection matched no scenario", file=sys.stderr)
-        return EXIT_USAGE
     if code in EXIT_INTERRUPTED:
         return code
-    return {0: EXIT_OK, 1: EXIT_FINDINGS, 2: EXIT_INFRA, 3: EXIT_INFRA, 4: EXIT_USAGE}.get(code, EXIT_INFRA)
+    # The plugin gives the harness's codes (2 usage error, 3 infrastructure, the same under pytest features/);
+    # 4 is a usage error pytest found itself (an unknown option), 5 a run the plugin did not judge (no features).
+    return {0: EXIT_OK, 1: EXIT_FINDINGS, 2: EXIT_USAGE, 3: EXIT_INFRA, 4: EXIT_USAGE, 5: EXIT_USAGE}.get(code, EXIT_INFRA)
 
 
 # -- list ------------------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .errors import ConfigError
 from .falsifiability import Falsifier, figure
@@ -134,6 +135,15 @@ def _falsifiability(runs: Sequence[LabelledRun], requirements: list[RequirementR
     return figure({r.id: r.level for r in requirements}, cases, figured[0].falsifiability["source"])
 
 
+def _selection(runs: Sequence[LabelledRun]) -> dict[str, Any]:
+    """The inputs' common selection; when they differ, each run's, labelled (``paths`` names them), so the merged
+    report never claims a selection none of its runs made."""
+    first = runs[0].record.selection
+    if all(r.record.selection == first for r in runs):
+        return dict(first)
+    return {"merged": [f"{r.label}: {r.record.selection_text()}" for r in runs]}
+
+
 def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
     """The one record of ``runs`` (at least one), by the rules of the module docstring."""
     if not runs:
@@ -183,6 +193,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
         stale_baseline=stale,
         interrupted=next((r.record.interrupted for r in runs if r.record.interrupted), None),
         command=list(first.command),
+        selection=_selection(runs),
         falsifiability=_falsifiability(runs, requirements),
     )
     record.exit_code = exit_code_for(record)

@@ -16,7 +16,7 @@ What the subject answers is judged by the scenarios, never here: the preflight o
 cannot be reached at all (connection refused, no answer within the step limit, a command that exits at once), or
 that the run is configured to be refused by (a hook server that answers the handshake made with the run's own
 bearer token, or with none, 401 or 403: every scenario would be refused the same way, a usage mistake with exit code
-2 under ``run``, pytest's usage error 4 under ``pytest features/``, and the fix, "give --hook-token"). The harness
+2 under both ``run`` and ``pytest features/``, and the fix, "give --hook-token"). The harness
 then ends with one message per target and exit code 3 (docs/targets.md); for a ``stdio:``
 command that ended before it answered, the message gives its exit status and the end of its stderr. The command
 starts the way the scenarios start it (``spawns``, simulator/subject_spawn.py: the same working directory policy,
@@ -197,6 +197,6 @@ def describe(failures: list[Unreachable]) -> str:
 
 
 def exit_code(failures: list[Unreachable]) -> int:
-    """The exit code of a run the preflight stops: pytest's usage error (4, which ``run`` answers as 2) when the run is
-    misconfigured, 3 when a target cannot be reached."""
-    return int(pytest.ExitCode.USAGE_ERROR) if any(f.usage for f in failures) else 3
+    """The exit code of a run the preflight stops: 2, a usage error, when the run is misconfigured (the same under
+    ``pytest features/`` and ``run``); 3 when a target cannot be reached."""
+    return 2 if any(f.usage for f in failures) else 3

@@ -24,8 +24,10 @@ the frame requirements (``simulator.emitted_frames``), which adds one result per
 
 At the end it builds a ``RunRecord``, writes the reports (``--report-dir``, default ``./conformance-report/run-<time>``;
 ``--no-report`` to skip), and sets the exit status: 3 when a scenario ended in *error* (harness or
-infrastructure), 1 for findings or a stale baseline entry, 0 when conformant. Bad options are a usage error
-(pytest's 4, which ``python -m simulator`` maps to 2).
+infrastructure), 1 for findings or a stale baseline entry, 0 when conformant. A usage error (bad options or
+configuration, a selection that matches no scenario, a hook server that refuses the run's own token) exits 2 with
+one ``conformance: usage error: …`` line, as ``python -m simulator run`` does; feature files that cannot be
+collected exit 3. The console is ``simulator.console``'s: one screen, Next steps last.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import hashlib
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -46,6 +48,7 @@ from . import __version__
 from . import bdd_signatures, bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
 from .config import HarnessConfig, build_config, load_file_config
+from .console import Console, console_lines
 from .emitted_frames import EmittedFrames, judge_emitted
 from .emitted_lines import STDIO_RULES, EmittedLines, judge_emitted_lines
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
@@ -75,6 +78,23 @@ MAX_WIRE_EVENTS = 400
 MAX_WIRE_TEXT = 20000
 
 
+#: The run's exit code for a usage error, the same under ``pytest features/`` and ``python -m simulator run``
+#: (docs/targets.md "Reports and exit codes"): bad options or configuration, a selection that matches no scenario,
+#: a hook server that refuses the run's own token.
+EXIT_USAGE = 2
+#: A failure of the harness or its infrastructure (a scenario in error, an unreachable target, a feature file that
+#: cannot be collected).
+EXIT_INFRA = 3
+
+
+def usage_error(message: str, harness: Harness | None = None) -> NoReturn:
+    """End the run as a usage error: exit code ``EXIT_USAGE`` and one line, ``conformance: usage error: …``, under
+    both front doors (pytest's own ``UsageError`` would exit 4 under ``pytest features/``)."""
+    if harness is not None:
+        harness.usage_error = message
+    pytest.exit(f"conformance: usage error: {message}", returncode=EXIT_USAGE)
+
+
 class ShouldNotMet(pytest.PytestWarning):
     """A @should requirement was not met (a warning verdict; ``--strict`` makes it a failure)."""
 
@@ -93,6 +113,12 @@ class Harness:
         #: What every stdio MCP subject wrote to its stdout, run-wide (simulator/emitted_lines.py).
         self.emitted_lines = EmittedLines()
         self.selection: list[str] = []
+        #: The usage error that ended the run (``usage_error``), if one did.
+        self.usage_error: str | None = None
+        #: pytest's word when feature files or steps could not be collected ("2 errors during collection").
+        self.collection_failed: str | None = None
+        #: ``RunRecord.selection`` (``_selection_record``): paths, patterns, -m, -k, baseline, reviews.
+        self.selection_record: dict[str, Any] = {}
         self.results: dict[str, ScenarioResult] = {}
         #: Each scenario's line of the run's recording (simulator.recording), by node id; empty without a report.
         self.recorded: dict[str, str] = {}
@@ -136,7 +162,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if sys.flags.optimize:
         # The drivers' checks are assert statements: under -O they vanish and every check would pass.
-        raise pytest.UsageError("the harness cannot judge with assertions disabled (python -O or PYTHONOPTIMIZE is "
+        usage_error("the harness cannot judge with assertions disabled (python -O or PYTHONOPTIMIZE is "
                                 "set): run it without them")
     _check_pytest_bdd()
     rootdir = Path(str(config.rootpath))
@@ -161,7 +187,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         harness = Harness(harness_cfg, rootdir)
     except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
+        usage_error(str(exc))
     replay = config.getoption("--replay")
     if replay:  # a bad replay file is a usage error before anything runs, not an error in one scenario
         from .fuzz.replay import load_replay
@@ -169,7 +195,7 @@ def pytest_configure(config: pytest.Config) -> None:
         try:
             load_replay(Path(replay))
         except ConfigError as exc:
-            raise pytest.UsageError(str(exc)) from None
+            usage_error(str(exc))
     if harness_cfg.markers and not config.option.markexpr:
         config.option.markexpr = harness_cfg.markers
     config.stash[_HARNESS] = harness
@@ -181,10 +207,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.add_cleanup(install_sigterm())
     config.pluginmanager.register(_InterruptWatch(harness), "simulator-interrupt-watch")
     config.pluginmanager.register(StepRecorder(), "simulator-gherkin-steps")
+    if not is_worker(config):
+        config.pluginmanager.register(Console(harness, config), "simulator-console")
     if is_controller(config):
         listen = harness_cfg.target(Role.DESKTOP)
         if listen.kind is TargetKind.LISTEN:
-            raise pytest.UsageError(f"--target desktop={listen.raw} cannot run under pytest-xdist: the desktop dials one "
+            usage_error(f"--target desktop={listen.raw} cannot run under pytest-xdist: the desktop dials one "
                                     f"address, where only one worker can listen; run it without -n")
         config.pluginmanager.register(XdistController(harness), "simulator-xdist-controller")
 
@@ -195,11 +223,11 @@ def _install_playback(config: pytest.Config, harness: Harness, path: Path) -> No
     from .playback.install import Playback
 
     if is_controller(config) or is_worker(config):
-        raise pytest.UsageError("--playback runs without pytest-xdist (one recorded timeline at a time)")
+        usage_error("--playback runs without pytest-xdist (one recorded timeline at a time)", harness)
     try:
         harness.playback = Playback(path)
     except ConfigError as exc:
-        raise pytest.UsageError(f"--playback: {exc}") from None
+        usage_error(f"--playback: {exc}", harness)
     harness.playback.install()
     config.add_cleanup(harness.playback.uninstall)
     config.pluginmanager.register(PlaybackHooks(harness.playback, lambda item: _key_of(
@@ -213,7 +241,9 @@ class _InterruptWatch:
         self.harness = harness
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        if isinstance(excinfo.value, KeyboardInterrupt):  # pytest also calls this for pytest.exit()
+        if isinstance(excinfo.value, pytest.Session.Interrupted) and "during collection" in str(excinfo.value):
+            self.harness.collection_failed = str(excinfo.value)  # pytest stops on collection errors: no signal
+        elif isinstance(excinfo.value, KeyboardInterrupt):  # pytest also calls this for pytest.exit()
             self.harness.interrupted = signal_of(excinfo.value)
 
 
@@ -231,7 +261,7 @@ def _check_pytest_bdd() -> None:
     bdd, core = version("pytest-bdd"), version("pytest")
     major = int(bdd.split(".")[0])
     if major < 9 and int(core.split(".")[0]) >= 9:
-        raise pytest.UsageError(f"pytest-bdd {bdd} does not work with pytest {core}: install pytest-bdd 9 "
+        usage_error(f"pytest-bdd {bdd} does not work with pytest {core}: install pytest-bdd 9 "
                                 f"(pip install 'pytest-bdd>=9'), or pytest 8 with pytest-bdd 8")
     if major < 9:
         from pytest_bdd import gherkin_parser
@@ -386,7 +416,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names |= {f"emitted-lines::{role}::{rid}" for role, rid in STDIO_RULES.items()}
         unknown = harness.baseline.unknown(set(harness.registry), names)
         if unknown:
-            raise pytest.UsageError(
+            usage_error(harness=harness, message=
                 f"--baseline {harness.baseline.source}: entry {unknown[0].key} matches no requirement of the "
                 f"registry and no collected scenario" + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     markexpr = config.option.markexpr or ""
@@ -428,12 +458,35 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+def _selection_record(config: pytest.Config, harness: Harness, patterns: list[str]) -> dict[str, Any]:
+    """What the run selected and what judges it besides the subject (``RunRecord.selection``): the feature paths
+    the command line names, the ``--req`` patterns, ``-m``, ``-k``, ``--only-scenarios``, the baseline and the
+    reviewed decisions (files as given)."""
+    root = Path(str(config.rootpath)).resolve()
+    paths = []
+    if _paths_selected(config):
+        for arg in config.args:
+            path = Path(arg.split("::")[0]).resolve()
+            rest = arg[len(arg.split("::")[0]):]
+            paths.append((str(path.relative_to(root)) if path.is_relative_to(root) else arg.split("::")[0]) + rest)
+    out: dict[str, Any] = {
+        "paths": paths,
+        "req": list(dict.fromkeys(patterns)),
+        "markers": config.option.markexpr or None,
+        "keyword": config.option.keyword or None,
+        "onlyScenarios": config.getoption("--only-scenarios") or None,
+        "baseline": str(harness.config.baseline) if harness.config.baseline else None,
+        "reviews": str(harness.config.reviews) if harness.config.reviews else None,
+    }
+    return {k: v for k, v in out.items() if v}
+
+
 def _listed_keys(path: Path) -> set[str]:
     """The scenario keys ``--only-scenarios`` names (one per line)."""
     try:
         return {line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
     except (OSError, UnicodeDecodeError) as exc:
-        raise pytest.UsageError(f"--only-scenarios {path}: cannot read it: {exc}") from None
+        usage_error(f"--only-scenarios {path}: cannot read it: {exc}")
 
 
 def _paths_selected(config: pytest.Config) -> bool:
@@ -480,6 +533,8 @@ def pytest_runtestloop(session: pytest.Session) -> None:
         else:
             print(f"conformance: {message}", file=sys.stderr)
         code = exit_code(harness.unreachable)
+        if code == EXIT_USAGE:
+            harness.usage_error = message
         pytest.exit("preflight: the run is misconfigured" if code != 3 else "preflight: a target is not reachable",
                     returncode=code)
 
@@ -842,6 +897,7 @@ def build_record(harness: Harness) -> RunRecord:
         requirements=requirements,
         stale_baseline=[e.key for e in stale],
         command=run_command(harness.config),
+        selection=dict(harness.selection_record),
         falsifiability=figure({r.id: r.level for r in requirements},
                               load_falsifiers(harness.rootdir / "scenarios" / "falsifiers.toml"),
                               "scenarios/falsifiers.toml"),
@@ -875,10 +931,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if is_worker(config):
         config.workeroutput[WORKER_KEY] = worker_output(harness)  # type: ignore[attr-defined]
         return  # the controller judges the whole run and writes the one report
+    if _usage_or_broken_collection(session, harness):
+        return
     if harness.interrupted is None and int(session.exitstatus) == pytest.ExitCode.INTERRUPTED:
         harness.interrupted = "SIGINT"
     if not harness.results and harness.interrupted is None:
         return
+    patterns = list(config.getoption("--req")) + list(harness.config.req)
+    harness.selection_record = _selection_record(config, harness, patterns)
     record = build_record(harness)
     code = exit_code_for(record)
     pytest_status = int(session.exitstatus)
@@ -905,6 +965,48 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             harness.report_paths["playback"] = harness.playback.write(directory)
 
 
+def _usage_or_broken_collection(session: pytest.Session, harness: Harness) -> bool:
+    """The runs that judged nothing, with the exit code both front doors give them: a selection that matches no
+    scenario is a usage error (``EXIT_USAGE``, pytest's own would be 5, silently); feature files or steps that cannot
+    be collected are the harness's failure (``EXIT_INFRA``, pytest's own would be 2, the usage error's code here);
+    a usage error already ended the run with its code. True when the run ends here."""
+    status = int(session.exitstatus)
+    if harness.usage_error is not None:
+        return True
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(line: str) -> None:
+        if reporter is not None:
+            reporter.write_line(line, red=True, bold=True)
+        else:
+            print(line, file=sys.stderr)
+
+    if harness.collection_failed is not None:
+        say(f"conformance: ERROR (exit {EXIT_INFRA}): {harness.collection_failed}: the feature files or their steps "
+            f"cannot be collected, nothing was judged")
+        session.exitstatus = EXIT_INFRA
+        return True
+    if status == pytest.ExitCode.NO_TESTS_COLLECTED and _judges_features(session.config):
+        selection = RunRecord(harness_version="", spec_revisions={}, subjects=[], started_at="", finished_at="",
+                              strict=False, selection=_selection_record(session.config, harness, harness.selection
+                                                                        or list(session.config.getoption("--req"))
+                                                                        + list(harness.config.req)))
+        harness.usage_error = f"the selection matched no scenario ({selection.selection_text()})"
+        say(f"conformance: usage error: {harness.usage_error}")
+        session.exitstatus = EXIT_USAGE
+        return True
+    return False
+
+
+def _judges_features(config: pytest.Config) -> bool:
+    """The run collects conformance features only (every path it names is under ``features/``, or it names none
+    and selects by ``--req``): an empty selection is then a usage error, not pytest's "no tests ran"."""
+    root = Path(str(config.rootpath)).resolve() / "features"
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return bool(config.getoption("--req"))
+    return all(Path(arg.split("::")[0]).resolve().is_relative_to(root) for arg in config.args)
+
+
 def _write_recording(harness: Harness, record: RunRecord, directory: Path, config: pytest.Config) -> Path:
     """The run's ``recording.jsonl`` beside its report (simulator.recording)."""
     from importlib.metadata import version
@@ -927,15 +1029,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     tr = terminalreporter
     tr.section("conformance")
-    counts = {k: v for k, v in record.counts().items() if v}
-    tr.write_line("requirements: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                  + f" ({len(record.scenarios)} scenarios)")
-    for r in record.requirements:
-        if r.verdict not in (Verdict.PASS, Verdict.NOT_APPLICABLE):
-            flag = " (baselined)" if r.baselined else ""
-            tr.write_line(f"  {r.verdict.value:<15} {r.id} [{r.level}]{flag}")
-            if r.also:
-                tr.write_line(f"  {'':<15} {r.also_text()}")
+    tr.write_line(f"requirements: {record.counts_text()} ({len(record.scenarios)} scenarios)")
+    verbose = config.get_verbosity() > 0
+    for line in console_lines(record, verbose=verbose):
+        tr.write_line(line)
     note = record.review_note()
     if note:
         tr.write_line(note, yellow=True)

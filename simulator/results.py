@@ -49,15 +49,18 @@ __all__ = [
     "subjects_of",
     "limits_of",
     "READABLE_SCHEMA_VERSIONS",
+    "SELECTION_KEYS",
+    "selection_args",
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.5"
+REPORT_SCHEMA_VERSION = "1.6"
 #: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/reproduce.py).
 TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
 #: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``;
-#: 1.3 is 1.4 without the wire events' ``conn``; 1.4 is 1.5 without the requirements' ``also``).
-READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4", "1.5")
+#: 1.3 is 1.4 without the wire events' ``conn``; 1.4 is 1.5 without the requirements' ``also``; 1.5 is 1.6 without
+#: ``selection``, the requirements' ``cause`` and ``nextSteps``, which a reader computes again from the rest).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4", "1.5", "1.6")
 
 
 class Verdict(StrEnum):
@@ -288,6 +291,11 @@ class RunRecord:
     #: The falsifiability figure over this run's requirements (simulator/falsifiability.py): how many have a
     #: committed case that proves they can fail. None when unknown (a 1.1 report).
     falsifiability: dict[str, Any] | None = None
+    #: What the run selected and what judged it besides the subject (``SELECTION_KEYS``: feature paths, ``--req``
+    #: patterns, ``-m``, ``-k``, ``--only-scenarios``, ``--baseline``, ``--reviews``); empty: every requirement,
+    #: nothing besides; ``merged``: the merged runs' selections, when they differ (``report merge``). ``command``
+    #: plus ``selection_args()`` is the command that reproduces the run.
+    selection: dict[str, Any] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
@@ -295,18 +303,61 @@ class RunRecord:
             out[r.verdict.value] += 1
         return out
 
+    def selection_args(self) -> list[str]:
+        """The words that repeat the run's selection, baseline and reviews after ``command``."""
+        return selection_args(self.selection)
+
+    def selection_text(self) -> str:
+        """The selection in one line for a report's header ("every requirement" when nothing narrowed it)."""
+        if self.selection.get("merged"):
+            return "merged runs: " + " | ".join(map(str, self.selection["merged"]))
+        parts = [f"{label} {_shell_words(value)}" for label, value in _selection_parts(self.selection)
+                 if label not in ("--baseline", "--reviews")]
+        return "; ".join(parts) if parts else "every requirement of the suite"
+
+    def judged_with_text(self) -> str:
+        """The files besides the subject that decided verdicts: the baseline and the reviewed decisions."""
+        parts = [f"{label} {value}" for label, value in _selection_parts(self.selection)
+                 if label in ("--baseline", "--reviews")]
+        if "baseline" not in self.selection and any(r.baselined for r in self.requirements):
+            parts.insert(0, "a baseline (its file is not recorded)")
+        if "reviews" not in self.selection and any(s.review for s in self.scenarios):
+            parts.append("reviewed decisions (their file is not recorded)")
+        return "; ".join(parts) if parts else "no baseline, no reviewed decisions"
+
+    def command_text(self) -> str | None:
+        """The shell text that repeats the whole run: ``command`` and the selection. None when unknown."""
+        if not self.command or self.selection.get("merged"):
+            return None
+        return _shell([*self.command, *self.selection_args()])
+
     def rerun_text(self, requirement: str) -> str | None:
-        """The shell text that reruns one requirement: the run's ``command`` and ``--req <ID>``, each word quoted
-        for a POSIX shell except the hook token's variable, which stays a variable (``"$HOOK_CONFORMANCE_TOKEN"``).
-        None when the report does not record the run's command (a 1.1 report)."""
+        """The shell text that reruns one requirement: the run's ``command``, its ``-m`` (a profile's requirement
+        runs only under it), baseline and reviews, and ``--req <ID>``, each word quoted for a POSIX shell except the
+        hook token's variable, which stays a variable (``"$HOOK_CONFORMANCE_TOKEN"``). None when the report does not
+        record the run's command (a 1.1 report)."""
         if not self.command:
             return None
-        words = [*self.command, "--req", requirement]
-        return " ".join(f'"{TOKEN_VARIABLE}"' if w == TOKEN_VARIABLE else shlex.quote(w) for w in words)
+        kept = {k: v for k, v in self.selection.items() if k in ("markers", "baseline", "reviews")}
+        return _shell([*self.command, *selection_args(kept), "--req", requirement])
+
+    def counts_text(self) -> str:
+        """The requirements' counts in one phrase; a baselined failure counts as an expected failure, never as the
+        verdict it would otherwise be ("0 pass, 6 expected failures (baseline)")."""
+        counts = self.counts()
+        expected = 0
+        for r in self.requirements:
+            if r.baselined and r.verdict in FAILING | {Verdict.WARN}:
+                counts[r.verdict.value] -= 1
+                expected += 1
+        words = [f"{n} {v}" for v, n in counts.items() if n or (v == "pass" and expected)]
+        if expected:
+            words.append(f"{expected} expected failure{'s' if expected != 1 else ''} (baseline)")
+        return ", ".join(words) or "no requirement judged"
 
     def overall(self) -> str:
         """One line a release manager reads first: the run's verdict, its exit code and the counts behind it."""
-        counts = ", ".join(f"{n} {v}" for v, n in self.counts().items() if n) or "no requirement judged"
+        counts = self.counts_text()
         if self.interrupted:
             return (f"INTERRUPTED by {self.interrupted} (exit {self.exit_code}): a partial report of "
                     f"{len(self.scenarios)} scenarios; no verdict on the subject ({counts})")
@@ -325,6 +376,8 @@ class RunRecord:
                 f" a release until a reader decides {'it' if n == 1 else 'each'} (--reviews FILE, docs/targets.md)")
 
     def to_json(self) -> dict[str, Any]:
+        """The record's own fields; report.json adds what is computed from them (``reports.json_report``: the
+        requirements' ``cause`` and ``nextSteps``, simulator/causes.py)."""
         return {
             "schemaVersion": REPORT_SCHEMA_VERSION,
             "harness": {"name": "hook-conformance-simulator", "version": self.harness_version},
@@ -335,6 +388,7 @@ class RunRecord:
             "strict": self.strict,
             "exitCode": self.exit_code,
             "command": list(self.command),
+            "selection": dict(self.selection),
             "falsifiability": self.falsifiability,
             "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
@@ -358,9 +412,49 @@ class RunRecord:
             stale_baseline=list(data.get("staleBaseline", [])),
             interrupted=data.get("interrupted"),
             command=list(data.get("command", [])),
+            selection=dict(data.get("selection", {})),
             falsifiability=data.get("falsifiability"),
             exit_code=int(data.get("exitCode", 0)),
         )
+
+
+# -- the selection of a run ------------------------------------------------------------------------------------
+
+#: ``RunRecord.selection``'s keys and the option that repeats each, in the order a command writes them.
+SELECTION_KEYS: tuple[tuple[str, str], ...] = (
+    ("paths", ""), ("req", "--req"), ("markers", "-m"), ("keyword", "-k"), ("onlyScenarios", "--only-scenarios"),
+    ("baseline", "--baseline"), ("reviews", "--reviews"),
+)
+
+
+def _selection_parts(selection: dict[str, Any]) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, option in SELECTION_KEYS:
+        value = selection.get(key)
+        if value:
+            out.append((option or "features", value))
+    return out
+
+
+def selection_args(selection: dict[str, Any]) -> list[str]:
+    """The command words of a selection: paths first, then one option per pattern or file."""
+    words: list[str] = []
+    for key, option in SELECTION_KEYS:
+        value = selection.get(key)
+        if not value:
+            continue
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            words += [str(v)] if not option else [option, str(v)]
+    return words
+
+
+def _shell_words(value: Any) -> str:
+    return " ".join(shlex.quote(str(v)) for v in (value if isinstance(value, list) else [value]))
+
+
+def _shell(words: list[str]) -> str:
+    return " ".join(f'"{TOKEN_VARIABLE}"' if w == TOKEN_VARIABLE else shlex.quote(w) for w in words)
 
 
 # -- what a run's records add up to (the plugin at the end of a run, and ``report merge``) --------------------------

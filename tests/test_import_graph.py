@@ -23,7 +23,9 @@ PACKAGES = ("simulator", "steps", "reports")
 ALLOWED_CYCLES: tuple[frozenset[str], ...] = ()
 
 #: What ``reports/`` may import of the simulator (architecture: reports render a ``RunRecord`` and nothing else).
-REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog", "simulator.suite"})
+#: What the renderers may import of the harness: the record, the wire log, where the schema is, and the causes
+#: (simulator/causes.py: the Next steps, a pure function of the record).
+REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog", "simulator.suite", "simulator.causes"})
 
 
 def _modules() -> dict[str, Path]:

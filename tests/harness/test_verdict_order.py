@@ -302,7 +302,7 @@ def test_a_run_headlines_the_fail_lists_the_not_testable_beside_it_and_a_merge_k
     nt = next(s for s in report["scenarios"] if s["verdict"] == "not-testable")
     assert req["also"][0]["reasons"] == [nt["reason"]] and nt["reason"]
     lines = result.stdout.lines
-    head = next(i for i, x in enumerate(lines) if x.startswith("  fail") and "T-MIX-01 [must]" in x)
+    head = next(i for i, x in enumerate(lines) if x.startswith("  × fail") and "T-MIX-01 [must]" in x)
     assert lines[head + 1].strip().startswith("and 1 scenario could not be tested: ")
     assert "## Requirements not passing" in (out / "summary.md").read_text(encoding="utf-8")
     assert "and 1 scenario could not be tested" in (out / "summary.md").read_text(encoding="utf-8")
