@@ -54,7 +54,7 @@ __all__ = ["main", "run", "time_functions", "measure_memory"]
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 1 << 20
-THROUGHPUT_TARGET = 1.2  # parse / json.loads over the mix (issue 18: the upstream Node parser's ratio to JSON.parse)
+THROUGHPUT_TARGET = 1.2  # parse / json.loads over the mix (the upstream Node parser's ratio to JSON.parse)
 MEMORY_TARGET = 1.10  # parse peak / json.loads peak on the 48 MiB frame ("about equal")
 
 FUNCTIONS: dict[str, Callable[[Any], Any]] = {"json.loads": json.loads, "parse": parse_hook_message}

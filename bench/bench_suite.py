@@ -1,5 +1,5 @@
 """Suite benchmark: how long the conformance run takes against the embedded references, and how busy it keeps the
-machine (issue 18: "the whole conformance run in under a minute on two cores by waiting on events instead of
+machine (the target: "the whole conformance run in under a minute on two cores by waiting on events instead of
 clocks").
 
 One invocation measures, each as its own ``python -m simulator run --no-report`` subprocess:
@@ -55,7 +55,7 @@ QUICK: dict[str, str] = {"hook frames": "HOOK-FRAME-ENV-TYPE-02", "hook server":
                          "hook desktop": "HOOK-DESKTOP-ACK-ACCEPTED-*", "ccweb": "CCWEB-SCHEMA-*",
                          "probe-kit": "PROBE-TOOLSET-CORE*"}
 
-#: The issue's targets on the 2-core reference machine.
+#: The targets on the 2-core reference machine.
 TARGET_SERIAL_WALL_S = 60.0
 TARGET_PARALLEL_WALL_S = 40.0
 TARGET_SERIAL_BUSY = 0.5
@@ -140,7 +140,7 @@ def plan(*, quick: bool, families: Sequence[str], workers: int) -> list[tuple[st
 
 
 def verdicts(figures: Sequence[RunFigure], *, workers: int) -> list[dict[str, object]]:
-    """One line per target (the issue's figures for the 2-core machine)."""
+    """One line per target (the target figures for the 2-core machine)."""
     out: list[dict[str, object]] = []
     serial = next((f for f in figures if f.name == "full, serial"), None)
     parallel = next((f for f in figures if f.name == f"full, -n {workers}"), None)

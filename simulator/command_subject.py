@@ -1,5 +1,5 @@
 """A subject the harness starts as a command, and can SIGKILL and start again (``--target hook-server=cmd:…``;
-docs/targets.md "Hook servers started by command"; the fault profile, issue 17).
+docs/targets.md "Hook servers started by command"; the fault profile).
 
 The contract is the one the reference's own command already follows (``python -m simulator serve hook-server``,
 simulator/reference/hookserver/cli.py): started, the command prints **one readiness line** on stdout, a JSON object

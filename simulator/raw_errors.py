@@ -2,14 +2,15 @@
 (spec slack-hook-protocol.md "turn.delivery 可靠性与兼容": "provider 的原始响应正文不得上 wire"; §5 turn.delivery "不得透传
 provider 原始响应、凭证或用户内容"; 阶段 12 tool.response "error 必须为非空 {code, message}(desktop 按 code 分支,不解析文案)").
 
-The harness makes the provider fail through the control API (docs/control-api.md, hook-server part 2b):
-``fail-publishes {rawError}`` (the channel's raw response to each failing publish) and ``fail-tool-calls {rawError}``
-(the Slack API's raw response body). ``new_raw_error`` makes such a text: an HTTP status line, headers and a JSON
-body with a fresh marker, the way a provider answers. ``raw_errors_given`` reads the texts given from a scenario's
-control requests (the wire log), so the scenario check and the run-wide rule (``simulator.emitted_frames``) judge the
-same texts. ``raw_error_leaks`` finds them in a frame: the whole text, or any ``LEAK_WINDOW``-character piece of it, in
-one of the frame's string values (decoded JSON; keys and the frame's own syntax are not content, so a tool.response's
-``"ok":false`` never counts as a piece of the body). Sans-I/O: texts in, findings out.
+The harness makes the provider fail through the control API (docs/control-api.md "Queries, gateway tools, group relay
+and message operations (hook-server)"): ``fail-publishes {rawError}`` (the channel's raw response to each failing
+publish) and ``fail-tool-calls {rawError}`` (the Slack API's raw response body). ``new_raw_error`` makes such a text: an
+HTTP status line, headers and a JSON body with a fresh marker, the way a provider answers. ``raw_errors_given`` reads
+the texts given from a scenario's control requests (the wire log), so the scenario check and the run-wide rule
+(``simulator.emitted_frames``) judge the same texts. ``raw_error_leaks`` finds them in a frame: the whole text, or any
+``LEAK_WINDOW``-character piece of it, in one of the frame's string values (decoded JSON; keys and the frame's own
+syntax are not content, so a tool.response's ``"ok":false`` never counts as a piece of the body). Sans-I/O: texts in,
+findings out.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ the user's checkout as it found it. ``SubjectSpawns`` is the run's policy:
 * With ``--subject-cwd DIR`` every subject runs in DIR (created when missing), which the harness never removes.
 * The command was written where the harness runs, so ``resolve_relative_paths`` turns each word of it that names an
   existing file or directory relative to the harness's working directory into an absolute path before the start:
-  ``stdio:node build/index.js`` runs the same script as before while the server's own writes go elsewhere.
+  ``stdio:node build/index.js`` still runs the harness directory's script while the server's own writes go elsewhere.
 * ``SubjectLogs`` keeps, per role, one file of the run's stderr of that role's subject: ``<role>.stderr.log``
   (``<role>.<worker>.stderr.log`` from a pytest-xdist worker), appended across the starts of the run: a header line
   per start (command, working directory, pid), the stderr lines, and how the process ended. It is bounded

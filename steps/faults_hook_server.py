@@ -1,4 +1,4 @@
-"""Step vocabulary for ``features/faults/hook_server.feature`` (the fault profile, ``-m faults``; issue 17): the
+"""Step vocabulary for ``features/faults/hook_server.feature`` (the fault profile, ``-m faults``): the
 harness plays conformant desktops of the hook server under test and drops their connections at every step of the
 task lifecycle and in reconnect storms; users' messages go in and the channel is read through the control API.
 
@@ -155,7 +155,7 @@ def then_storm(hook_drops: dict, evidence) -> None:
 
 
 
-# ==== SIGKILL/restart of a hook server started by command (issue 17; FAULT-HOOK-SERVER-KILL-*) ==================
+# ==== SIGKILL/restart of a hook server started by command (FAULT-HOOK-SERVER-KILL-*) ============================
 # Features: features/faults/hook_server_kill.feature. Theory of operation: simulator.drivers.faults.hook_kill (the
 # cycles and the desktop's recovery), simulator.drivers.faults.kill_target (which process is killed: the cmd: target,
 # or the reference's own command for ref; a ws:// target is not testable). Options: --kill-cycles N (default 6),

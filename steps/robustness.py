@@ -1,4 +1,4 @@
-"""Step vocabulary for ``features/robustness`` (the robustness profile, ``-m robustness``; issue 17): Hypothesis's
+"""Step vocabulary for ``features/robustness`` (the robustness profile, ``-m robustness``): Hypothesis's
 batches of frames every peer must drop, delivered to the hook subject of the feature's ``@subject:`` tag through the
 frame probe (steps/hook_frames.py's ``frame_probes``), one property judged per scenario.
 
@@ -157,7 +157,7 @@ def then_pongs(robustness: dict, count: int, evidence, limit) -> None:
     evidence(f"{robustness['pings']} pings, {got} pongs in {seconds:.2f} s")
 
 
-# -- limits (issue 17 item 3) -----------------------------------------------------------------------------------
+# -- limits -----------------------------------------------------------------------------------------------------
 
 
 @bdd.given(parsers.re(r"a robustness probe of the (?P<subject>hook server|desktop)$"))

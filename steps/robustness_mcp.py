@@ -1,4 +1,4 @@
-"""Step vocabulary for the MCP part of ``features/robustness`` (the robustness profile, ``-m robustness``; issue 17):
+"""Step vocabulary for the MCP part of ``features/robustness`` (the robustness profile, ``-m robustness``):
 Hypothesis's batches of raw JSON-RPC inputs, sent to the ccweb or probe-kit subject of the run over a raw channel,
 one property judged per scenario.
 

@@ -1,4 +1,4 @@
-"""scenarios/falsifiers.toml (simulator/falsifiability.py, issue 16) agrees with the tests that prove its cases:
+"""scenarios/falsifiers.toml (simulator/falsifiability.py) agrees with the tests that prove its cases:
 every case names a test that exists and asserts exactly the requirements the case says it proves, every broken
 variant those tests run is listed, and every requirement a case proves is in the registry."""
 
@@ -26,9 +26,9 @@ def _expected() -> dict[str, frozenset[str]]:
     path = "tests/ccweb/test_ccweb_variants.py"
     ccweb = _module(path)
     out |= {f"{path}::test_broken_variant_is_caught[{v}]": frozenset(c) for v, (c, _) in ccweb.VARIANTS.items()}
-    out |= {f"{path}::test_issue_11_variant_is_caught_with_a_fail_verdict[{v}]": frozenset(t[0])
+    out |= {f"{path}::test_ref_variant_is_caught_with_a_fail_verdict[{v}]": frozenset(t[0])
             for v, t in ccweb.REF_VARIANTS.items()}
-    out |= {f"{path}::test_issue_16_variant_fails_the_requirement_it_breaks[{v}]": frozenset(t[0])
+    out |= {f"{path}::test_machine_variant_fails_the_requirement_it_breaks[{v}]": frozenset(t[0])
             for v, t in ccweb.FALSIFIERS.items()}
     path = "tests/probekit/test_probekit_variants.py"
     out |= {f"{path}::test_broken_variant_is_caught[{n}]": frozenset(c.caught_by)

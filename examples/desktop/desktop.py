@@ -1,6 +1,6 @@
 """A minimal third-party desktop of the slack-hook protocol (/work/shared/specs/slack-hook-protocol.md), with the
-test-mode control API of docs/control-api.md, "## desktop" (part 1; of part 2 the Slack binding and preferences and the
-gateway tools, which no hello feature can declare absent). Usage: examples/desktop/README.md.
+test-mode control API of docs/control-api.md, "## desktop" (its core capabilities, plus the Slack binding and
+preferences and the gateway tools, which no hello feature can declare absent). Usage: examples/desktop/README.md.
 
 Theory of operation: one asyncio loop. ``dial_forever`` keeps one WebSocket to the hook server (the bearer token on
 every upgrade, a new dial 0.2 s after a drop), sends ``hello`` and reads every frame through ``parse_hook_message`` (§2:
@@ -457,7 +457,7 @@ class Desktop:
         need(isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0, "ms: not an integer ≥ 0")
         self.clock_offset += ms
 
-    # -- the control API, part 2a (Slack binding and preferences) and 2b (gateway tools) -------------------------
+    # -- the control API: Slack binding and preferences, gateway tools -------------------------------------------
 
     async def user_sends(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """A frame the user's action sends: 409 ``offline`` without a welcomed connection."""

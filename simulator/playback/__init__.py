@@ -1,5 +1,5 @@
 """Playing a recorded subject's side back to the harness: how ``simulator judge`` judges a recording again with the
-harness's own, unchanged scenario steps (issue 19, part 2; docs/recording.md).
+harness's own, unchanged scenario steps (docs/recording.md).
 
 ``scope`` says what a playback covers (importable on its own); ``timeline`` (sans-I/O) orders a recorded scenario's
 events and matches the replay's harness events to them; ``fakes`` stands where the roles' connections stand;

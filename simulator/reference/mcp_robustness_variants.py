@@ -1,5 +1,5 @@
-"""Broken behaviours of the MCP references (ccweb, probe-kit) for the robustness profile (issue 17,
-features/robustness/{ccweb,probekit}.feature): each is one server middleware (``ServerMiddleware`` of the mcp SDK,
+"""Broken behaviours of the MCP references (ccweb, probe-kit) for the robustness profile
+(features/robustness/{ccweb,probekit}.feature): each is one server middleware (``ServerMiddleware`` of the mcp SDK,
 ``(ctx, call_next)``, run before lookup and validation), added by the reference's ``build_server`` when its variant
 is selected (``--variant NAME`` or the reference's variant environment variable). The correct code paths know
 nothing about them. They are test fixtures: the robustness features must catch each one

@@ -65,14 +65,14 @@ Vocabulary (one module per area):
   desktop never sent``, ``sends the malformed msg.op.result frames of "<op>"``; Then ``the desktop sends msg.op "<op>"``
   [``for "<name>" with its action``], ``the desktop answers message operation "<op>" as unavailable``, the state ``shows
   message operation "<op>" ok with message id "<id>"`` / ``failed with the error "<E>"`` / ``pending``.
-* ``queries`` (part 2b, §5 阶段 6): ``Given the desktop declares "session-picker-v1" in its hello`` (else not
+* ``queries`` (§5 阶段 6): ``Given the desktop declares "session-picker-v1" in its hello`` (else not
   applicable); the harness ``sends query "<name>" asking for "<kind>"``, ``runs <n> task(s), each in a new session,
   one after the other``; Then ``the answer to query "<name>" lists only workspace aliases of the desktop's latest
   hello`` / ``lists models of only the agent kinds of the hello`` / ``lists at most 20 sessions, each in an alias
   of the hello``, ``the sessions the answer to query "<name>" lists are the most recently active ones``, ``no session
   title in the answer to query "<name>" shows the user's text``, ``the desktop discloses no session list in answer to
   query "<name>"``, ``the desktop answers each of the queries "<a, b, c>" once, with its own queryId and kind``.
-* ``tools`` (part 2b, §5 阶段 12, 13): ``the desktop's agent calls the gateway tool "<tool>" as "<name>" [for the Slack
+* ``tools`` (§5 阶段 12, 13): ``the desktop's agent calls the gateway tool "<tool>" as "<name>" [for the Slack
   team "<T>"] [with the args <JSON>] [waiting at most <n> ms]``; the harness ``answers the tool call "<name>" with the
   result <JSON>`` / ``with the error "<CODE>": "<message>"`` / ``with the malformed payload <JSON>``, ``answers a tool
   call the desktop never made``; Then ``the desktop sends tool.request for "<name>" with the requestId its control API
@@ -80,11 +80,11 @@ Vocabulary (one module per area):
   team "<T>"`` / ``carries no teamId``, ``the desktop sends no tool.request``, ``the desktop's state shows the tool call
   "<name>" ok with the result <JSON>`` / ``failed with the error "<CODE>": "<message>"`` / ``unavailable`` / ``still
   pending`` / ``timed out``, ``the desktop's state still shows the tool call "<name>" timed out``.
-* ``interactions`` (part 2b, the rest of 阶段 10): the harness ``answers that interaction with an unknown interactionId``
+* ``interactions`` (the rest of 阶段 10): the harness ``answers that interaction with an unknown interactionId``
   / ``a button the card never had``, ``presses the button "<id>" on that interaction``, ``sends
   a malformed decision for that interaction with <JSON>`` (merged over the card's requestId, interactionId and first
   button); Then ``the interaction card of "<name>" stays open``.
-* ``default_workspace`` (part 2b, 默认工作目录): the harness ``dispatches an X mention "<name>" to the default workspace
+* ``default_workspace`` (默认工作目录): the harness ``dispatches an X mention "<name>" to the default workspace
   of the hello``; Then ``the desktop runs "<name>" in a session of workspace "<alias>"``.
 
 "Nothing was sent" checks watch the desktop for the drivers' quiet window; ``retries`` / ``asks`` / ``answers that

@@ -39,7 +39,7 @@ def interaction_cancelled(desk: DesktopDriver) -> None:
     desk.check_interaction_cancelled()
 
 
-# -- part 2b: the rest of 阶段 10 ------------------------------------------------------------------------------------
+# -- the rest of 阶段 10 ---------------------------------------------------------------------------------------------
 
 
 @bdd.when(parsers.re(r"the harness answers that interaction with (?P<case>an unknown interactionId|"

@@ -34,7 +34,7 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   messages per chat, acks recorded, online / offline notices, the delayed disconnect clean-up.
 * ``deliveries``: turn.delivery states and their error, failing / held publishes, the server's clock, receipts.
 * ``privacy``: Then no frame the server sent in this scenario carries a local absolute path in an alias field.
-* ``provider_bindings`` (part 2a): ``device "<D>" is online declaring "<f1, f2>"``; ``… starts a telegram|x binding
+* ``provider_bindings``: ``device "<D>" is online declaring "<f1, f2>"``; ``… starts a telegram|x binding
   "<attempt>" [for scope "<s>"]``; ``… cancels the binding attempt "<a>"``; ``… revokes the binding "<a>"``; ``a user
   "<u>" sends the /start link of "<a>" in telegram chat "<chat>"``; ``the server hears from the provider that "<a>" is
   confirmed for principal "<p>"`` / ``… "await|deny|expire|fail" for "<a>"``; ``the server's clock passes the expiry of
@@ -42,9 +42,9 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   sets …``; Then: the connect URL, confirmed / failed / revoked / superseded updates, the state after welcome, no
   provider frame, the dropped reason, the token's containment, the /start message no task, the binding listed or
   none listed, the prefs told or pushed.
-* ``behavior`` (part 2a): ``device "<D>" sets|asks for the telegram behaviour of "<binding>"``, an empty set; Then:
+* ``behavior``: ``device "<D>" sets|asks for the telegram behaviour of "<binding>"``, an empty set; Then:
   the state told, the overrides the server keeps (``behavior-overrides``).
-* ``group_relay`` (part 2b, spec §1 群消息中继, 阶段 14 and its 设计边界, 阶段 19): ``device "<D>" holds a telegram binding
+* ``group_relay`` (spec §1 群消息中继, 阶段 14 and its 设计边界, 阶段 19): ``device "<D>" holds a telegram binding
   "<b>" of "<principal>" [in chat "<dm>"]`` (start → /start → confirmed; principals get fresh Telegram ids); ``group
   "<g>" has the member(s) "<p1, p2>"``; ``user(s) "<p>" leave(s) group "<g>"``; ``user "<p>" writes "<m>" in group "<g>"
   [in thread "<t>"] [addressing the bot]`` (fresh markers as text, file name, author name and handle, chat name);
@@ -53,7 +53,7 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   for its binding "<b>" [with every field as written]``, ``device(s) "<D, E>" receive(s) no group message`` / ``never
   receive(s) "<m>"``, ``device "<D>" receives the task of "<m>" triggered by that group message``, ``no control answer
   of the server holds the content of "<m>"``, ``the task of "<m>" carries nothing of "<earlier>"``.
-* ``message_ops`` (part 2b, UPSTREAM-FACTS msg.op / msg.op.result; §3; §2): ``device "<D>" gets the task "<t>" of a
+* ``message_ops`` (UPSTREAM-FACTS msg.op / msg.op.result; §3; §2): ``device "<D>" gets the task "<t>" of a
   user in thread "<th>" of telegram chat "<c>"``; ``device "<D>" runs the message op "<op>" in the lane of "<t>" | in an
   unknown lane: <JSON action>`` (``"@<op>"`` stands for that op's messageId); ``… runs the malformed message op "<op>"
   in the lane of "<t>" with <case>`` (a scope carrying chatId, an unknown action kind, an edit without messageId, a
@@ -75,7 +75,7 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   ``the server dropped a "<type>" frame of device "<D>" as "<reason>"``, ``task "<n>" comes from team "<t>"``, the
   Slack preferences answering "<q>" (bound / not bound and empty), pushed, ``show workspace "<w>" [of team "<t>"]
   with <JSON>``. Users and teams get fresh ids per scenario.
-* ``queries`` (part 2b, spec 阶段 6): ``a user writes "/bind|/model|/effort|/session" in [the slack|telegram|x] chat
+* ``queries`` (spec 阶段 6): ``a user writes "/bind|/model|/effort|/session" in [the slack|telegram|x] chat
   "<chat>" [to device "<D>"] [as query "<q>"]`` (with a name the server must have sent a query); ``device "<D>"
   answers the query "<q>"`` (a list distinctive for the name) ``| with the error "<e>" | malformed: <case>``
   (``ok false without an error``, ``ok true without its list``, ``21 sessions``, ``a session workspace that is an
@@ -83,19 +83,19 @@ Vocabulary (every phrase starts with ``device "<D>"``, ``a user``, ``chat``, ``t
   query "<q>"``; Then: ``device "<D>" receives the query "<q>" for "workspaces|models|sessions"``, ``the queries "<a>"
   and "<b>" have distinct queryIds``, ``device "<D>" receives no query for "<kind>"``, ``the server shows the query
   "<q>" answered with what device "<D>" sent | failed with the error "<e>" | timed out | still pending``.
-* ``tools`` (part 2b, spec 阶段 12, 阶段 13): ``device "<D>" calls the gateway tool "<tool>" [with <JSON args>] [for
+* ``tools`` (spec 阶段 12, 阶段 13): ``device "<D>" calls the gateway tool "<tool>" [with <JSON args>] [for
   team "<t>"] as "<n>"``; ``… calls the first tool listed by "<list>" [for team "<t>"] as "<n>"``; ``… sends a
   malformed tool.request: <case>``; ``the Slack API fails the next <n> call(s) of device "<D>" with a raw provider
   error``; Then: ``device "<D>" receives exactly one|an answer to "<n>", ok|failed``, ``… an answer to "<n>" failed with
   the code "<C>" | with a safe structured error``, ``… receives no tool answer``, ``the server ran "<n>" as user "<u>"
   of team "<t>" | as nobody``, ``the server ran no tool call for device "<D>"``.
-* ``provider_errors`` (part 2b): ``the channel fails the next <n> publish(es) of "<name>" with a raw provider error``;
+* ``provider_errors``: ``the channel fails the next <n> publish(es) of "<name>" with a raw provider error``;
   Then: ``no frame the server sent in this scenario carries a raw provider error``.
-* ``card_limits`` (part 2b, spec 阶段 10): ``device "<D>" asks about "<name>" with <n> buttons and the kind "<k>"``;
+* ``card_limits`` (spec 阶段 10): ``device "<D>" asks about "<name>" with <n> buttons and the kind "<k>"``;
   ``… with a malformed card: <case>``; ``a user presses the last button on that card``; Then: ``the message of
   "<name>" shows that card as it was sent | shows no card from it``, ``device "<D>" receives the decision for the last
   button of that card``.
-* ``workspaces`` (part 2b, 默认工作目录): ``device "<D>" says hello again with a defaultWorkspace outside its
+* ``workspaces`` (默认工作目录): ``device "<D>" says hello again with a defaultWorkspace outside its
   workspaces``.
 """
 
@@ -105,7 +105,7 @@ pytest_plugins = [
     "steps.hook_server.cards", "steps.hook_server.privacy", "steps.hook_server.bindings",
     "steps.hook_server.provider_bindings", "steps.hook_server.behavior",
     "steps.hook_server.group_relay", "steps.hook_server.message_ops",
-    # part 2b
+    # queries, gateway tools, provider errors, cards at their limits, the default workspace
     "steps.hook_server.queries", "steps.hook_server.tools", "steps.hook_server.provider_errors",
     "steps.hook_server.card_limits", "steps.hook_server.workspaces",
 ]

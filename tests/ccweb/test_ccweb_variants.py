@@ -11,9 +11,9 @@ Each case runs ``pytest features/ccweb`` in a subprocess, the way an implementer
 * HTTP (the correct reference, under ``--strict-conformance``, and the first broken variants): one ``serve
   ccweb-mcp [--variant V] --http 127.0.0.1:P --control 127.0.0.1:Q`` started here, ``--target
   ccweb=http://127.0.0.1:P/mcp``;
-* ref (the variants of issue 11, "Verdicts a user can trust", and of issue 16, "Every requirement proven able to
-  fail"): the embedded reference (the default target) with ``CCWEB_REFERENCE_VARIANT=V`` in the run's environment,
-  in memory: a run takes seconds. An issue 16 run selects only the requirement its variant proves (``--req``).
+* ref (the variants for "Verdicts a user can trust" and for "Every requirement proven able to fail"): the embedded
+  reference (the default target) with ``CCWEB_REFERENCE_VARIANT=V`` in the run's environment, in memory: a run takes
+  seconds. A run of a variant that wraps the machine selects only the requirement it proves (``--req``).
 
 The runs are independent processes, so they are started together (a few at a time) when the first case needs
 them, and each case waits for its own.
@@ -51,8 +51,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
                                         {"CCWEB-PENDING-LEGACY-01", "CCWEB-SOURCE-PROMPT-COMPLETENESS-01"}),
 }
 
-#: Issue 11 variants, run in memory: variant → (the ids that must fail, the ids that may fail with them, extra run
-#: arguments, a text the reason of each failing scenario of the first set must contain).
+#: "Verdicts a user can trust" variants, run in memory: variant → (the ids that must fail, the ids that may fail with
+#: them, extra run arguments, a text the reason of each failing scenario of the first set must contain).
 REF_VARIANTS: dict[str, tuple[set[str], set[str], tuple[str, ...], str]] = {
     # a legacy no-replyMode call fails for another reason: judged (fail), not excused as not applicable.
     "legacy-nomode-broken": ({"CCWEB-LEGACY-NOMODE-01"}, set(), (), "not for the missing replyMode"),
@@ -74,7 +74,7 @@ REF_VARIANTS: dict[str, tuple[set[str], set[str], tuple[str, ...], str]] = {
                               ("--step-timeout", "1"), "no source continuation run"),
 }
 
-#: Issue 16 ("Every requirement proven able to fail"): variants that wrap the machine (variant_machines.py), run in
+#: "Every requirement proven able to fail": variants that wrap the machine (variant_machines.py), run in
 #: memory and restricted to the requirement they prove (``--req``): variant → (the ids that must fail, the ids that
 #: may fail with them, a text the reason of each failing scenario of the first set must contain). A whole run of each
 #: (measured) fails its requirement, at most the ids of the second set, and nothing else but where noted.
@@ -248,7 +248,7 @@ def test_broken_variant_is_caught(runs, variant: str):
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 @pytest.mark.parametrize("variant", sorted(REF_VARIANTS))
-def test_issue_11_variant_is_caught_with_a_fail_verdict(runs, variant: str):
+def test_ref_variant_is_caught_with_a_fail_verdict(runs, variant: str):
     caught_by, may_also_fail, _, reason = REF_VARIANTS[variant]
     run = runs[variant]
     assert_caught(run, caught_by, may_also_fail)
@@ -260,7 +260,7 @@ def test_issue_11_variant_is_caught_with_a_fail_verdict(runs, variant: str):
 
 @pytest.mark.timeout(RUN_TIMEOUT_S * 3)
 @pytest.mark.parametrize("variant", sorted(FALSIFIERS))
-def test_issue_16_variant_fails_the_requirement_it_breaks(runs, variant: str):
+def test_machine_variant_fails_the_requirement_it_breaks(runs, variant: str):
     """A run of only the requirement the variant breaks sees it fail, for the reason the variant gives (a reader-judged
     requirement fails its mechanical check: fail, never review)."""
     caught_by, may_also_fail, reason = FALSIFIERS[variant]

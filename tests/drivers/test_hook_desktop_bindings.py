@@ -160,8 +160,9 @@ class _OpenConn:
 
 
 def test_a_user_action_waits_until_the_desktop_has_read_the_welcome_once_per_connection():
-    """docs/control-api.md desktop part 2a: 409 offline is the desktop's answer only once it has read the welcome;
-    the driver proves that with a ping answered (a desktop that never answers is a failure, not a pass)."""
+    """docs/control-api.md "Bindings and preferences (desktop)": 409 offline is the desktop's answer only once it has
+    read the welcome; the driver proves that with a ping answered (a desktop that never answers is a failure, not a
+    pass)."""
     server, control = FakeServer(), FakeControl()
     server.conn = _OpenConn()
     desk = make_driver(server, control)

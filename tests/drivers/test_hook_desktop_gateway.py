@@ -1,4 +1,4 @@
-"""``simulator.drivers.hook_desktop.queries`` / ``tools`` / ``default_workspace`` and the part-2b operations of
+"""``simulator.drivers.hook_desktop.queries`` / ``tools`` / ``default_workspace`` and the card operations of
 ``interactions``: the judgements of queries (§5 阶段 6), gateway tools (阶段 12, 13), the rest of 阶段 10 and the default
 workspace (默认工作目录), each on fakes (no network), with its pass and its failure path."""
 

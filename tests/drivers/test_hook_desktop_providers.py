@@ -1,5 +1,6 @@
 """``simulator.drivers.hook_desktop.providers`` / ``behavior``: the judgements of the provider families (slack-hook-
-protocol.md §2, §5 Provider-neutral, 阶段 19; docs/control-api.md desktop part 2a), on fakes (no network)."""
+protocol.md §2, §5 Provider-neutral, 阶段 19; docs/control-api.md "Bindings and preferences (desktop)"), on fakes (no
+network)."""
 
 from __future__ import annotations
 

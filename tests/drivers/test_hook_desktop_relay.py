@@ -1,6 +1,7 @@
 """``simulator.drivers.hook_desktop.group_relay`` / ``message_ops``: the judgements of group relay and message
-operations (slack-hook-protocol.md §1, §3, §5 阶段 14, 阶段 19; UPSTREAM-FACTS.md msg.op; docs/control-api.md desktop
-part 2b), on fakes (no network): each key judgement passes on a right answer and fails on a wrong one."""
+operations (slack-hook-protocol.md §1, §3, §5 阶段 14, 阶段 19; UPSTREAM-FACTS.md msg.op; docs/control-api.md "Queries,
+gateway tools, group relay and message operations (desktop)"), on fakes (no network): each key judgement passes on a
+right answer and fails on a wrong one."""
 
 from __future__ import annotations
 

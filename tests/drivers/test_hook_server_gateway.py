@@ -1,4 +1,4 @@
-"""The hook-server driver's part 2b operations over fakes (no network): queries, gateway tools, cards at their
+"""The hook-server driver's operations over fakes (no network): queries, gateway tools, cards at their
 limits, the default workspace's membership and provider raw errors. Each key judgement passes on the subject's
 evidence and fails when the evidence says otherwise (or is missing, or malformed)."""
 

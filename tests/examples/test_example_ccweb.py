@@ -1,4 +1,4 @@
-"""The minimal third-party ccweb server (examples/ccweb/server.py, issue 16 item 4) passes the ccweb features as a
+"""The minimal third-party ccweb server (examples/ccweb/server.py) passes the ccweb features as a
 separate process, written from docs/control-api.md and docs/targets.md alone: it imports nothing of the project.
 
 * stdio: the harness spawns it per scenario, ``--target ccweb=stdio:<python> examples/ccweb/server.py --control
@@ -102,4 +102,4 @@ def test_the_example_imports_only_the_standard_library_and_the_mcp_sdk() -> None
 
 def test_the_example_stays_small() -> None:
     lines = len(EXAMPLE.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"examples/ccweb/server.py has {lines} lines (issue 16: a minimal example, ~{MAX_LINES})"
+    assert lines <= MAX_LINES, f"examples/ccweb/server.py has {lines} lines (a minimal example, ~{MAX_LINES})"

@@ -1,4 +1,4 @@
-"""The example desktop (examples/desktop/desktop.py, issue 16 item 4) is judged by the desktop features as a separate
+"""The example desktop (examples/desktop/desktop.py) is judged by the desktop features as a separate
 process, through the public target options only: ``--target desktop=listen:127.0.0.1:P --control desktop=URL
 --hook-token T``, the example started with ``--connect ws://127.0.0.1:P/ --token T --control 127.0.0.1:0 --db …``
 (one process serves every scenario: it dials again 0.2 s after each drop, and keeps its state).
@@ -31,7 +31,7 @@ TOKEN = "example-desktop-token"
 HELLO_FEATURES = {"turn-delivery-v1"}
 #: The part-2 requirements no feature of a desktop's hello can make not applicable and that need none the example's
 #: hello lacks (docs/control-api.md "## desktop"): the Slack binding and preferences (阶段 5, 11), the gateway tools
-#: (阶段 12), the queries, interaction cards and default workspace of part 2b. Each passes.
+#: (阶段 12), the queries, interaction cards and default workspace. Each passes.
 PART_2_KEPT = {f"HOOK-DESKTOP-{rid}" for rid in (
     "BIND-START-01", "BIND-AUTHORIZE-01", "BIND-INSTALL-01", "BIND-INSTALL-02", "BIND-CONFIRMED-01",
     "BIND-PENDING-ONLY-01", "BIND-REVOKE-01", "BIND-BAD-FRAME-01", "MULTITEAM-STATE-02", "MULTITEAM-PREFS-01",
@@ -105,7 +105,7 @@ def test_part_2_is_kept_or_not_applicable_by_the_examples_own_hello(run: Run) ->
 
 
 def test_the_example_imports_only_the_standard_library_the_protocol_core_and_websockets() -> None:
-    """Issue 16: standalone, not importing the references, the drivers, the steps or the harness."""
+    """Standalone, not importing the references, the drivers, the steps or the harness."""
     tree = ast.parse(EXAMPLE.read_text(encoding="utf-8"))
     names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}

@@ -1,4 +1,4 @@
-"""The minimal third-party hook server of ``examples/hook_server/`` (issue 16 item 4), written from
+"""The minimal third-party hook server of ``examples/hook_server/``, written from
 docs/control-api.md and the spec alone, passes the hook server's features as a separate process.
 
 Two runs, the way an implementer judges a server in CI (``--target hook-server=ws://… --control hook-server=http://…

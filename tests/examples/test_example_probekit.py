@@ -1,4 +1,4 @@
-"""The minimal third-party probe-kit server (examples/probekit/server.py, issue 16 item 4) passes the probe-kit features
+"""The minimal third-party probe-kit server (examples/probekit/server.py) passes the probe-kit features
 as a separate process, written from the design, docs/probekit-decisions.md and docs/targets.md alone: it imports
 nothing of the project.
 
@@ -24,7 +24,7 @@ FEATURES = "features/probekit"
 #: What the example may import besides the standard library: the mcp SDK (with anyio, which it brings) and
 #: jsonschema (a runtime dependency of the project, pyproject.toml).
 ALLOWED_THIRD_PARTY = {"mcp", "anyio", "jsonschema"}
-#: The size the issue asks for (~400 lines); the table of the 49 tools of full takes 49 of them.
+#: The size of a minimal example (~400 lines); the table of the 49 tools of full takes 49 of them.
 MAX_LINES = 450
 
 
@@ -68,4 +68,4 @@ def test_the_example_imports_only_the_standard_library_and_the_mcp_sdk() -> None
 
 def test_the_example_stays_small() -> None:
     lines = len(EXAMPLE.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"examples/probekit/server.py has {lines} lines (issue 16: a minimal example, ~400)"
+    assert lines <= MAX_LINES, f"examples/probekit/server.py has {lines} lines (a minimal example, ~400)"

@@ -1,5 +1,5 @@
-"""No pass without evidence (issue 11, items 2 and 3), desktop side: a desktop that misbehaves in the ways the steps
-used to let through gets a failing verdict.
+"""No pass without evidence, desktop side: a desktop that misbehaves in ways a lax step would let through gets a
+failing verdict.
 
 The subject is the reference desktop as a separate process (``python -m simulator serve desktop --connect …``) that
 dials the harness through a WebSocket relay (tests/hook_proxies.py), with its control API behind an HTTP relay.
@@ -151,9 +151,10 @@ def _state_without(field: str):
 
 
 def test_a_state_answer_without_its_group_window_fails(relays: Desktop, tmp_path: Path) -> None:
-    """HOOK-DESKTOP-GROUP-03 (§1 "基础能力协商双向(HOOK_FEATURE_GROUP_RELAY='group-relay-v1')"): "the desktop's group
-    window does not show" needs the window. A state answer that leaves ``groupWindow`` out (docs/control-api.md,
-    desktop part 2b) is a malformed answer, a failure, never an empty window."""
+    """HOOK-DESKTOP-GROUP-03 (§1 "基础能力协商双向(HOOK_FEATURE_GROUP_RELAY='group-relay-v1')"): "the desktop's group window
+    does not show" needs the window. A state answer that leaves ``groupWindow`` out (docs/control-api.md "Queries,
+    gateway tools, group relay and message operations (desktop)") is a malformed answer, a failure, never an empty
+    window."""
     relays.control.rewrite = _state_without("groupWindow")
     run = _run("no-group-window", tmp_path, relays, ["HOOK-DESKTOP-GROUP-03"])
     assert run.verdicts() == {"HOOK-DESKTOP-GROUP-03": "fail"}, run.explain()
@@ -201,8 +202,9 @@ def _state_without_tool_calls(method: str, path: str, status: int, body: Any) ->
 
 
 def test_a_state_answer_without_its_tool_calls_fails(relays: Desktop, tmp_path: Path) -> None:
-    """HOOK-DESKTOP-TOOL-01: what the agent got is read from ``state.toolCalls`` (docs/control-api.md, desktop part
-    2b); a state answer that leaves it out is the desktop's malformed answer, a failure."""
+    """HOOK-DESKTOP-TOOL-01: what the agent got is read from ``state.toolCalls`` (docs/control-api.md "Queries, gateway
+    tools, group relay and message operations (desktop)"); a state answer that leaves it out is the desktop's malformed
+    answer, a failure."""
     relays.control.rewrite = _state_without_tool_calls
     run = _run("no-tool-calls", tmp_path, relays, ["HOOK-DESKTOP-TOOL-01"])
     assert run.verdicts() == {"HOOK-DESKTOP-TOOL-01": "fail"}, run.explain()

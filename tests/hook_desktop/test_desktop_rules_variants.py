@@ -1,4 +1,4 @@
-"""The rules of features/hook/desktop/rules.feature (issue 11 item 5) judge real desktops: the reference passes them,
+"""The rules of features/hook/desktop/rules.feature judge real desktops: the reference passes them,
 embedded and as a separate process dialling the harness, and each broken variant that wraps the reference's machine
 (simulator/reference/desktop/variants.py) fails exactly the requirement it breaks, and no other of these.
 
@@ -27,7 +27,7 @@ from conformance_runs import (
 FEATURES = "features/hook/test_hook_desktop.py"
 VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
 
-#: The requirements of issue 11 item 5; every run below judges all of them.
+#: The requirements of rules.feature; every run below judges all of them.
 RULES = frozenset({
     "HOOK-DESKTOP-HELLO-LIFECYCLE-02", "HOOK-DESKTOP-ARCHIVE-02", "HOOK-DESKTOP-PROGRESS-REPLACE-01",
     "HOOK-DESKTOP-PROGRESS-THROTTLE-01", "HOOK-DESKTOP-NO-LOCAL-PATH-01",

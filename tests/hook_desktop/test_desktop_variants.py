@@ -54,7 +54,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "redelivery-runs-twice": ({"HOOK-DESKTOP-IDEMPOTENT-01"}, set()),
     # lifecycle.preference sent although welcome lacks lifecycle-announcement-v1.
     "lifecycle-without-feature": ({"HOOK-DESKTOP-LIFECYCLE-GATE-01", "HOOK-DESKTOP-GATING-01"}, set()),
-    # Slack binding and preferences (part 2a; simulator/reference/desktop/slack_variants.py):
+    # Slack binding and preferences (simulator/reference/desktop/slack_variants.py):
     # bind.start carries the deprecated email (every scenario that signs in sees it).
     "bind-start-email": ({"HOOK-DESKTOP-BIND-START-01"},
                          {"HOOK-DESKTOP-BIND-START-02", "HOOK-DESKTOP-BIND-AUTHORIZE-01",
@@ -110,7 +110,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "provider-prefs-state-merged": ({"HOOK-DESKTOP-PROVIDER-PREFS-STATE-01"}, set()),
     # a provider.bind frame that fails the core's checks taken anyway.
     "lenient-provider-frames": ({"HOOK-DESKTOP-PROVIDER-GARBAGE-01"}, set()),
-    # issue 14: one variant for each part-2a requirement no variant failed yet.
+    # one variant for each binding and preference requirement no other variant fails.
     # re-authorising one team sends an empty bind.start (the team not pinned).
     "reauthorize-unpinned": ({"HOOK-DESKTOP-BIND-START-02"}, set()),
     # provider.bind.start leaves out the scope the user chose.
@@ -139,7 +139,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-behavior-states": ({"HOOK-DESKTOP-BEHAVIOR-GARBAGE-01"}, set()),
     # only the first connection carries the bearer token (a @should requirement: caught under --strict-conformance).
     "token-first-dial-only": ({"HOOK-DESKTOP-TOKEN-01"}, set()),
-    # issue 15, group relay and message operations (simulator/reference/desktop/relay_variants.py):
+    # group relay and message operations (simulator/reference/desktop/relay_variants.py):
     # a window entry keeps the author's name only and no file names.
     "window-fields-dropped": ({"HOOK-DESKTOP-GROUP-01"}, set()),
     # the recipient matched by its bindingId alone (another principal enters).
@@ -164,7 +164,8 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "op-result-to-oldest": ({"HOOK-DESKTOP-MSGOP-03"}, set()),
     # a msg.op.result that fails the core's checks still ends its op.
     "lenient-op-results": ({"HOOK-DESKTOP-MSGOP-04"}, set()),
-    # part 2b (simulator/reference/desktop/gateway_variants.py):
+    # queries, gateway tools, the rest of interactions, the default workspace
+    # (simulator/reference/desktop/gateway_variants.py):
     # the workspaces query answered with the aliases the desktop started with.
     "query-workspaces-stale": ({"HOOK-DESKTOP-QUERY-01"}, set()),
     # the models query lists an agent kind hello never offered.
@@ -201,7 +202,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-decisions": ({"HOOK-DESKTOP-INTERACTION-GARBAGE-01"}, set()),
     # an X-lane task runs in the chat pseudo-folder whatever workspace it names.
     "x-dispatch-in-chat": ({"HOOK-DESKTOP-DEFAULT-WS-01"}, set()),
-    # issue 16: one variant per part-1 requirement no variant failed yet (simulator/reference/desktop/core_variants.py):
+    # one variant per core requirement no other variant fails (simulator/reference/desktop/core_variants.py):
     # hello lists the registered aliases first and appends chat.
     "chat-alias-last": ({"HOOK-DESKTOP-HELLO-CHAT-01"}, set()),
     # hello leaves lifecycleAnnouncement out while the preference is on (@should).
@@ -269,7 +270,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lifecycle-change-not-sent": ({"HOOK-DESKTOP-LIFECYCLE-SEND-01"}, set()),
 }
 
-#: The part-2b requirements of queries, gateway tools, the rest of interactions and the default workspace
+#: The requirements of queries, gateway tools, the rest of interactions and the default workspace
 #: (scenarios/requirements/hook-desktop-gateway.toml): each is falsified by a variant of GATEWAY_VARIANTS (run, like
 #: every variant, over the requirements it must fail; that each breaks its own rule at the machine is pinned by
 #: tests/reference/desktop/test_ref_desktop_gateway.py).
@@ -355,14 +356,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunPool) -> None:
-    """Every desktop requirement of the registry (part 1, 2a and 2b) is judged in the external run, and passes."""
+    """Every desktop requirement of the registry is judged in the external run, and passes."""
     run = runs["external"]
     assert_judges_every_requirement(run, "HOOK-DESKTOP-")
     assert_all_pass(run, not_applicable_ok=WITHOUT_FEATURES)
 
 
 def test_every_message_type_travels_between_the_harness_and_the_reference(runs: RunPool) -> None:
-    """Issue 15: each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
+    """Each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
     (the harness server's frames to the desktop, the desktop's to it), parsing clean."""
     run = runs["external"]
     assert run.workdir is not None
@@ -370,7 +371,7 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
 
 
 def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs: RunPool) -> None:
-    """Issue 14's whole-run check: over every scenario of the external run, no frame the reference desktop sent (valid
+    """The whole-run privacy check: over every scenario of the external run, no frame the reference desktop sent (valid
     or not) holds a local absolute path in any field or free text (§2 "本地绝对路径只存在于 desktop,永不过网线") or a
     one-time connect token anywhere but in the link that hands it out (阶段 14 "一次性凭证 … 不转发"); see
     tests/wire_types_plugin.py. At least one frame must have been scanned."""
@@ -397,8 +398,8 @@ def test_each_variant_of_a_desktop_without_features_is_caught_by_its_requirement
     assert_caught(runs[f"bare:{variant}"], *BARE_VARIANTS[variant])
 
 
-def test_every_part_2b_requirement_has_a_variant_and_each_is_registered():
-    """Issue 15: every requirement of hook-desktop-gateway.toml is falsified by a variant of GATEWAY_VARIANTS, and
+def test_every_gateway_requirement_has_a_variant_and_each_is_registered():
+    """Every requirement of hook-desktop-gateway.toml is falsified by a variant of GATEWAY_VARIANTS, and
     GATEWAY is exactly that registry file."""
     import tomllib
 

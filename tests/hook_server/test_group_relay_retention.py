@@ -1,4 +1,4 @@
-"""Issue 15: no group content stays on the reference hook server after a relay (spec 阶段 14 设计边界 "群聊内容不得驻留在
+"""No group content stays on the reference hook server after a relay (spec 阶段 14 设计边界 "群聊内容不得驻留在
 server(内存亦不允许) … server 侧仅可存 chatId ↔ principal 成员元数据(id 级,无内容)用于路由"). The conformance
 feature (HOOK-SERVER-GROUP-05) sees the server from outside, through its control API; these tests also inspect the
 reference's own state:

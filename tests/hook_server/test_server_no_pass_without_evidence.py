@@ -1,5 +1,5 @@
-"""No pass without evidence (issue 11, items 2 and 3), hook-server side: a server that misbehaves in the ways the
-steps used to let through gets a failing verdict, and what the run does not give the harness is *not testable*.
+"""No pass without evidence, hook-server side: a server that misbehaves in ways a lax step would let through gets a
+failing verdict, and what the run does not give the harness is *not testable*.
 
 The subject is the reference hook server as a separate process (``python -m simulator serve hook-server … --token
 T``); the bad behaviour comes from relays in front of it (tests/hook_proxies.py): a WebSocket relay that closes the
@@ -197,7 +197,7 @@ def _no_tool_log_and_queries_without_answer(method: str, path: str, status: int,
     return None
 
 
-def test_part_2b_without_the_call_log_is_not_testable_and_a_query_row_without_its_answer_fails(
+def test_tools_without_the_call_log_are_not_testable_and_a_query_row_without_its_answer_fails(
         reference: Reference, control_relay: ControlProxy, tmp_path: Path) -> None:
     """HOOK-SERVER-TOOL-04 (§1 "server 以绑定用户托管的 user token 执行") needs list-tool-calls to see that nothing ran
     as anyone: without the capability it is not testable (never a pass on the tool.response alone).

@@ -46,7 +46,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "redelivery-new-id": ({"HOOK-SERVER-REDELIVER-01", "HOOK-SERVER-DURABLE-02"}, {"HOOK-SERVER-HELLO-FIRST-01"}),
     # the retrying error carries the provider's raw response.
     "leaks-provider-error": ({"HOOK-SERVER-DELIVERY-02", "HOOK-SERVER-NO-RAW-ERROR-01"}, {"HOOK-SERVER-DELIVERY-03"}),
-    # part 2a, Slack binding and preferences (hook-server-binding.toml):
+    # Slack binding and preferences (hook-server-binding.toml):
     # prefs.set clears the keys it does not name.
     "prefs-set-replaces": ({"HOOK-SERVER-PREFS-PATCH-01"}, set()),
     # no bind.state after a change of the device's bindings (a multi-team sign-in waits for it, hence the others).
@@ -59,7 +59,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "multi-team-without-desktop-feature": ({"HOOK-SERVER-MULTITEAM-FALLBACK-01"}, set()),
     # prefs.state with bound=false lists rows anyway.
     "prefs-unbound-leaks": ({"HOOK-SERVER-PREFS-UNBOUND-01"}, set()),
-    # part 2a, provider families: provider.bind.cancel ends every open attempt of the device.
+    # provider families: provider.bind.cancel ends every open attempt of the device.
     "cancel-cancels-all": ({"HOOK-SERVER-PROVIDER-BIND-06"}, set()),
     # the one-time token comes back in the confirmation (and every later state) as scopeName.
     "token-echoed": ({"HOOK-SERVER-TOKEN-01"}, set()),
@@ -73,7 +73,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "telegram-url-loose": ({"HOOK-SERVER-PROVIDER-BIND-02"}, set()),
     # provider.prefs.set also overwrites the device's Slack rows of that workspace.
     "provider-prefs-share-slack-rows": ({"HOOK-SERVER-PROVIDER-PREFS-03"}, set()),
-    # part 2a, a variant per Slack binding / multi-team / Slack prefs requirement (issue 14):
+    # a variant per Slack binding / multi-team / Slack prefs requirement:
     # bind.update pending names the team "" although none was pinned (every scenario checking the pending update).
     "pending-team-not-null": ({"HOOK-SERVER-BIND-PENDING-01"},
                               {"HOOK-SERVER-BIND-CONFIRM-01", "HOOK-SERVER-BIND-OUTCOME-01",
@@ -112,7 +112,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     # the lane's chosen workspace is dispatched although no hello registered it (the alias rules show it too).
     "dispatches-unregistered-workspace": ({"HOOK-SERVER-NO-LOCAL-PATH-01"},
                                           {"HOOK-SERVER-ALIAS-01", "HOOK-SERVER-HELLO-RESEND-01"}),
-    # part 2a, a variant per provider binding / provider prefs / behaviour requirement (issue 14):
+    # a variant per provider binding / provider prefs / behaviour requirement:
     # the pending connect URL carries the attemptId instead of the one-time token.
     "connect-url-without-token": ({"HOOK-SERVER-PROVIDER-BIND-01"},
                                   {"HOOK-SERVER-PROVIDER-BIND-02", "HOOK-SERVER-TOKEN-01"}),
@@ -156,7 +156,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "behavior-accepts-empty-set": ({"HOOK-SERVER-BEHAVIOR-06"}, set()),
     # behaviour overrides are not written to the store.
     "behavior-not-durable": ({"HOOK-SERVER-BEHAVIOR-07"}, set()),
-    # part 2b, group relay and message operations (hook-server-relay.toml; relay_variants.py), each caught by its
+    # group relay and message operations (hook-server-relay.toml; relay_variants.py), each caught by its
     # requirement and by no other of that registry:
     # group.message.author loses its id and username.
     "relay-drops-author-id": ({"HOOK-SERVER-GROUP-01"}, set()),
@@ -186,7 +186,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-msg-op": ({"HOOK-SERVER-MSGOP-05"}, set()),
     # a group.message sent by a desktop is relayed to the chat's members.
     "relays-desktop-group-message": ({"HOOK-SERVER-RELAY-UNHANDLED-01"}, set()),
-    # part 2b, queries, gateway tools, the rest of interactions, the default workspace (hook-server-gateway.toml):
+    # queries, gateway tools, the rest of interactions, the default workspace (hook-server-gateway.toml):
     # /bind asks for models.
     "bind-asks-models": ({"HOOK-SERVER-QUERY-01"}, set()),
     # /effort is taken as a task.
@@ -219,7 +219,7 @@ VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     "lenient-interaction-request": ({"HOOK-SERVER-INTERACTION-04"}, set()),
     # a hello whose defaultWorkspace is not one of its workspaces is taken.
     "hello-default-unchecked": ({"HOOK-SERVER-DEFAULT-MEMBER-01"}, set()),
-    # issue 16, the protocol core (hook-server.toml; core_variants.py and server_variants.py), each caught by its
+    # the protocol core (hook-server.toml; core_variants.py and server_variants.py), each caught by its
     # requirement:
     # a ping before hello is dropped like every other frame before it.
     "ping-before-hello-dropped": ({"HOOK-SERVER-HELLO-FIRST-01"}, set()),
@@ -380,7 +380,7 @@ def test_the_reference_as_a_separate_process_passes_every_requirement(runs: RunP
 
 
 def test_every_message_type_travels_between_the_harness_and_the_reference(runs: RunPool) -> None:
-    """Issue 15: each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
+    """Each of the 41 types went, in some scenario of the whole run, from the peer the spec makes send it
     (the harness desktop's frames to the server, the server's to it), parsing clean."""
     run = runs["external"]
     assert run.workdir is not None
@@ -388,10 +388,10 @@ def test_every_message_type_travels_between_the_harness_and_the_reference(runs: 
 
 
 def test_no_frame_of_the_reference_carries_a_local_path_or_a_one_time_token(runs: RunPool) -> None:
-    """Issue 14's whole-run check: over every scenario of the external run, no frame the reference hook-server sent (valid
-    or not) holds a local absolute path in any field or free text (§2 "本地绝对路径只存在于 desktop,永不过网线") or a
-    one-time connect token anywhere but in the link that hands it out (阶段 14 "一次性凭证 … 不转发"); see
-    tests/wire_types_plugin.py. At least one frame must have been scanned."""
+    """The whole-run privacy check: over every scenario of the external run, no frame the reference hook-server sent
+    (valid or not) holds a local absolute path in any field or free text (§2 "本地绝对路径只存在于 desktop,永不过网线") or a one-time
+    connect token anywhere but in the link that hands it out (阶段 14 "一次性凭证 … 不转发"); see tests/wire_types_plugin.py. At
+    least one frame must have been scanned."""
     run = runs["external"]
     assert run.workdir is not None
     assert_no_leaks(run.workdir / WIRE_TYPES, "hook-server", run.explain())

@@ -2,8 +2,8 @@ Feature: Telegram behaviour at the desktop (provider.behavior.*)
   The behaviour channel is used only when hello and welcome both carry provider-behavior-v1; otherwise the desktop
   keeps its old behaviour: it sends no get/set and renders no state (§5 阶段 19). A set carries exactly what the user
   changed: an explicit value even when it equals the default, null to reset, nothing for what was not touched, one
-  groupActivation patch (§5 阶段 19) (slack-hook-protocol.md; docs/control-api.md "Bindings and preferences (desktop,
-  part 2a)"). A scenario whose desktop does not declare provider-behavior-v1 in its own hello is not applicable.
+  groupActivation patch (§5 阶段 19) (slack-hook-protocol.md; docs/control-api.md "Bindings and preferences
+  (desktop)"). A scenario whose desktop does not declare provider-behavior-v1 in its own hello is not applicable.
 
   @req:HOOK-DESKTOP-BEHAVIOR-GATE-01 @must
   Scenario Outline: without provider-behavior-v1 in welcome no get/set is sent (welcome: <features>)

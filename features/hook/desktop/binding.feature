@@ -4,7 +4,7 @@ Feature: Slack binding (Sign in with Slack OIDC) and multi-team at the desktop
   is not installed, or a generic install link when the server gives none), names a team in bind.revoke only once the
   server declared multi-team, and with multi-team on takes bind.state as the authoritative list of its bindings
   (slack-hook-protocol.md §3, §5 阶段 5, 阶段 13). What the desktop shows is read from its control `state`
-  (docs/control-api.md, "Bindings and preferences (desktop, part 2a)"); team names become fresh team ids.
+  (docs/control-api.md, "Bindings and preferences (desktop)"); team names become fresh team ids.
 
   @req:HOOK-DESKTOP-BIND-START-01 @must
   Scenario Outline: Sign in with Slack sends an empty bind.start (welcome features: <features>)

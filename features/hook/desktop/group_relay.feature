@@ -4,10 +4,10 @@ Feature: Group relay at the desktop (group.message, the window, the recipient ch
   group-relay-v1; with group-relay-recipient-v1 on both sides too, a message enters the window only when its
   recipient {bindingId, principalId} equals a binding the desktop holds as confirmed (the harness confirms one with
   provider.bind.state, provider-bind-v1 and provider:telegram in welcome). author.id / author.username follow
-  Telegram's contract (阶段 19) (slack-hook-protocol.md). The desktop shows its window and each turn's context through
-  its control API (docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop, part
-  2b)": state.groupWindow, runs[].groupContext). A scenario whose desktop does not declare the features it concerns in
-  its own hello is not applicable.
+  Telegram's contract (阶段 19) (slack-hook-protocol.md). The desktop shows its window and each turn's context through its
+  control API (docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop)":
+  state.groupWindow, runs[].groupContext). A scenario whose desktop does not declare the features it concerns in its own
+  hello is not applicable.
 
   @req:HOOK-DESKTOP-GROUP-01 @must
   Scenario: a message to the desktop's confirmed binding enters its window as relayed

@@ -4,7 +4,7 @@ Feature: Message operations at the desktop (msg.op, msg.op.result)
   (UPSTREAM-FACTS.md: an optional family, feature msg-op-v1, newer than the spec document). Without msg-op-v1 in
   welcome nothing is sent (slack-hook-protocol.md §3 "新端在能力缺席时不会发送它们"). The agent acts, and the desktop shows
   each op's outcome, through its control API (docs/control-api.md "Queries, gateway tools, group relay and message
-  operations (desktop, part 2b)": message-op, state.messageOps). A scenario whose desktop does not declare msg-op-v1 in
+  operations (desktop)": message-op, state.messageOps). A scenario whose desktop does not declare msg-op-v1 in
   its own hello is not applicable.
 
   @req:HOOK-DESKTOP-MSGOP-01 @must

@@ -3,7 +3,7 @@ Feature: Slack directory preferences at the desktop
   prefs.set (a key left as it was is left out, null clears one), names the team only with multi-team on both sides,
   and shows the latest prefs.state whole, an answer or a push alike; unbound, it shows none
   (slack-hook-protocol.md §4, §5 阶段 11, 阶段 13). What the desktop shows is read from its control `state`
-  (docs/control-api.md, "Bindings and preferences (desktop, part 2a)").
+  (docs/control-api.md, "Bindings and preferences (desktop)").
 
   @req:HOOK-DESKTOP-PREFS-GET-01 @must
   Scenario: prefs.get is paired with its answer by replyTo

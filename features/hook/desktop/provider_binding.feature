@@ -4,7 +4,7 @@ Feature: Provider-neutral binding at the desktop (Telegram, X)
   (§5 Provider-neutral 绑定与偏好); what the server answers (provider.bind.update / state) is shown, a Telegram link only
   when it is strictly https://t.me/<bot>?start=<token>, unknown actions ignored (§5 actions)
   (slack-hook-protocol.md). The user acts through the desktop's control API, which also shows what the desktop shows
-  (docs/control-api.md "Bindings and preferences (desktop, part 2a)"). A scenario whose desktop does not declare
+  (docs/control-api.md "Bindings and preferences (desktop)"). A scenario whose desktop does not declare
   provider-bind-v1 in its own hello is not applicable.
 
   @req:HOOK-DESKTOP-PROVIDER-HIDDEN-01 @must

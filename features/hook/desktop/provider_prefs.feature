@@ -3,7 +3,7 @@ Feature: Provider preferences at the desktop (provider.prefs.*)
   (§2); the desktop names its preference scope with exactly one of bindingId / scopeId and a workspace by its alias,
   never a folder's path (§2, §5 Provider-neutral 绑定与偏好); a provider.prefs.state replaces what the desktop shows for
   its selector, bound=false showing no preferences (slack-hook-protocol.md; docs/control-api.md "Bindings and
-  preferences (desktop, part 2a)"). A scenario whose desktop does not declare provider-prefs-v1 in its own hello is not
+  preferences (desktop)"). A scenario whose desktop does not declare provider-prefs-v1 in its own hello is not
   applicable.
 
   @req:HOOK-DESKTOP-PROVIDER-PREFS-HIDDEN-01 @must

@@ -4,7 +4,7 @@ Feature: Slack gateway tools called by the desktop's agent
   desktop branches on the error code, never on the text, stops waiting on its own, and names the Slack team only when
   multi-team is on both sides (slack-hook-protocol.md §2, §5 阶段 12, 阶段 13, §9). The agent calls through the
   desktop's control API, which also shows what the agent got (docs/control-api.md "Queries, gateway tools, group relay
-  and message operations (desktop, part 2b)": call-tool, state.toolCalls).
+  and message operations (desktop)": call-tool, state.toolCalls).
 
   @req:HOOK-DESKTOP-TOOL-01 @must
   Scenario: with slack-tools a call goes out as tool.request and the answer reaches the agent

@@ -5,7 +5,7 @@ Feature: Slack binding (Sign in with Slack OIDC) and multi-team bindings
   bind.state, the authoritative list, after the welcome and after every change; with it missing on either side the
   server falls back to one binding (slack-hook-protocol.md §5 阶段 5, 阶段 13). The harness plays the identity
   provider through the control API (slack-authorize) and reads the bindings with list-bindings
-  (docs/control-api.md "Bindings and preferences (hook-server, part 2a)").
+  (docs/control-api.md "Bindings and preferences (hook-server)").
 
   @req:HOOK-SERVER-BIND-PENDING-01 @must
   Scenario: bind.start is answered by a pending bind.update with an authorizeUrl

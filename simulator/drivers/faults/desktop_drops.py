@@ -1,4 +1,4 @@
-"""The fault profile against a desktop (``-m faults``, issue 17): the harness plays the hook server the desktop under
+"""The fault profile against a desktop (``-m faults``): the harness plays the hook server the desktop under
 test dialled and drops the connection (a TCP abort, no close frame) at a random, seeded moment of each task's
 lifecycle; the desktop dials again by itself (§4 断线重连, as every desktop scenario relies on: ``DesktopSession.
 reconnect``), and what it sends on its next connections is judged against the reliability rules of

@@ -1,4 +1,4 @@
-"""Reconnect storms against the hook server under test (fault profile, ``-m faults``; issue 17): N simulated desktops
+"""Reconnect storms against the hook server under test (fault profile, ``-m faults``): N simulated desktops
 (asyncio, real WebSockets, one event loop on a thread of its own) run tasks while dropping their connection and
 coming back at random, seeded; in the end every task injected was dispatched under its own requestId, its result
 taken over and published exactly once, and no channel message of the storm is left in progress.

@@ -30,9 +30,9 @@ called from ``simulator.hook``.
 | ``bindings`` | Slack binding (OIDC), multi-team and Slack preferences: the user's actions, the server's frames, judgements |
 | ``providers`` / ``provider_prefs`` / ``behavior`` | provider binding, provider prefs, Telegram behaviour: operations |
 | ``group_relay`` / ``message_ops`` | group relay (window, recipient, context) and message operations: operations |
-| ``queries`` | part 2b: query.request from the harness, the answers judged against the hello and the sessions |
-| ``tools`` | part 2b: gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
-| ``default_workspace`` | part 2b: an X-lane task to the hello's default workspace, the session it runs in |
+| ``queries`` | query.request from the harness, the answers judged against the hello and the sessions |
+| ``tools`` | gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
+| ``default_workspace`` | an X-lane task to the hello's default workspace, the session it runs in |
 | ``driver`` | ``DesktopDriver``, all of the above in one class |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """

@@ -1,5 +1,5 @@
 """Telegram behaviour at a desktop under test (slack-hook-protocol.md §5 阶段 19; docs/control-api.md "Bindings and
-preferences (desktop, part 2a)": ``behavior-get``, ``behavior-set``, ``state.behavior``).
+preferences (desktop)": ``behavior-get``, ``behavior-set``, ``state.behavior``).
 
 The harness plays the server (provider.behavior.state, valid or malformed) and the desktop's user (the control
 capabilities); it judges the provider.behavior.get / set frames the desktop sends and what its ``state`` shows. A

@@ -1,5 +1,5 @@
 """Slack binding (OIDC), multi-team and Slack preferences at the desktop (slack-hook-protocol.md §3, §5 阶段 5, 阶段 11,
-阶段 13; docs/control-api.md "Bindings and preferences (desktop, part 2a)").
+阶段 13; docs/control-api.md "Bindings and preferences (desktop)").
 
 The harness plays the hook server: it sends bind.update / bind.state / prefs.state, and drives the desktop's user
 through the control API (``slack-bind``, ``slack-revoke``, ``prefs-get``, ``prefs-set``). It judges what the desktop
@@ -44,7 +44,7 @@ PREFS_KEYS = ("model", "effort", "agentKind", "permissionMode")
 
 def checked_slack_view(answer: Any) -> dict[str, Any]:
     """``{"slack": …, "prefs": …}`` of a ``state`` answer when both match ``$defs/state.response`` of
-    docs/desktop-control-api.schema.json (part 2a: ``slack``, ``prefs``); else ``AssertionError`` naming the schema
+    docs/desktop-control-api.schema.json (``slack``, ``prefs``); else ``AssertionError`` naming the schema
     entry and the JSON pointer (the desktop's malformed answer, never an empty default)."""
     checked_fields(answer, "state", ("slack", "prefs"))
     return {"slack": answer["slack"], "prefs": answer["prefs"]}

@@ -1,6 +1,6 @@
 """The default workspace of single-message channels at a desktop under test (slack-hook-protocol.md 默认工作目录
 (hello.defaultWorkspace), §2 workspace 是别名; docs/control-api.md "Queries, gateway tools, group relay and message
-operations (desktop, part 2b)").
+operations (desktop)").
 
 The server picks the workspace of a new lane ("本 lane 已定的目录 > hello.defaultWorkspace > chat"); the desktop's part
 is to declare the default (judged by the hello checks) and to run a task that names it where it points: an X mention

@@ -7,7 +7,7 @@ sent or its control API answered (``hello``, ``acks``, ``turns``, ``reopen``, ``
 failure), ``MissingFrame`` / ``NegativeWindowBroken`` from the role, or ``NotTestable`` when the run cannot observe
 what it needs. The provider families (``providers``, ``provider_prefs``, ``behavior``) act as the server and the
 user and judge both; so do group relay (``group_relay``) and message operations (``message_ops``, the user being the
-desktop's agent). Part 2b also: the queries (``queries``), the gateway tools (``tools``: the agent's ``call-tool``, the
+desktop's agent). So do the queries (``queries``), the gateway tools (``tools``: the agent's ``call-tool``, the
 server's tool.response, ``state.toolCalls``), the rest of the interaction cards (``interactions``) and the default
 workspace of single-message channels (``default_workspace``).
 """

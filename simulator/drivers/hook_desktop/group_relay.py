@@ -1,5 +1,5 @@
 """Group relay at a desktop under test (slack-hook-protocol.md §1 群消息中继, §5 阶段 14, 阶段 19 group.message.author;
-docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop, part 2b)": ``state.groupWindow``,
+docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop)": ``state.groupWindow``,
 ``runs[].groupContext``).
 
 The harness plays the server: it confirms a provider binding (``push_confirmed`` of ``providers``), relays group

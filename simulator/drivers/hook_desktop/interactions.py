@@ -61,7 +61,7 @@ class InteractionOps(DesktopSession):
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
 
-    # -- the rest of 阶段 10 (part 2b) -----------------------------------------------------------------------------
+    # -- the rest of 阶段 10 ---------------------------------------------------------------------------------------
 
     def answer_interaction_with(self, button_id: str) -> None:
         """interaction.decision for the latest card, pressing ``button_id`` (one of its buttons, per the feature)."""

@@ -1,6 +1,6 @@
 """Message operations at a desktop under test (UPSTREAM-FACTS.md msg.op / msg.op.result, feature ``msg-op-v1``;
 slack-hook-protocol.md §3 "新端在能力缺席时不会发送它们"; docs/control-api.md "Queries, gateway tools, group relay and
-message operations (desktop, part 2b)": ``message-op``, ``state.messageOps``).
+message operations (desktop)": ``message-op``, ``state.messageOps``).
 
 The harness plays the desktop's agent (control ``message-op``: the agent of a dispatched turn operates on its channel
 thread) and the server (``msg.op.result``, valid or malformed, for an op the desktop sent or for none); it judges the

@@ -1,5 +1,5 @@
 """Provider preferences at a desktop under test (slack-hook-protocol.md §2 provider 偏好隔离 / workspace 是别名, §5
-Provider-neutral 绑定与偏好 provider.prefs.*; docs/control-api.md "Bindings and preferences (desktop, part 2a)":
+Provider-neutral 绑定与偏好 provider.prefs.*; docs/control-api.md "Bindings and preferences (desktop)":
 ``provider-prefs-get``, ``provider-prefs-set``, ``state.providerPrefs``).
 
 The harness plays the server (provider.prefs.state, valid or malformed) and the desktop's user; it judges the

@@ -1,6 +1,6 @@
 """Provider-neutral binding at a desktop under test (slack-hook-protocol.md §2 provider 能力
 必须双向协商 / provider 偏好隔离 / workspace 是别名, §5 Provider-neutral 绑定与偏好; docs/control-api.md "Bindings and
-preferences (desktop, part 2a)").
+preferences (desktop)").
 
 The harness plays the server (it sends provider.bind.update / state) and the desktop's user (the control capabilities
 ``provider-bind``, ``provider-cancel``, ``provider-revoke``); it judges the frames the desktop sends and what its
@@ -31,7 +31,7 @@ from .state import StateChecks
 
 __all__ = ["ProviderChecks", "PROVIDER_STATE_FIELDS", "checked_providers"]
 
-#: docs/control-api.md (desktop, part 2a): the fields ``state`` gains for these families
+#: docs/control-api.md (desktop): the fields ``state`` gains for these families
 #: (``$defs/state.response`` of docs/desktop-control-api.schema.json).
 PROVIDER_STATE_FIELDS = ("providers", "providerPrefs", "behavior")
 #: An hour ahead: the expiry of the attempts the harness announces (unix ms is required, its value is not judged).
@@ -95,8 +95,8 @@ class ProviderChecks(StateChecks):
         self.provider_answers["last-capability"] = capability
 
     def check_refused(self, code: str) -> None:
-        """The last attempted action was refused with HTTP 409 and ``code`` (docs/control-api.md, desktop part 2a:
-        "409 channel-hidden when the channel is off (nothing sent)" / "409 feature-off")."""
+        """The last attempted action was refused with HTTP 409 and ``code`` (docs/control-api.md "Bindings and
+        preferences (desktop)": "409 channel-hidden when the channel is off (nothing sent)" / "409 feature-off")."""
         capability = self.provider_answers.get("last-capability")
         assert capability is not None, "the desktop user tried nothing before this step"
         got = self.provider_answers.get("last")

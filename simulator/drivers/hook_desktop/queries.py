@@ -1,6 +1,6 @@
 """Live queries of a desktop under test (slack-hook-protocol.md §5 阶段 6 query.request / query.response, §2
 workspace 是别名 / provider 能力必须双向协商 (session-picker-v1), §1 最近会话; docs/control-api.md "Queries, gateway
-tools, group relay and message operations (desktop, part 2b)").
+tools, group relay and message operations (desktop)").
 
 The harness plays the server: it sends ``query.request`` (a fresh queryId per query the feature names) and judges the
 ``query.response`` the desktop sends back, read from the wire (the core's check runs on every received frame: an

@@ -156,10 +156,10 @@ class DesktopSession:
         assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
 
     def user_action(self, capability: str, body: dict[str, Any] | None = None) -> Any:
-        """A user action at the desktop that needs its welcomed connection (docs/control-api.md, desktop part 2a:
-        "409 offline when the desktop has no welcomed connection"). While the harness's connection is open, the
-        desktop first shows it has read the welcome (a barrier, once per connection), so a 409 ``offline`` is its
-        answer, never a race with the welcome in flight."""
+        """A user action at the desktop that needs its welcomed connection (docs/control-api.md "Bindings and
+        preferences (desktop)": "409 offline when the desktop has no welcomed connection"). While the harness's
+        connection is open, the desktop first shows it has read the welcome (a barrier, once per connection), so a 409
+        ``offline`` is its answer, never a race with the welcome in flight."""
         conn = self.server.conn
         if conn is not None and conn.is_open and self._welcome_read is not conn:
             self.barrier()

@@ -1,7 +1,7 @@
 """The desktop's control ``state`` (docs/control-api.md, desktop): read, checked, and judged.
 
-A ``state`` answer is the desktop's own word about its sessions, runs, outbox and reopen bookkeeping (and, parts 2a
-and 2b, what it shows of the other families). It is checked against ``$defs/state.response`` of
+A ``state`` answer is the desktop's own word about its sessions, runs, outbox and reopen bookkeeping (and what it
+shows of the other families). It is checked against ``$defs/state.response`` of
 docs/desktop-control-api.schema.json before anything reads it (``answers``): a field it omits or mistypes is the
 desktop's malformed answer (a failure), never an empty default that would let "lists no outbox entry" or "does not
 offer" pass. The ``retry-turn`` answer is checked the same way (``$defs/retry-turn.response``:

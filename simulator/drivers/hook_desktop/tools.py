@@ -1,6 +1,6 @@
 """Slack gateway tools at a desktop under test (slack-hook-protocol.md §5 阶段 12 tool.request / tool.response,
 阶段 13 tool.request 的可选 teamId, §9 降级行为; docs/control-api.md "Queries, gateway tools, group relay and message
-operations (desktop, part 2b)": ``call-tool`` and ``state.toolCalls``).
+operations (desktop)": ``call-tool`` and ``state.toolCalls``).
 
 The harness plays the desktop's agent (control ``call-tool``: the agent calls a tool) and the hook server (it reads the
 ``tool.request`` and answers ``tool.response``), and judges what the desktop sent and what its control ``state`` shows

@@ -21,15 +21,15 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``cards`` | interaction cards: ask, press, decide, withdraw |
 | ``privacy`` | what the server never puts on the wire: a local path in an alias field |
 | ``bindings`` | Slack sign-in (bind.*), multi-team bind.state, Slack preferences (prefs.*), list-bindings |
-| ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences (part 2a) |
-| ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides (part 2a) |
-| ``group_relay`` | group.message: memberships, the fan-out and its recipient, fire-and-forget, no content kept (part 2b) |
-| ``message_ops`` | msg.op / msg.op.result: lane tasks, ops and their results, the bot's posts (part 2b) |
-| ``queries`` | query.request / query.response: /bind, /model, /effort, /session, pairing, timeout (part 2b) |
-| ``tools`` | tool.request / tool.response: gateway tools, the identity a call runs as, failing calls (part 2b) |
-| ``card_limits`` | interaction cards at the limits: 24 buttons, an open kind, refused cards (part 2b) |
-| ``workspaces`` | the default workspace must be one of hello's workspaces (part 2b) |
-| ``provider_errors`` | a provider's raw error text in no frame the server sends (part 2b) |
+| ``provider_bindings`` | provider.bind.* / provider.prefs.*: attempts, tokens, bindings, preferences |
+| ``behavior`` | provider.behavior.*: Telegram behaviour and its stored overrides |
+| ``group_relay`` | group.message: memberships, the fan-out and its recipient, fire-and-forget, no content kept |
+| ``message_ops`` | msg.op / msg.op.result: lane tasks, ops and their results, the bot's posts |
+| ``queries`` | query.request / query.response: /bind, /model, /effort, /session, pairing, timeout |
+| ``tools`` | tool.request / tool.response: gateway tools, the identity a call runs as, failing calls |
+| ``card_limits`` | interaction cards at the limits: 24 buttons, an open kind, refused cards |
+| ``workspaces`` | the default workspace must be one of hello's workspaces |
+| ``provider_errors`` | a provider's raw error text in no frame the server sends |
 | ``driver`` | ``HookServerDriver``: all of the above over one scenario |
 """
 

@@ -2,8 +2,8 @@
 阶段 5 bind.*, 阶段 11 prefs.*, 阶段 13 multi-team). The harness desktop sends bind.start / bind.revoke / prefs.get /
 prefs.set and judges the bind.update / bind.state / prefs.state the server sends; the identity provider and the
 channel's ``/model`` card are played through the control API (``slack-authorize``, ``channel-set-prefs``) and the
-server's bindings read with ``list-bindings`` (docs/control-api.md "Bindings and preferences (hook-server, part
-2a)"), every answer checked against docs/control-api.schema.json.
+server's bindings read with ``list-bindings`` (docs/control-api.md "Bindings and preferences (hook-server)"),
+every answer checked against docs/control-api.schema.json.
 
 Names. One server serves the whole run and a Slack binding moves between devices ("被顶"), so the users and teams a
 feature names ("ann", "acme") get fresh ids per scenario (``SlackNames``); the names themselves are what the identity

@@ -25,7 +25,7 @@ HOOK_SERVER_LISTINGS: Mapping[str, Listing] = {
     "list-messages": Listing("messages", "message"), "list-tasks": Listing("tasks", "task"),
     "connections": Listing("connections", "connection"), "dropped-frames": Listing("dropped", "dropped"),
     "notices": Listing("notices", "notice"),
-    "list-posts": Listing("posts", "post"),  # part 2b, message operations
-    # part 2b: queries and gateway tools
+    "list-posts": Listing("posts", "post"),  # message operations
+    # queries and gateway tools
     "list-queries": Listing("queries", "query"), "list-tool-calls": Listing("calls", "toolCall"),
 }

@@ -1,6 +1,6 @@
 """``HookServerDriver``: a hook server under test, driven from the desktop side — the operations of every area
-(connections, authentication, the channel, tasks, turns, bad input, deliveries, cards, the server's records, and part
-2b's queries, gateway tools, cards at their limits, the default workspace's membership, provider raw errors) over
+(connections, authentication, the channel, tasks, turns, bad input, deliveries, cards, the server's records, the
+queries, gateway tools, cards at their limits, the default workspace's membership, provider raw errors) over
 one scenario state (``HookServerScenario``).
 
 Verdicts: no pass without evidence. *Not applicable* only when the server itself declares it lacks what the
@@ -42,7 +42,7 @@ __all__ = ["HOOK_SERVER_ROLE", "HookServerDriver"]
 HOOK_SERVER_ROLE = Role.HOOK_SERVER.value
 
 
-class HookServerDriver(QueryOps, ToolOps, CardLimitOps, WorkspaceOps, GroupRelayOps, MessageOps,  # part 2b
+class HookServerDriver(QueryOps, ToolOps, CardLimitOps, WorkspaceOps, GroupRelayOps, MessageOps,
                        BehaviorOps, ConnectionOps, AuthOps, TaskChecks, TurnOps, BadInputOps, ChannelChecks, BindingOps,
                        RecordChecks, DeliveryChecks, CardOps, PrivacyChecks):
     """One scenario against the hook server under test. Build it with the run's server URL, token, control client,

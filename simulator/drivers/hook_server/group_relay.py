@@ -1,6 +1,6 @@
 """Group relay, judged from the desktop side (spec §1 群消息中继; §5 阶段 14 group.message and its 设计边界; 阶段 19
 group.message.author), with the Telegram side played through the control API (docs/control-api.md "Queries, gateway
-tools, group relay and message operations (hook-server, part 2b)": ``group-member``, ``inject-group-message``).
+tools, group relay and message operations (hook-server)": ``group-member``, ``inject-group-message``).
 
 Names: a *group* ("team") gets a fresh negative chat id; a *principal* ("ann") a fresh Telegram user id (a canonical
 positive decimal) per scenario; a device binds a principal through the provider binding driver (``provider.bind.start``

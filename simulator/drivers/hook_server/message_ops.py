@@ -1,7 +1,7 @@
 """Message operations, judged from the desktop side (UPSTREAM-FACTS.md "msg.op / msg.op.result (feature msg-op-v1:
 server-resolved message operations send/edit/delete/react/typing/media scoped by externalKey) … support them as an
 optional family"; §3 "新端在能力缺席时不会发送它们"; §2 parseHookMessage), with the bot's posts read through the
-control API (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server, part 2b)":
+control API (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)":
 ``list-posts``, every row checked against docs/control-api.schema.json ``$defs/post``).
 
 Names: a *lane task* ("t") is a task the server dispatched to a device in a Telegram chat thread; its externalKey is the

@@ -1,7 +1,7 @@
 """Provider-neutral binding and provider preferences, driven from the desktop side (spec §5 Provider-neutral 绑定与偏好;
 §2 provider 能力必须双向协商, provider 偏好隔离; 阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"),
-with the channel side played through the control API (docs/control-api.md "Bindings and preferences (hook-server,
-part 2a)": ``inject-message`` ``/start <token>``, ``provider-authorize``, ``list-bindings``, ``channel-set-prefs``).
+with the channel side played through the control API (docs/control-api.md "Bindings and preferences (hook-server)":
+``inject-message`` ``/start <token>``, ``provider-authorize``, ``list-bindings``, ``channel-set-prefs``).
 
 Names: an *attempt* is named by the feature when it starts ("tg1"); the binding it confirms carries the same name.
 Every provider frame a device receives is parsed by the core (``parse_hook_message``): an invalid one fails the step

@@ -4,10 +4,10 @@ slack-hook-protocol.md "turn.delivery 可靠性与兼容": "provider 的原始�
 
 The harness makes the provider fail with a raw response it made up (``simulator.raw_errors.new_raw_error``) through the
 control API: ``fail-publishes {rawError}`` (the channel) and ``fail-tool-calls {rawError, deviceId}`` (the Slack API of
-the gateway tools; docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server, part
-2b)"). The texts judged are those the scenario's control requests carried (read from the wire log, as the run-wide
-rule of ``simulator.emitted_frames`` reads them), so the two judge the same thing. No frame, or no raw error given,
-leaves nothing to judge: a failure, never a pass.
+the gateway tools; docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)"). The
+texts judged are those the scenario's control requests carried (read from the wire log, as the run-wide rule of
+``simulator.emitted_frames`` reads them), so the two judge the same thing. No frame, or no raw error given, leaves
+nothing to judge: a failure, never a pass.
 """
 
 from __future__ import annotations

@@ -5,11 +5,10 @@ query.response —— /bind /model /effort 指令实时拉取工作区 / 模型�
 A user's channel command is played through the control API (``inject-message``: ``/bind``, ``/model``, ``/effort``,
 ``/session``, answered ``kind: "query"`` with the ``queryId`` the server sent); the device receives ``query.request``
 and the harness answers it with ``query.response``; what the channel shows of the query is read with
-``list-queries`` (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server, part
-2b)"), every answer checked against docs/control-api.schema.json. Every frame the device receives was parsed by the
-core: an invalid ``query.request`` fails the step that meets it. Names: a query is named by the feature when the
-user writes the command ("q"); the harness's answer to it is distinctive per name, so an answer that lands on another
-query shows.
+``list-queries`` (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)"), every
+answer checked against docs/control-api.schema.json. Every frame the device receives was parsed by the core: an invalid
+``query.request`` fails the step that meets it. Names: a query is named by the feature when the user writes the command
+("q"); the harness's answer to it is distinctive per name, so an answer that lands on another query shows.
 """
 
 from __future__ import annotations

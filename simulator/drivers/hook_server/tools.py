@@ -5,8 +5,8 @@ tool.request / tool.response —— desktop 会话内 agent 调用 server 侧 Sl
 
 The harness desktop sends ``tool.request`` and judges the ``tool.response`` that answers it (``replyTo`` = its
 requestId); the identity a call ran with is read with ``list-tool-calls`` and the Slack API is made to fail with
-``fail-tool-calls`` (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server,
-part 2b)"), every answer checked against docs/control-api.schema.json. The Slack users a call must run as are the
+``fail-tool-calls`` (docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)"),
+every answer checked against docs/control-api.schema.json. The Slack users a call must run as are the
 Slack binding driver's (``BindingOps``: fresh ids per scenario). The tool set is the server's: a ``callTool`` the
 harness makes names a tool the server's own ``listTools`` answer listed. Every received frame was parsed by the core:
 a tool.response with ``ok: false`` and an empty ``{code, message}`` fails there ("ok=false 时 error 必须为非空").

@@ -1,4 +1,4 @@
-"""The limits the robustness profile measures of a hook subject (issue 17 item 3: the report's limits section).
+"""The limits the robustness profile measures of a hook subject (the report's limits section).
 
 * ``ping_ladder``: pings padded to growing sizes, each followed by a barrier ping on the probe's connection; every
   size the feature names is at most the frame limit (spec §3 "帧上限 HOOK_MAX_FRAME_CHARS = 48 MiB(JSON 序列化后字符数)"),

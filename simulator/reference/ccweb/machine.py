@@ -25,8 +25,8 @@ alias), and the internal dispatcher itself (``dispatch``: anything it knows). Al
 ``ccweb_request_reply`` (→ return_and_continue) and a ``ccweb_send_message`` without ``replyMode`` (→ one_way);
 any other ``replyMode`` is an error result and nothing is sent.
 
-Broken variants (``variants.Variant``) are test fixtures for the harness. The older ones are one switch each, in the
-code path they break; the newer ones (issue 16) are subclasses of ``CcwebMachine`` in ``variant_machines.py`` that
+Broken variants (``variants.Variant``) are test fixtures for the harness. Some are one switch each, in the code path
+they break; the others are subclasses of ``CcwebMachine`` in ``variant_machines.py`` that
 override one method (``listed_tools``, ``tool_definitions``, ``fallback_tools``, ``_dynamic_names``,
 ``dynamic_call``, ``_send``, ``_target_prompt``), so this module knows nothing of them.
 """

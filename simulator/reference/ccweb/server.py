@@ -99,7 +99,7 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
 
     server = Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
                     on_call_tool=call_tool)
-    if core.variant is not None and core.variant.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
+    if core.variant is not None and core.variant.value in ROBUSTNESS_VARIANTS:  # broken on purpose
         server.middleware.append(robustness_middleware(core.variant.value,
                                                        lambda m: server.get_request_handler(m) is not None))
     if core.variant is not None and core.variant.value in STDOUT_VARIANTS:  # broken on purpose

@@ -1,8 +1,8 @@
-"""Broken variants of the reference cc-web that wrap the machine (README.md "Broken variants", issue 16).
+"""Broken variants of the reference cc-web that wrap the machine (README.md "Broken variants").
 
 Each class is the correct ``CcwebMachine`` with one method overridden, so that exactly one sentence of the PRD is
 broken the way an implementer might break it; the correct machine's code paths know nothing about them.
-``machine_class(variant)`` picks the class for a ``Variant`` (the older variants are switches inside the machine,
+``machine_class(variant)`` picks the class for a ``Variant`` (the other variants are switches inside the machine,
 the server or the control API, and run ``CcwebMachine`` itself). They are test fixtures: the conformance features
 must catch each one (tests/ccweb/test_ccweb_variants.py).
 """
@@ -172,7 +172,7 @@ class TargetPromptWithoutSourceId(CcwebMachine):
 
 class _PromptWithoutContent(CcwebMachine):
     """The target prompt of ``MODE`` keeps its header and notices and leaves the message to the conversation (the
-    message is appended there as before), so the prompt no longer carries it."""
+    message is appended there as in the correct machine), so the prompt no longer carries it."""
 
     MODE: ReplyMode
 

@@ -47,7 +47,7 @@ class Variant(BrokenVariant):
     #: The control API lists the continuation run without its request id (machine.py, ``runs``).
     CONTINUATION_UNLINKED = "continuation-unlinked"
 
-    # Issue 16: each of these is a subclass of the machine (variant_machines.py), one method overridden.
+    # Each of these is a subclass of the machine (variant_machines.py), one method overridden.
     #: ``tools/list`` lists ccweb_send_message twice (a leftover second registration of the shared definition).
     SEND_LISTED_TWICE = "send-listed-twice"
     #: The send tool's schema declares ``targetConversationId`` as a string or an integer (numeric ids too).
@@ -78,7 +78,7 @@ class Variant(BrokenVariant):
     #: The return_and_continue target run prompt carries only its header and notices, not the message.
     RETURN_PROMPT_WITHOUT_CONTENT = "return-prompt-without-content"
 
-    # Issue 17, the robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
+    # The robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
     #: A ``tools/call`` with params over 1 MB of JSON ends the process.
     CRASH_ON_HUGE_ARGUMENT = "crash-on-huge-argument"
     #: A request for a method the server does not serve is never answered.

@@ -150,7 +150,7 @@ class DesktopControlApi:
         (docs/control-api.md, desktop)."""
         return {"settled": self.client.settle(settle_timeout_s(body))}
 
-    # -- Slack binding and preferences (docs/control-api.md "Bindings and preferences (desktop, part 2a)") ----------
+    # -- Slack binding and preferences (docs/control-api.md "Bindings and preferences (desktop)") ----------
 
     def _with_request_id(self, fn: Callable[[float], Any]) -> dict[str, Any]:
         return {"ok": True, "requestId": self.client.call(fn)}

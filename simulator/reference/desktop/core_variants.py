@@ -1,6 +1,6 @@
-"""Broken variants of the reference desktop's part-1 rules (docs/desktop-plan.md "Broken variants"): hello, task.ack,
+"""Broken variants of the reference desktop's core rules (docs/desktop-plan.md "Broken variants"): hello, task.ack,
 sessions, turns, task.cancel / session.archive, turn.end reliability, interactions, turn.reopen and
-lifecycle.preference (issue 16: every requirement proven able to fail). Each is the correct ``DesktopMachine`` with one
+lifecycle.preference (every requirement proven able to fail). Each is the correct ``DesktopMachine`` with one
 method overridden so that exactly one rule of slack-hook-protocol.md is broken, the way an implementer might get it
 wrong; the correct machine's code paths know nothing about them. Test fixtures, picked by ``variants.py``; the desktop
 features must catch each one (tests/hook_desktop/test_desktop_variants.py).

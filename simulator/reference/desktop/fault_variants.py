@@ -1,4 +1,4 @@
-"""Broken variants of the reference desktop for the fault profile (features/faults/desktop.feature, issue 17): each is
+"""Broken variants of the reference desktop for the fault profile (features/faults/desktop.feature): each is
 the correct ``DesktopMachine`` with one method overridden so that it mishandles a dropped connection the way an
 implementer might (state kept per connection instead of per desktop); the correct machine's code paths know nothing
 about them. Test fixtures, picked by ``variants.py``; the fault profile must catch each one

@@ -3,7 +3,7 @@ passed in, effects returned).
 
 Spec (slack-hook-protocol.md): §5 阶段 12 Slack 网关工具 (tool.request / tool.response), 阶段 13 (tool.request 的可选
 teamId), §9 (降级行为: the desktop's own timeout). Contract: docs/control-api.md "Queries, gateway tools, group relay
-and message operations (desktop, part 2b)": the control command ``call-tool`` (``call_tool``), ``state.toolCalls``.
+and message operations (desktop)": the control command ``call-tool`` (``call_tool``), ``state.toolCalls``.
 
 ``GatewayTools`` is mixed into ``DesktopMachine``: ``call_tool`` is the agent calling a tool; it sends
 ``tool.request`` (built with the core's builder) and schedules the call's deadline as the machine timer

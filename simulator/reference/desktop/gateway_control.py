@@ -1,5 +1,5 @@
 """The control capability of the gateway tools family (docs/control-api.md "Queries, gateway tools, group relay and
-message operations (desktop, part 2b)"): ``call-tool``, the agent calling a Slack gateway tool. The request body is
+message operations (desktop)"): ``call-tool``, the agent calling a Slack gateway tool. The request body is
 read here; the command runs on the machine (``gateway.GatewayTools.call_tool``) under the client's lock. A bad request
 is 400 ``invalid-request`` (nothing is sent); a call the family cannot carry is not an error: it is answered with
 ``requestId`` null and shows ``unavailable`` in ``state.toolCalls``.

@@ -1,8 +1,9 @@
-"""Broken variants of the reference desktop's part-2b families (docs/desktop-plan.md "Queries, gateway tools, the rest
-of interactions and the default workspace"): each is the correct ``DesktopMachine`` with one hook overridden so that
-exactly one rule of slack-hook-protocol.md §2 / §5 阶段 6, 10, 12, 13 / 默认工作目录 is broken. Test fixtures, picked
-by ``variants.py``; the features of features/hook/desktop/queries.feature, tools.feature, interactions.feature and
-default_workspace.feature must catch each one (tests/hook_desktop/test_desktop_variants.py).
+"""Broken variants of the reference desktop's queries, gateway tools, the rest of interactions and the default
+workspace (docs/desktop-plan.md "Queries, gateway tools, the rest of interactions and the default workspace"): each
+is the correct ``DesktopMachine`` with one hook overridden so that exactly one rule of slack-hook-protocol.md §2 /
+§5 阶段 6, 10, 12, 13 / 默认工作目录 is broken. Test fixtures, picked by ``variants.py``; the features of
+features/hook/desktop/queries.feature, tools.feature, interactions.feature and default_workspace.feature must catch
+each one (tests/hook_desktop/test_desktop_variants.py).
 """
 
 from __future__ import annotations

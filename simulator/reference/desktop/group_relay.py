@@ -15,7 +15,7 @@ Spec sentences this module keeps:
   ``SaveGroupEntry`` / ``ForgetGroupEntries``, carried out by the client into SQLite).
 
 The window keeps the newest ``WINDOW_PER_CHAT`` entries of each chat (a rolling window; the spec sets no size:
-docs/control-api.md, desktop part 2b).
+docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop)").
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Group relay and message operations (§1, §5 阶段 14, 阶段 19 author; UPSTRE
 (mixed in likewise; ``_on_dispatch`` records the turn's ``groupContext``).
 Gateway tools (§5 阶段 12, 阶段 13): ``gateway.py`` (mixed in: ``call_tool``, tool.response, the ``("tool", requestId)``
 timers; this module routes the frame and the timer and adds ``toolCalls`` to ``state``).
-Broken variants: the older ones are switches below; the newer ones wrap this machine (``variants.py``).
+Broken variants: some are switches below; the others wrap this machine (``variants.py``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
 CONSUMED_FEATURES = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.value, Feature.LIFECYCLE_ANNOUNCEMENT.value,
                      Feature.SESSION_PICKER.value, Feature.MULTI_TEAM.value, *PROVIDER_FEATURES,
-                     # part 2b: group relay (both generations) and message operations
+                     # group relay (both generations) and message operations
                      Feature.GROUP_RELAY.value, Feature.GROUP_RELAY_RECIPIENT.value, Feature.MESSAGE_OPS.value)
 #: query.response kind=sessions: at most this many, the most recently active first (spec §5 阶段 6).
 MAX_QUERY_SESSIONS = 20
@@ -103,7 +103,7 @@ class Variant(BrokenVariant):
     PROGRESS_UNTHROTTLED = "progress-unthrottled"
     PROGRESS_CONCATENATED = "progress-concatenated"
     WORKSPACE_PATHS_IN_QUERY = "workspace-paths-in-query"
-    # Slack binding and preferences (part 2a): they swap the machine's SlackSide (variants.py).
+    # Slack binding and preferences: they swap the machine's SlackSide (variants.py).
     BIND_START_EMAIL = "bind-start-email"
     REVOKE_TEAM_WITHOUT_FEATURE = "revoke-team-without-feature"
     START_TEAM_WITHOUT_FEATURE = "start-team-without-feature"
@@ -131,7 +131,7 @@ class Variant(BrokenVariant):
     BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
     PROVIDER_PREFS_STATE_MERGED = "provider-prefs-state-merged"
     LENIENT_PROVIDER_FRAMES = "lenient-provider-frames"
-    # issue 14: one variant per part-2a desktop requirement not yet caught (slack_variants.py, provider_variants.py;
+    # one variant per binding and preference requirement of the desktop (slack_variants.py, provider_variants.py;
     # token-first-dial-only is a switch in client.py, the shell that dials)
     REAUTHORIZE_UNPINNED = "reauthorize-unpinned"
     PROVIDER_START_SCOPE_DROPPED = "provider-start-scope-dropped"
@@ -147,7 +147,7 @@ class Variant(BrokenVariant):
     BEHAVIOR_STATE_FIRST_KEPT = "behavior-state-first-kept"
     LENIENT_BEHAVIOR_STATES = "lenient-behavior-states"
     TOKEN_FIRST_DIAL_ONLY = "token-first-dial-only"
-    # issue 15: group relay and message operations (relay_variants.py)
+    # group relay and message operations (relay_variants.py)
     WINDOW_FIELDS_DROPPED = "window-fields-dropped"
     RECIPIENT_PRINCIPAL_UNCHECKED = "recipient-principal-unchecked"
     ENDED_BINDING_RECEIVES = "ended-binding-receives"
@@ -160,7 +160,7 @@ class Variant(BrokenVariant):
     OP_WITHOUT_FEATURE = "op-without-feature"
     OP_RESULT_TO_OLDEST = "op-result-to-oldest"
     LENIENT_OP_RESULTS = "lenient-op-results"
-    # part 2b: queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py)
+    # queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py)
     QUERY_WORKSPACES_STALE = "query-workspaces-stale"
     QUERY_MODELS_OTHER_AGENT = "query-models-other-agent"
     SESSIONS_ALL_LISTED = "sessions-all-listed"
@@ -179,7 +179,7 @@ class Variant(BrokenVariant):
     CARD_LEFT_OPEN = "card-left-open"
     LENIENT_DECISIONS = "lenient-decisions"
     X_DISPATCH_IN_CHAT = "x-dispatch-in-chat"
-    # issue 16: one variant per part-1 requirement no variant failed yet (core_variants.py)
+    # one variant per core requirement no other variant fails (core_variants.py)
     CHAT_ALIAS_LAST = "chat-alias-last"
     LIFECYCLE_DEFAULT_LEFT_OUT = "lifecycle-default-left-out"
     DEFAULT_NOT_IN_WORKSPACES = "default-not-in-workspaces"
@@ -846,7 +846,8 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
         """§5 阶段 6: every valid query.request is answered at once by one query.response with its queryId and kind,
         with aliases only (§2). sessions needs session-picker-v1 in hello and welcome (§2: both sides declare it);
-        without it the answer is ok=false and lists nothing (docs/control-api.md, desktop part 2b)."""
+        without it the answer is ok=false and lists nothing (docs/control-api.md "Queries, gateway tools, group relay
+        and message operations (desktop)")."""
         p = msg.payload
         fields: dict[str, Any] = {}
         error: str | None = None

@@ -4,7 +4,7 @@ Source: UPSTREAM-FACTS.md "`msg.op` / `msg.op.result` (feature `msg-op-v1`: serv
 send/edit/delete/react/typing/media scoped by `externalKey`) are newer than the spec document; support them as an
 optional family"; slack-hook-protocol.md §3 "新端在能力缺席时不会发送它们" (the family is used only when msg-op-v1 is
 in hello and in welcome: ``ops_on``). Contract: docs/control-api.md "Queries, gateway tools, group relay and message
-operations (desktop, part 2b)", capability ``message-op`` and ``state.messageOps``.
+operations (desktop)", capability ``message-op`` and ``state.messageOps``.
 
 ``OpBook`` holds every op the agent asked for, in order: ``pending`` (sent, keyed by its ``opId``, the pairing key of
 msg.op.result), ``unavailable`` (the family off or no welcomed connection: nothing sent, no opId), and ``ok`` /

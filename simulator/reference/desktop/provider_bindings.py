@@ -4,7 +4,7 @@ Spec (slack-hook-protocol.md): §2 "provider 能力必须双向协商 … 每个
 provider:<id> 标识 … 任一能力缺席都隐藏该渠道并完整回落现有 Slack 路径"; §5 Provider-neutral 绑定与偏好 (provider.bind.*,
 provider.prefs.*, the ``actions`` hints: "消费者必须忽略未来未知 action。链接仍需由 host 做 provider-specific allowlist 校验,
 例如 Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>"). Contract: docs/control-api.md "Bindings and
-preferences (desktop, part 2a)".
+preferences (desktop)".
 
 * ``channel_on`` / ``prefs_on``: whether a provider's binding / preference frames may be used on this connection;
 * ``link_ok``: the provider-specific allowlist of a ``connectUrl`` (Telegram strict, X https on x.com/twitter.com);

@@ -1,7 +1,7 @@
-"""The control capabilities of the provider families (docs/control-api.md "Bindings and preferences (desktop, part
-2a)"): request bodies read here, the commands run on the machine (``providers.ProviderFamilies``) under the client's
-lock. A refusal (``Refused``) answers its code: 409 ``offline`` / ``channel-hidden`` / ``feature-off``, 400
-``invalid-request`` / ``not-found``; nothing is sent then.
+"""The control capabilities of the provider families (docs/control-api.md "Bindings and preferences (desktop)"): request
+bodies read here, the commands run on the machine (``providers.ProviderFamilies``) under the client's lock. A refusal
+(``Refused``) answers its code: 409 ``offline`` / ``channel-hidden`` / ``feature-off``, 400 ``invalid-request`` /
+``not-found``; nothing is sent then.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 behaviour, as a part of ``DesktopMachine`` (sans-I/O, like it: ``now`` passed in, effects returned).
 
 Spec (slack-hook-protocol.md): §2 provider 能力必须双向协商 / provider 偏好隔离 / workspace 是别名; §5 Provider-neutral
-绑定与偏好; 阶段 19 Telegram 行为配置. Contract: docs/control-api.md "Bindings and preferences (desktop, part 2a)".
+绑定与偏好; 阶段 19 Telegram 行为配置. Contract: docs/control-api.md "Bindings and preferences (desktop)".
 
 ``ProviderFamilies`` is mixed into ``DesktopMachine``: the control commands (``provider_bind`` … ``behavior_set``)
 build the frames with the core's ``make_*`` builders or raise ``Refused`` (nothing sent); the frame handlers

@@ -1,6 +1,5 @@
 """Group relay and message operations as a part of ``DesktopMachine`` (sans-I/O, like it: ``now`` passed in, effects
-returned). Contract: docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop,
-part 2b)".
+returned). Contract: docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop)".
 
 Spec: slack-hook-protocol.md §1 群消息中继, §3 兼容策略 ("新端在能力缺席时不会发送它们"), §5 阶段 14 (group.message,
 task.dispatch.source.triggerMessageId), 阶段 19 (group.message.author); UPSTREAM-FACTS.md (msg.op, msg-op-v1).
@@ -32,7 +31,7 @@ from .provider_bindings import Refused
 
 __all__ = ["RELAY_FEATURES", "RelayFamilies"]
 
-#: The part-2b features of these families this desktop declares in every hello (part of ``CONSUMED_FEATURES``).
+#: The features of these families this desktop declares in every hello (part of ``CONSUMED_FEATURES``).
 RELAY_FEATURES: Final = (Feature.GROUP_RELAY.value, Feature.GROUP_RELAY_RECIPIENT.value, Feature.MESSAGE_OPS.value)
 
 

@@ -1,4 +1,4 @@
-"""Broken variants of the reference desktop for the robustness profile (features/robustness, issue 17): each is the
+"""Broken variants of the reference desktop for the robustness profile (features/robustness): each is the
 correct ``DesktopMachine`` with one method overridden so that it mishandles garbage the way an implementer might;
 the correct machine's code paths know nothing about them. Test fixtures, picked by ``variants.py``; the robustness
 profile must catch each one (tests/robustness/test_robustness_falsified.py).

@@ -17,7 +17,7 @@ Spec references (slack-hook-protocol.md):
 * §5 阶段 5 bind.state "(multi-team)绑定全量快照(权威列表)"; 阶段 13 "任一侧缺席则整体回落单绑定行为";
 * §5 阶段 11 prefs.*: "部分更新某目录偏好(undefined 不动、null 显式清空)"; prefs.state "全量快照 … 主动推送 … 为 null。
   联动:bound=false 时 prefs 恒空数组"; §4 "latest-wins 帧(… prefs.state 主动推送):… 每帧整体替换".
-Contract: docs/control-api.md "Bindings and preferences (desktop, part 2a)".
+Contract: docs/control-api.md "Bindings and preferences (desktop)".
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ Spec (slack-hook-protocol.md): §1 "工具:tool.request / tool.response —— d
 配对) … 发送前先查 welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路", tool.response "replyTo 回显 requestId;
 … ok=false 时 error 必须为非空 {code, message}(desktop 按 code 分支,不解析文案)"; 阶段 13 (tool.request 的可选 teamId,
 任一侧缺席则整体回落单绑定行为); §9 "必须为'对端是旧版'定义降级行为(参考 prefs.get 的超时降级)" (the desktop's own
-timeout). Contract: docs/control-api.md "Queries, gateway tools, group relay and message operations (desktop, part
-2b)".
+timeout). Contract: docs/control-api.md "Queries, gateway tools, group relay and message operations
+(desktop)".
 
 Theory of operation. A call the agent makes is a ``ToolCall`` in a ``ToolBook``, named by its ``callId`` (the
 control API's handle) and, once a ``tool.request`` went out, by its ``requestId`` (the pairing key). Its life is a
@@ -80,7 +80,8 @@ class ToolCall:
     deadline: float | None = None
 
     def view(self) -> dict[str, Any]:
-        """The ``state.toolCalls`` entry (docs/control-api.md, desktop part 2b)."""
+        """The ``state.toolCalls`` entry (docs/control-api.md "Queries, gateway tools, group relay and message
+        operations (desktop)")."""
         return {"callId": self.call_id, "requestId": self.request_id, "tool": self.tool, "teamId": self.team_id,
                 "state": self.state.value, "result": self.result,
                 "error": None if self.error is None else dict(self.error)}

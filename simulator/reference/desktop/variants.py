@@ -2,7 +2,7 @@
 
 Each class is the correct ``DesktopMachine`` with one method overridden so that exactly one rule of the spec is
 broken; the correct machine's code paths know nothing about them. ``machine_class(variant)`` picks the class for a
-``Variant`` (the older variants are switches inside the machine and use ``DesktopMachine`` itself). They are test
+``Variant`` (the other variants are switches inside the machine and use ``DesktopMachine`` itself). They are test
 fixtures: the conformance features must catch each one (tests/hook_desktop/test_desktop_rules_variants.py).
 """
 

@@ -29,12 +29,13 @@ CAPABILITIES: Final = (
     "config", "inject-message", "inject-messages", "list-messages", "list-tasks", "connections", "dropped-frames",
     "notices", "fail-publishes", "hold-publishes", "advance-clock", "set-lane-workspace", "set-cleanup-latency",
     "ping-desktops", "press-button", "restart", "settle",
-    # part 2a (docs/control-api.md "Bindings and preferences (hook-server, part 2a)")
+    # docs/control-api.md "Bindings and preferences (hook-server)"
     "slack-authorize", "provider-authorize", "list-bindings", "channel-set-prefs", "behavior-overrides",
-    # part 2b, group relay and message operations (docs/control-api.md "… (hook-server, part 2b)")
+    # group relay and message operations (docs/control-api.md "Queries, gateway tools, group relay and message
+    # operations (hook-server)")
     "group-member", "inject-group-message", "list-posts",
-    # part 2b, queries and gateway tools (docs/control-api.md "Queries, gateway tools, group relay and message
-    # operations (hook-server, part 2b)")
+    # queries and gateway tools (docs/control-api.md "Queries, gateway tools, group relay and message
+    # operations (hook-server)")
     "list-queries", "list-tool-calls", "fail-tool-calls",
 )
 #: inject-messages takes at most this many messages per call.

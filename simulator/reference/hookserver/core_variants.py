@@ -1,5 +1,5 @@
-"""Broken variants of the reference hook server that wrap the machine (docs/hook-server-plan.md "Broken variants",
-issue 16): the core of the protocol, i.e. the handshake, bad input, dispatch and ack, progress and end, turn.delivery,
+"""Broken variants of the reference hook server that wrap the machine (docs/hook-server-plan.md "Broken variants"):
+the core of the protocol, i.e. the handshake, bad input, dispatch and ack, progress and end, turn.delivery,
 durability, turn.reopen and its clean-up, the channel commands, lifecycle notices and interaction cards.
 
 Each class is the correct ``HookServerMachine`` with one method overridden so that exactly one rule of

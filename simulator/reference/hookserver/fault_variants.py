@@ -1,4 +1,4 @@
-"""Broken variants of the reference hook server for the fault profile (features/faults, issue 17): the correct
+"""Broken variants of the reference hook server for the fault profile (features/faults): the correct
 ``HookServerMachine`` with one method overridden so that a dropped connection or a restart does harm the way an
 implementer might let it; the correct machine's code paths know nothing about them. Picked by
 ``variant_machines.machine_class``; the fault profile must catch each one (tests/faults/test_faults_falsified.py for

@@ -1,6 +1,6 @@
 """Queries and gateway tools of the reference hook server, wired to the machine: query.request / query.response,
 tool.request / tool.response and their control commands (docs/control-api.md "Queries, gateway tools, group relay and
-message operations (hook-server, part 2b)").
+message operations (hook-server)").
 
 Spec: §5 阶段 6 (query.request "queryId(server 生成,响应回传配对,server 自行超时)"), §2 "只有 hello 与 welcome 同时包含 …
 session-picker-v1 时才可使用对应新增帧", 阶段 12 (tool.request / tool.response; "发送前先查 welcome.features 是否含

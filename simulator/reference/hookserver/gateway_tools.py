@@ -1,5 +1,5 @@
 """The Slack gateway tools of the reference hook server (spec §5 阶段 12 Slack 网关工具, 阶段 13 tool.request teamId;
-docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server, part 2b)").
+docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)").
 
 Spec: §1 "工具:tool.request / tool.response —— desktop 会话内 agent 调用 server 侧 Slack 网关工具(server 以绑定用户托管的
 user token 执行)"; 阶段 12 tool.request "tool(开放集合,当前约定 status / listTools / callTool;未知值 server 回

@@ -1,9 +1,9 @@
-"""Broken variants of the reference hook server that wrap the machine (docs/hook-server-plan.md "Broken variants",
-part 2b): queries, gateway tools, the rest of interactions and the default workspace.
+"""Broken variants of the reference hook server that wrap the machine (docs/hook-server-plan.md "Broken variants"):
+queries, gateway tools, the rest of interactions and the default workspace.
 
 Each class is the correct ``HookServerMachine`` with one method overridden (or one pure family object swapped) so that
 exactly one rule of slack-hook-protocol.md is broken; the correct machine's code paths know nothing about them.
-``variant_machines.machine_class(variant)`` picks the class for a ``Variant`` (the older variants are switches inside the
+``variant_machines.machine_class(variant)`` picks the class for a ``Variant`` (the other variants are switches inside the
 machine and use ``HookServerMachine`` itself). They are test fixtures: the conformance features must catch each one
 (tests/hook_server/test_server_variants.py).
 """

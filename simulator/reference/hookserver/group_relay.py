@@ -1,6 +1,6 @@
 """Group relay of the reference hook server: who is a member of which group, and who gets a group message (spec §5
 阶段 14 group.message and its 设计边界; 阶段 19 group.message.author; contract: docs/control-api.md "Queries, gateway
-tools, group relay and message operations (hook-server, part 2b)", "Group relay").
+tools, group relay and message operations (hook-server)", "Group relay").
 
 Theory of operation. The server knows only which principals are members of which Telegram group (``Membership``:
 chatId ↔ principalId, id-level metadata, durable in the table ``group_members``): spec "server 侧仅可存 chatId ↔

@@ -1,4 +1,4 @@
-"""Broken variants of the reference hook server for the load profile (simulator/load, issue 19): the correct
+"""Broken variants of the reference hook server for the load profile (simulator/load): the correct
 ``HookServerMachine`` with one method overridden so that, under load, every Nth task is lost or runs twice; the
 correct machine's code paths know nothing about them. Picked by ``variant_machines.machine_class``.
 

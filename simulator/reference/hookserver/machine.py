@@ -96,7 +96,7 @@ DEFAULT_FEATURES: Final = (Feature.TURN_DELIVERY.value, Feature.TURN_REOPEN.valu
                            Feature.LIFECYCLE_ANNOUNCEMENT.value, Feature.MULTI_TEAM.value, Feature.PROVIDER_BIND.value,
                            Feature.PROVIDER_PREFS.value, Feature.PROVIDER_BEHAVIOR.value,
                            Feature.PROVIDER_TELEGRAM.value, Feature.PROVIDER_X.value,
-                           # part 2b (docs/control-api.md "Queries, gateway tools, group relay and message operations")
+                           # docs/control-api.md "Queries, gateway tools, group relay and message operations"
                            Feature.SLACK_TOOLS.value, Feature.SESSION_PICKER.value, Feature.GROUP_RELAY.value,
                            Feature.GROUP_RELAY_RECIPIENT.value, Feature.MESSAGE_OPS.value)
 CLOSE_SUPERSEDED: Final = (4000, "superseded by a newer connection")
@@ -1306,7 +1306,7 @@ _HANDLERS: dict[MessageType, Callable[[HookServerMachine, Connection, HookMessag
     MessageType.PROVIDER_PREFS_SET: HookServerMachine._on_provider_prefs_set,
     MessageType.PROVIDER_BEHAVIOR_GET: HookServerMachine._on_provider_behavior_get,
     MessageType.PROVIDER_BEHAVIOR_SET: HookServerMachine._on_provider_behavior_set,
-    MessageType.MSG_OP: HookServerMachine._on_msg_op,  # part 2b (relay_families.py)
+    MessageType.MSG_OP: HookServerMachine._on_msg_op,  # relay_families.py
     MessageType.QUERY_RESPONSE: HookServerMachine._on_query_response,
     MessageType.TOOL_REQUEST: HookServerMachine._on_tool_request,
 }

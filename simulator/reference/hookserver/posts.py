@@ -1,7 +1,7 @@
 """Message operations of the reference hook server: the bot's posts and the results of ``msg.op`` (UPSTREAM-FACTS.md
 "msg.op / msg.op.result (feature msg-op-v1: server-resolved message operations send/edit/delete/react/typing/media
 scoped by externalKey)"; contract: docs/control-api.md "Queries, gateway tools, group relay and message operations
-(hook-server, part 2b)", "Message operations").
+(hook-server)", "Message operations").
 
 Theory of operation. A ``msg.op`` names its target by ``scope.externalKey`` only (the core refuses a scope carrying
 ``chatId`` / ``threadId``: the server resolves the target). The machine resolves the scope to the lane of a task

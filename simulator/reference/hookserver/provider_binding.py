@@ -1,6 +1,6 @@
 """Provider-neutral binding of the reference hook server: attempts and bindings (spec §5 Provider-neutral 绑定与偏好;
 §2 provider 能力必须双向协商; 阶段 14 "一次性凭证(如绑定深链 /start <token>)由 server 过滤,不转发"; contract:
-docs/control-api.md "Bindings and preferences (hook-server, part 2a)").
+docs/control-api.md "Bindings and preferences (hook-server)").
 
 Sans-I/O: ``ProviderBook`` holds the attempts and bindings and answers what changed as ``Change`` records (the
 snapshot fields of the ``provider.bind.update`` to send, the device it goes to, the rows to persist); the machine

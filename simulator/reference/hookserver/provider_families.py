@@ -1,5 +1,5 @@
 """The provider families of the reference hook server, wired to the machine: provider.bind.*, provider.prefs.*,
-provider.behavior.* and their control commands (docs/control-api.md "Bindings and preferences (hook-server, part 2a)").
+provider.behavior.* and their control commands (docs/control-api.md "Bindings and preferences (hook-server)").
 
 Spec: §2 "provider 能力必须双向协商:只有 hello 与 welcome 同时包含 provider-bind-v1 / provider-prefs-v1 … 时才可使用对应
 新增帧;每个 provider-neutral 渠道还要求 server 的 welcome 包含对应的 provider:<id> 标识" (a family that is off: the

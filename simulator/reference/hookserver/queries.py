@@ -1,5 +1,5 @@
 """Live queries of the reference hook server (spec §5 阶段 6 实时问答; docs/control-api.md "Queries, gateway tools,
-group relay and message operations (hook-server, part 2b)").
+group relay and message operations (hook-server)").
 
 Spec: §1 "问答:query.request / query.response —— /bind /model /effort 指令实时拉取工作区 / 模型清单"; §1 "最近会话:
 query.kind=sessions —— Telegram /session 仅拉取最多 20 条脱敏会话摘要"; §5 阶段 6 query.request "queryId(server 生成,

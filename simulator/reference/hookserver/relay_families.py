@@ -1,6 +1,6 @@
 """The group relay and message operations of the reference hook server, wired to the machine: ``group.message``,
 ``msg.op`` / ``msg.op.result`` and their control commands ``group-member``, ``inject-group-message``, ``list-posts``
-(docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server, part 2b)").
+(docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)").
 
 Spec: §5 阶段 14 group.message ("fire-and-forget(无 ack,桌面离线即丢)") and its 设计边界 ("群聊内容不得驻留在
 server(内存亦不允许)——server 收到群消息后对已声明 group-relay-v1 与 group-relay-recipient-v1 的成员桌面转发即弃;

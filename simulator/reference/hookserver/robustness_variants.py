@@ -1,4 +1,4 @@
-"""Broken variants of the reference hook server for the robustness profile (features/robustness, issue 17): the
+"""Broken variants of the reference hook server for the robustness profile (features/robustness): the
 correct ``HookServerMachine`` with one method overridden so that garbage does harm the way an implementer might let
 it; the correct machine's code paths know nothing about them. Picked by ``variant_machines.machine_class``; the
 robustness profile must catch each one (tests/robustness/test_robustness_falsified.py).

@@ -41,7 +41,7 @@ class AcceptedBeforeCommit(HookServer):
     """``accepted-before-commit``: the rows of an input that accepts or publishes a result (one with a ``deliveries``
     row) are not committed with it: they wait in memory ``DEFER_S`` seconds, while its frames go at once — ``turn.delivery(accepted)`` leaves before the result is durable. A SIGKILL in between
     loses a result the desktop was told is accepted. Breaks "accepted 不是“WebSocket 收到”或“写入本机 socket”,而是最终结果
-    已进入 server 的持久交接/恢复边界" (FAULT-HOOK-SERVER-KILL-ACCEPTED-01; issue 17)."""
+    已进入 server 的持久交接/恢复边界" (FAULT-HOOK-SERVER-KILL-ACCEPTED-01)."""
 
     DEFER_S = 1.5
 

@@ -1,6 +1,6 @@
 """Slack binding (Sign in with Slack OIDC) and multi-team, the server's side: pure state and rules, no frames, no I/O
 (spec slack-hook-protocol.md §5 阶段 5 bind.*, 阶段 13 multi-team; docs/control-api.md "Bindings and preferences
-(hook-server, part 2a)").
+(hook-server)").
 
 Theory of operation. ``SlackBindings`` holds every device's confirmed bindings ``(teamId, slackUserId)`` and its
 pending authorization. Each operation returns an ``Outcome``: the ``bind.update`` payloads to send (device, fields),

@@ -58,7 +58,7 @@ class Variant(BrokenVariant):
     TELEGRAM_URL_LOOSE = "telegram-url-loose"
     #: provider.prefs.set also patches the device's Slack rows (§2 "不会读取或覆写旧 prefs.* 的 Slack 行").
     PROVIDER_PREFS_SHARE_SLACK_ROWS = "provider-prefs-share-slack-rows"
-    # part 2a, Slack binding, multi-team and Slack preferences (issue 14: a variant per requirement)
+    # Slack binding, multi-team and Slack preferences (a variant per requirement)
     #: bind.update pending names the team "" although none was pinned (阶段 5 "pending 期团队未知为 null").
     PENDING_TEAM_NOT_NULL = "pending-team-not-null"
     #: a confirmed sign-in leaves its pending authorization open (阶段 5 "绑定状态机推送:none / pending / confirmed …").
@@ -132,7 +132,7 @@ class Variant(BrokenVariant):
     BEHAVIOR_ACCEPTS_EMPTY_SET = "behavior-accepts-empty-set"
     #: behaviour overrides are not written to the store (docs/control-api.md Durability).
     BEHAVIOR_NOT_DURABLE = "behavior-not-durable"
-    # part 2b, group relay and message operations: each a subclass of the machine (relay_variants.py)
+    # group relay and message operations: each a subclass of the machine (relay_variants.py)
     #: group.message drops the author's id and username (阶段 14 author{name,isBot?,id?,username?}; 阶段 19).
     RELAY_DROPS_AUTHOR_ID = "relay-drops-author-id"
     #: a desktop that declared group-relay-v1 alone is relayed to (阶段 14 "对已声明 group-relay-v1 与
@@ -165,7 +165,7 @@ class Variant(BrokenVariant):
     LENIENT_MSG_OP = "lenient-msg-op"
     #: a group.message sent by a desktop is relayed to the chat's members (§3 "丢帧不断连"; 阶段 14 server → desktop).
     RELAYS_DESKTOP_GROUP_MESSAGE = "relays-desktop-group-message"
-    # part 2b, queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py: each
+    # queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py: each
     # wraps the machine; the correct machine's code paths know nothing of them)
     #: /bind asks for models (§1 "/bind /model /effort 指令实时拉取工作区 / 模型清单").
     BIND_ASKS_MODELS = "bind-asks-models"
@@ -200,7 +200,7 @@ class Variant(BrokenVariant):
     #: a hello whose defaultWorkspace is not one of its workspaces is taken (默认工作目录 "校验器据此拒收").
     HELLO_DEFAULT_UNCHECKED = "hello-default-unchecked"
 
-    # issue 16, the protocol core (core_variants.py: each wraps the machine; the correct machine's code paths know
+    # the protocol core (core_variants.py: each wraps the machine; the correct machine's code paths know
     # nothing of them)
     #: every frame before hello is dropped, ping too. Breaks 阶段 1 "hello 建连后第一帧 … 收到 ping 必须回 pong" (before hello
     #: the server answers ping with pong).
@@ -330,27 +330,27 @@ class Variant(BrokenVariant):
     #: interaction.cancel writes the reason but leaves the buttons pressable. Breaks 阶段 10 interaction.cancel "通知
     #: server 改写卡片(摘按钮 + reason 文案),防止用户按死卡片".
     CANCEL_KEEPS_BUTTONS = "cancel-keeps-buttons"
-    # issue 17, the robustness profile (robustness_variants.py)
+    # the robustness profile (robustness_variants.py)
     #: a frame the parser rejects resets the connection's tasks: a later turn.end of them is dropped. Breaks §2 "坏帧返回
     #: ok:false … 绝不抛异常" (a dropped frame changes nothing).
     GARBAGE_FORGETS_TASKS = "garbage-forgets-tasks"
-    # issue 17, the fault profile against a hook server (fault_variants.py)
+    # the fault profile against a hook server (fault_variants.py)
     #: a turn.end resent on a new connection after a reconnect is published once more. Breaks §5 "desktop 在 accepted
     #: 前可按同一 requestId 重放完全相同的普通 turn.end,server 必须幂等并回放最新状态".
     RESENT_END_REPUBLISHED = "resent-end-republished"
-    # issue 17, the fault profile's SIGKILL/restart (fault_variants.py; server_variants.py for the shell)
+    # the fault profile's SIGKILL/restart (fault_variants.py; server_variants.py for the shell)
     #: turn.delivery accepted goes out at once while the result's rows are committed a while later (in memory until
     #: then). Breaks "accepted … 是最终结果已进入 server 的持久交接/恢复边界" (a SIGKILL loses an accepted result).
     ACCEPTED_BEFORE_COMMIT = "accepted-before-commit"
     #: a restart forgets which results were published and posts every delivered one again. Breaks "server 必须幂等并
     #: 回放最新状态" (a result published twice).
     REPUBLISHES_AFTER_RESTART = "republishes-after-restart"
-    # issue 16, the WebSocket shell (server_variants.py: each subclasses the server)
+    # the WebSocket shell (server_variants.py: each subclasses the server)
     #: any bearer token is accepted, only its presence is checked (§7 "复用已鉴权的 WS 通道").
     ACCEPTS_ANY_TOKEN = "accepts-any-token"
     #: a refused connection gets a bare 401 without a body naming the token problem (§7; a @should).
     AUTH_REFUSAL_SILENT = "auth-refusal-silent"
-    # issue 19, the load profile (load_variants.py; load-only: LOAD_ONLY gives the reason)
+    # the load profile (load_variants.py; load-only: LOAD_ONLY gives the reason)
     #: the 5th, 10th, … task is never dispatched although inject-message answered ok. Breaks §4 "server 重投未 ack 的任务"
     #: (a task is never lost).
     DROPS_EVERY_NTH_TASK = "drops-every-nth-task"

@@ -3,7 +3,7 @@ arguments against each tool's inputSchema (Draft 2020-12), the ``errorResponse``
 and its text fallback, and task-augmented calls. Pure decisions live in elicitation.py, tasks.py and toolsets.py; the
 awaited I/O a call needs (the ``elicitation/create`` requests, the task work) is here.
 
-The broken variants of issue 16 subclass ``ProbeKit`` (variant_kits.py); server.py picks the class by variant name, so
+The broken variants of variant_kits.py subclass ``ProbeKit``; server.py picks the class by variant name, so
 this module knows none of them.
 """
 
@@ -72,7 +72,7 @@ def _input_validator(name: str) -> Draft202012Validator:
 
 class ProbeKit:
     """One configured server's behaviour (toolset, variant, clock, task store), independent of transports. The broken
-    variants of issue 16 are subclasses (variant_kits.py) that override one of its methods, or swap its task runner
+    variants of variant_kits.py are subclasses that override one of its methods, or swap its task runner
     (``task_runner_class``)."""
 
     task_runner_class: type[TaskRunner] = TaskRunner

@@ -82,7 +82,7 @@ def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | Non
                              instructions="mcp-probe-kit reference: development tools and start_* workflows.",
                              on_list_tools=list_tools, on_call_tool=call_tool)
     server.middleware.append(kit.task_middleware)
-    if chosen is not None and chosen.value in ROBUSTNESS_VARIANTS:  # issue 17: broken on purpose
+    if chosen is not None and chosen.value in ROBUSTNESS_VARIANTS:  # broken on purpose
         server.middleware.append(robustness_middleware(chosen.value,
                                                        lambda m: server.get_request_handler(m) is not None))
     if chosen is not None and chosen.value in STDOUT_VARIANTS:  # broken on purpose

@@ -1,10 +1,10 @@
-"""Broken variants of the reference probe-kit that wrap its behaviour (docs/probekit-plan.md "Broken variants",
-issue 16 "Every requirement proven able to fail").
+"""Broken variants of the reference probe-kit that wrap its behaviour (docs/probekit-plan.md "Broken variants":
+every requirement proven able to fail).
 
 Each class is the correct ``ProbeKit`` with one method overridden (or its task runner swapped for a ``TaskRunner``
 subclass with one method overridden), so that exactly one requirement of mcp-probe-kit-v2-design.md is broken the way
 an implementer might break it; the correct server's code paths know nothing about them. ``kit_class(variant)`` picks
-the class for a ``Variant`` (the older variants are switches inside server.py and run ``ProbeKit`` itself). They are
+the class for a ``Variant`` (the other variants are switches inside server.py and run ``ProbeKit`` itself). They are
 test fixtures: the conformance features must catch each one (tests/probekit/test_probekit_variants.py).
 """
 

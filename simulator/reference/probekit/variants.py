@@ -29,7 +29,7 @@ class Variant(BrokenVariant):
     #                                                  start_* require their main argument (as strict-inputs)
     STRICT_INPUTS = "strict-inputs"                  # conformant: start_* require their main argument; ask_user
     #                                                  answers guidance to {} (as the 1.x tool did)
-    # Issue 16: each of these is a subclass of ProbeKit (variant_kits.py), one method overridden.
+    # Each of these is a subclass of ProbeKit (variant_kits.py), one method overridden.
     FULL_MISSING_TOOL = "full-missing-tool"          # the full toolset lists 48 tools (genchangelog missing)
     DEFAULT_CORE = "default-core"                    # MCP_TOOLSET unset runs core, not full
     UI_MISSING_TOOL = "ui-missing-tool"              # the ui toolset lists 5 tools (sync_ui_data missing)
@@ -54,7 +54,7 @@ class Variant(BrokenVariant):
     TASK_CANCEL_NOT_RECORDED = "task-cancel-not-recorded"  # tasks/cancel answers cancelled, the task runs on
     TASK_NEVER_EXPIRES = "task-never-expires"        # a task's ttl is never enforced
 
-    # Issue 17, the robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
+    # The robustness profile: one server middleware each (simulator/reference/mcp_robustness_variants.py).
     #: A ``tools/call`` with params over 1 MB of JSON ends the process.
     CRASH_ON_HUGE_ARGUMENT = "crash-on-huge-argument"
     #: A request for a method the server does not serve is never answered.

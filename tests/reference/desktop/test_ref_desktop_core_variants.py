@@ -1,4 +1,4 @@
-"""The part-1 broken variants of the reference desktop (simulator/reference/desktop/core_variants.py, issue 16) wrap
+"""The core broken variants of the reference desktop (simulator/reference/desktop/core_variants.py) wrap
 the machine and leave the rest of it working: a dispatch to a registered folder is acked, runs and ends with valid
 frames under each of them. That each breaks its own rule is proven over the wire by
 tests/hook_desktop/test_desktop_variants.py."""
@@ -25,7 +25,7 @@ def _machine(variant: Variant) -> DesktopMachine:
     return m
 
 
-def test_every_part_1_variant_wraps_the_machine_and_is_picked_by_its_name():
+def test_every_core_variant_wraps_the_machine_and_is_picked_by_its_name():
     assert set(CORE_WRAPPED) <= set(Variant)
     for variant, cls in CORE_WRAPPED.items():
         assert issubclass(cls, DesktopMachine) and cls is not DesktopMachine

@@ -1,4 +1,4 @@
-"""Unit tests of the reference desktop's part-2b families (pure modules and the machine's routing): queries (§5
+"""Unit tests of these families of the reference desktop (pure modules and the machine's routing): queries (§5
 阶段 6), gateway tools (阶段 12, 阶段 13; ``tools.py``, ``gateway.py``), the rest of interactions (阶段 10) and the
 default workspace (默认工作目录); and that each broken variant of gateway_variants.py breaks its one rule."""
 
@@ -278,7 +278,7 @@ def test_an_x_lane_dispatch_to_the_default_alias_runs_in_that_workspace():
 # -- the broken variants ---------------------------------------------------------------------------------------------
 
 
-def test_every_part_2b_variant_wraps_the_machine():
+def test_every_gateway_variant_wraps_the_machine():
     assert set(GATEWAY_WRAPPED) <= set(Variant)
     assert all(issubclass(cls, DesktopMachine) and cls is not DesktopMachine for cls in GATEWAY_WRAPPED.values())
 

@@ -1,5 +1,5 @@
 """The reference desktop's ``call-tool`` over HTTP and a real WebSocket (docs/control-api.md "Queries, gateway tools,
-group relay and message operations (desktop, part 2b)"): bad requests are 400 and send nothing; with slack-tools the
+group relay and message operations (desktop)"): bad requests are 400 and send nothing; with slack-tools the
 call goes out as tool.request and its tool.response reaches ``state.toolCalls``; without it the call is unavailable."""
 
 from __future__ import annotations

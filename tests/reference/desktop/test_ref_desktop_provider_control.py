@@ -1,5 +1,5 @@
 """The reference desktop's provider control capabilities over HTTP (docs/control-api.md "Bindings and preferences
-(desktop, part 2a)"): the status and code of each refusal, nothing sent then, and the frame sent when accepted."""
+(desktop)"): the status and code of each refusal, nothing sent then, and the frame sent when accepted."""
 
 from __future__ import annotations
 

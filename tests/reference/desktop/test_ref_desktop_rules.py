@@ -1,4 +1,4 @@
-"""The reference desktop's machine on the rules of issue 11 item 5 (features/hook/desktop/rules.feature), and the
+"""The reference desktop's machine on the rules of features/hook/desktop/rules.feature, and the
 broken variants that wrap it (simulator/reference/desktop/variants.py): events in, effects out, a fake clock.
 
 * hello carries the CURRENT lifecycle preference at every handshake (§1 "在握手时上报当前值");
@@ -46,7 +46,7 @@ from simulator.reference.desktop.variants import (
 FOLDER = "/abs/home-of/repo"
 #: §5 query.response: "sessions 最多 20 条 {id,title,workspace,lastActiveAt}" (the spec's number, not the reference's).
 MAX_QUERY_SESSIONS = 20
-#: The variants that are switches inside the machine (the older ones); every other variant wraps it.
+#: The variants that are switches inside the machine; every other variant wraps it.
 SWITCHES = {Variant.REOPEN_AFTER_PROGRESS, Variant.REOPEN_REPLAYED, Variant.COUNTER_REOPEN_ID,
             Variant.REDELIVERY_RUNS_TWICE, Variant.LIFECYCLE_WITHOUT_FEATURE,
             Variant.TOKEN_FIRST_DIAL_ONLY}  # the last one a switch in the shell that dials (client.py)

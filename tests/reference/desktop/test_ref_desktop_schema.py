@@ -2,9 +2,9 @@
 2020-12), and the requests the tests send validate against the request schemas; requests the schema refuses get a
 400 with an error body.
 
-One session over a real WebSocket (the harness's ``ServerRole`` as the hook server, every feature of parts 1, 2a and 2b
+One session over a real WebSocket (the harness's ``ServerRole`` as the hook server, every feature
 in its welcome) exercises every capability the schema lists; the ``state`` answer is validated at every step and,
-once every family of parts 2a and 2b has content (Slack bindings and preferences, a provider attempt and binding,
+once every family has content (Slack bindings and preferences, a provider attempt and binding,
 provider preferences, Telegram behaviour, tool calls, message operations, the group window and a run's group
 context), each of its families is required to be non-empty, so the rows' definitions are exercised, not only the
 empty lists. The state offline (after ``disconnect``) validates too.
@@ -160,7 +160,7 @@ def test_every_answer_of_a_session_over_every_family_validates_against_the_schem
 
 
 def _turns(server: ServerRole, c: Checked, tmp_path: Path) -> tuple[str, str]:
-    """Part 1: a scripted turn with every script field and a card decided, its retry (a reopen), a question asked in
+    """Turns: a scripted turn with every script field and a card decided, its retry (a reopen), a question asked in
     its session, the workspaces, the lifecycle preference, enabling, the clock. Returns the turn's requestId and the
     card's decision."""
     c("script-next-turn", {"finalText": "never run"})
@@ -199,7 +199,7 @@ def _turns(server: ServerRole, c: Checked, tmp_path: Path) -> tuple[str, str]:
 
 
 def _slack(server: ServerRole, c: Checked) -> None:
-    """Part 2a, Slack: a sign-in confirmed (multi-team), bind.state, a cancelled sign-in, preferences asked and set."""
+    """Slack: a sign-in confirmed (multi-team), bind.state, a cancelled sign-in, preferences asked and set."""
     c("slack-bind", {})
     server.expect_payload(MessageType.BIND_START.value)
     server.send_message(make_bind_update("pending", None, None, None,
@@ -221,7 +221,7 @@ def _slack(server: ServerRole, c: Checked) -> None:
 
 
 def _providers(server: ServerRole, c: Checked) -> str:
-    """Part 2a, providers: a Telegram attempt shown with its link, a confirmed binding, preferences and behaviour
+    """Providers: a Telegram attempt shown with its link, a confirmed binding, preferences and behaviour
     asked, set and shown. Returns the bindingId."""
     started = c("provider-bind", {"provider": "telegram", "scopeId": "42"})["requestId"]
     server.expect_payload(MessageType.PROVIDER_BIND_START.value)
@@ -254,8 +254,8 @@ def _providers(server: ServerRole, c: Checked) -> str:
 
 
 def _relay_and_ops(server: ServerRole, c: Checked, binding: str, rid: str, decision: str) -> None:
-    """Part 2b: two group messages entered in the window, a task triggered by the second (its group context), message
-    operations on the dispatched turn (one answered ok, one failed)."""
+    """Group relay and message operations: two group messages entered in the window, a task triggered by the second (its
+    group context), message operations on the dispatched turn (one answered ok, one failed)."""
     recipient = {"bindingId": binding, "principalId": "4503599627370495"}
     author = {"name": "Member", "isBot": False, "id": "777000111", "username": "member"}
     server.group_message("telegram", CHAT, "m1", author, "first", 1_767_225_600_000, chat_name="Team",
@@ -277,7 +277,7 @@ def _relay_and_ops(server: ServerRole, c: Checked, binding: str, rid: str, decis
 
 
 def _tools(server: ServerRole, c: Checked) -> None:
-    """Part 2b: one gateway tool call answered ok, one answered with an error."""
+    """Gateway tools: one gateway tool call answered ok, one answered with an error."""
     ok = c("call-tool", {"tool": "callTool", "args": {"name": "users.info"}, "teamId": "T1", "timeoutMs": 5000})
     request = server.expect_payload(MessageType.TOOL_REQUEST.value, where=lambda p: p.request_id == ok["requestId"])
     server.tool_response(request.request_id, True, {"name": "users.info", "data": {"ok": True}})

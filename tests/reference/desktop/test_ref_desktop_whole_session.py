@@ -1,8 +1,8 @@
-"""A whole session of the reference desktop over every part-2a family (Slack sign-in with multi-team, Slack
-preferences, a Telegram binding through its one-time link, provider preferences, Telegram behaviour, a reconnect):
-no frame it sends carries the one-time token it was handed (阶段 14 "一次性凭证 … 不转发": the desktop shows the link
-to its user, it never passes the token on) nor a local folder path (§2 "本地绝对路径只存在于 desktop,永不过网线").
-Every frame it sends is also valid for the protocol core. The machine is driven directly (sans-I/O)."""
+"""A whole session of the reference desktop over every binding and preference family (Slack sign-in with multi-team,
+Slack preferences, a Telegram binding through its one-time link, provider preferences, Telegram behaviour, a reconnect):
+no frame it sends carries the one-time token it was handed (阶段 14 "一次性凭证 … 不转发": the desktop shows the link to its user,
+it never passes the token on) nor a local folder path (§2 "本地绝对路径只存在于 desktop,永不过网线"). Every frame it sends is also
+valid for the protocol core. The machine is driven directly (sans-I/O)."""
 
 from __future__ import annotations
 

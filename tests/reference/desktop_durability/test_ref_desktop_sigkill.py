@@ -1,5 +1,5 @@
-"""Hard-kill durability of the reference desktop (issue 14: "both references persist what the spec makes durable …
-and survive a restart (… and a hard kill)"; docs/desktop-plan.md "The SQLite store").
+"""Hard-kill durability of the reference desktop ("both references persist what the spec makes durable … and
+survive a restart (… and a hard kill)"; docs/desktop-plan.md "The SQLite store").
 
 What the desktop keeps on its own disk, and what a SIGKILL (no clean shutdown, no flush) must therefore not lose:
 

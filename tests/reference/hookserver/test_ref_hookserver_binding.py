@@ -1,7 +1,7 @@
 """The reference hook server's Slack binding, multi-team and Slack preference families (slack_binding.py,
 slack_prefs.py, routed by machine.py), driven through the pure machine. Expected values are written out from the spec
-(slack-hook-protocol.md §5 阶段 5, 阶段 11, 阶段 13) and docs/control-api.md "Bindings and preferences (hook-server,
-part 2a)"."""
+(slack-hook-protocol.md §5 阶段 5, 阶段 11, 阶段 13) and docs/control-api.md "Bindings and preferences
+(hook-server)"."""
 
 from __future__ import annotations
 
@@ -244,7 +244,7 @@ def test_the_slack_tables_go_through_sqlite_and_come_back(tmp_path):
     assert all(isinstance(p, Persist) for p in r.persisted)
 
 
-# -- a broken variant per requirement of these families (issue 14): each flips its one rule -------------------------
+# -- a broken variant per requirement of these families: each flips its one rule ------------------------------------
 
 
 def test_the_variant_pending_team_not_null_names_an_empty_team():

@@ -1,4 +1,4 @@
-"""The reference hook server's fast paths (issue 18): frames taken straight from ``data_received`` keep the order of
+"""The reference hook server's fast paths: frames taken straight from ``data_received`` keep the order of
 a connection's inputs when some frames take the usual ``recv`` path (binary, fragmented); a text frame that is not
 UTF-8 still fails the connection with 1007 (RFC 6455 §8.1); ``turn.delivery`` built without the typed payload is the
 core builder's object; the event-loop choice (``loops.py``)."""

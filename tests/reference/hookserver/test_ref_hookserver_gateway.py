@@ -1,8 +1,8 @@
-"""The reference hook server's part 2b families on its sans-I/O machine and pure modules: queries (queries.py), gateway
-tools (gateway_tools.py), routed by gateway_families.py; the rest of interactions and the default workspace of
-single-message channels; and the broken variants of gateway_variants.py. Expected values are literals from the spec
-(slack-hook-protocol.md §5 阶段 6, 阶段 10, 阶段 12, 阶段 13, 默认工作目录) and docs/control-api.md "Queries, gateway
-tools, group relay and message operations (hook-server, part 2b)", never the reference's constants."""
+"""The reference hook server's query and gateway tool families on its sans-I/O machine and pure modules: queries
+(queries.py), gateway tools (gateway_tools.py), routed by gateway_families.py; the rest of interactions and the default
+workspace of single-message channels; and the broken variants of gateway_variants.py. Expected values are literals from
+the spec (slack-hook-protocol.md §5 阶段 6, 阶段 10, 阶段 12, 阶段 13, 默认工作目录) and docs/control-api.md "Queries, gateway tools,
+group relay and message operations (hook-server)", never the reference's constants."""
 
 from __future__ import annotations
 

@@ -900,36 +900,36 @@ def test_public_names_are_pinned():
     assert sorted(v.value for v in Variant) == sorted([
         "cleanup-ignores-owner", "reopen-overwrites-route", "no-isolation", "progress-appends",
         "delivery-without-feature", "redelivery-new-id", "leaks-provider-error",
-        # part 2a, Slack binding and preferences
+        # Slack binding and preferences
         "prefs-set-replaces", "bind-state-missing", "revoke-pending-drops-bindings",
         "multi-team-without-desktop-feature", "prefs-unbound-leaks", "multi-team-without-server-feature",
-        # part 2a, provider families
+        # provider families
         "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
         "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows",
-        # part 2a, a variant per Slack binding / multi-team / Slack prefs requirement (issue 14)
+        # a variant per Slack binding / multi-team / Slack prefs requirement
         "pending-team-not-null", "confirm-keeps-pending", "deny-expire-as-failed", "failed-without-message",
         "revoke-all-keeps-bindings", "revoke-team-removes-all", "bindings-not-durable", "bad-bind-revoke-applied",
         "bind-state-not-after-welcome", "source-without-team", "prefs-get-reply-to-frame-id",
         "prefs-push-has-reply-to", "prefs-set-ignores-team", "prefs-not-durable",
         "prefs-set-without-workspace-applied", "dispatches-unregistered-workspace",
-        # part 2a, a variant per provider binding / provider prefs / behaviour requirement (issue 14)
+        # a variant per provider binding / provider prefs / behaviour requirement
         "connect-url-without-token", "start-scope-is-user", "awaiting-ends-attempt", "ended-token-binds",
         "revoke-revokes-all", "no-supersede", "revoke-ignores-owner", "provider-bindings-not-durable",
         "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
         "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
         "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
         "behavior-accepts-empty-set", "behavior-not-durable",
-        # part 2b, group relay and message operations (relay_variants.py)
+        # group relay and message operations (relay_variants.py)
         "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached",
         "relay-queues-offline", "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
         "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope",
         "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message",
-        # part 2b, queries, gateway tools, interactions, the default workspace (gateway_variants.py)
+        # queries, gateway tools, interactions, the default workspace (gateway_variants.py)
         "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
         "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
         "unknown-tool-dropped", "tool-error-leaks-raw", "unbound-tools-run-as-guest", "tools-ignore-team",
         "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked",
-        # issue 16, the protocol core (core_variants.py) and the WebSocket shell (server_variants.py)
+        # the protocol core (core_variants.py) and the WebSocket shell (server_variants.py)
         "ping-before-hello-dropped", "pong-throttled", "welcome-omits-feature", "resent-hello-ignored",
         "lane-alias-unchecked", "default-over-lane-choice", "no-chat-fallback", "takeover-session-dropped",
         "closes-on-unknown-type", "closes-on-invalid-frame", "closes-on-oversized-frame", "external-key-unprefixed",
@@ -943,14 +943,14 @@ def test_public_names_are_pinned():
         "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
         "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",
         "garbage-forgets-tasks", "resent-end-republished",
-        # issue 17, the fault profile's SIGKILL/restart (fault_variants.py, server_variants.py)
+        # the fault profile's SIGKILL/restart (fault_variants.py, server_variants.py)
         "accepted-before-commit", "republishes-after-restart",
-        # issue 19, the load profile's load-only variants (load_variants.py)
+        # the load profile's load-only variants (load_variants.py)
         "drops-every-nth-task", "redispatches-every-nth-task"])
 
 
 def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():
-    """Issue 16: every variant of core_variants.py is a subclass of the machine picked by ``machine_class``, every
+    """Every variant of core_variants.py is a subclass of the machine picked by ``machine_class``, every
     variant of server_variants.py a subclass of the shell picked by ``server_class``; each variant is one of them or a
     switch of the correct machine, never both, and a subclass that overrides a frame handler has it called."""
     from simulator.reference.hookserver.core_variants import CORE_WRAPPED, PongNotRecorded

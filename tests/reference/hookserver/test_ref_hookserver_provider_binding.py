@@ -1,5 +1,5 @@
-"""The reference hook server's provider families (docs/control-api.md "Bindings and preferences (hook-server, part
-2a)"): provider.bind.*, provider.prefs.*, provider.behavior.*, through the sans-I/O machine and the pure modules.
+"""The reference hook server's provider families (docs/control-api.md "Bindings and preferences (hook-server)"):
+provider.bind.*, provider.prefs.*, provider.behavior.*, through the sans-I/O machine and the pure modules.
 Expected values are literals from the spec and the contract."""
 
 from __future__ import annotations

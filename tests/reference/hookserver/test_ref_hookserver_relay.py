@@ -1,5 +1,5 @@
 """The reference hook server's group relay and message operations through the sans-I/O machine (docs/control-api.md
-"Queries, gateway tools, group relay and message operations (hook-server, part 2b)"): fan-out and its negotiation,
+"Queries, gateway tools, group relay and message operations (hook-server)"): fan-out and its negotiation,
 the recipient looked up at send time, fire-and-forget, the /start filter, a message addressing the bot, msg.op and its
 scope, bad frames, durability of the memberships; and that each broken variant (relay_variants.py) breaks its rule.
 Expected values are literals from the spec and the contract."""

@@ -1,6 +1,7 @@
 """The pure modules of the reference hook server's group relay and message operations: memberships and the fan-out
 decision (``group_relay``), the bot's posts and op results (``posts``). Expected values are literals from the spec
-(阶段 14 and its 设计边界, 阶段 19) and the contract (docs/control-api.md, part 2b)."""
+(阶段 14 and its 设计边界, 阶段 19) and the contract (docs/control-api.md "Queries, gateway tools, group relay and message
+operations (hook-server)")."""
 
 from __future__ import annotations
 

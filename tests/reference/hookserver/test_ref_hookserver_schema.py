@@ -142,16 +142,16 @@ def test_every_answer_validates_against_the_schema():
             c("notices", {"deviceId": "sd"})
             c("list-tasks")
             c("list-messages", {"provider": "slack", "chatId": "S1"})
-            ws.send(serialize_hook_message(make_bind_start()))  # the Slack binding family (part 2a)
+            ws.send(serialize_hook_message(make_bind_start()))  # the Slack binding family
             assert recv(ws, "bind.update").state == "pending"
             c("slack-authorize", {"deviceId": "sd", "outcome": "confirm", "teamId": "T1", "teamName": "Team",
                                   "slackUserId": "U1", "slackUserName": "ann"})
             c("list-bindings", {"deviceId": "sd"})
             c("channel-set-prefs", {"provider": "slack", "teamId": "T1", "slackUserId": "U1", "workspace": "chat",
                                     "model": "opus", "effort": None})
-        _provider_calls(c, handle.url)  # part 2a
-        _relay_calls(c, handle.url)  # part 2b, group relay and message operations
-        _gateway_calls(c, handle.url)  # part 2b, queries and gateway tools
+        _provider_calls(c, handle.url)  # provider binding, preferences and behaviour
+        _relay_calls(c, handle.url)  # group relay and message operations
+        _gateway_calls(c, handle.url)  # queries and gateway tools
         c("restart")
         c("list-messages")
         c("notices")
@@ -198,7 +198,7 @@ def _shared_server():
 
 
 def _provider_calls(c: Checked, url: str) -> None:
-    """The provider capabilities of part 2a: an attempt confirmed by /start and by provider-authorize, the listing,
+    """The provider capabilities: an attempt confirmed by /start and by provider-authorize, the listing,
     a channel-side prefs change and the behaviour overrides."""
     from simulator.hook import make_provider_bind_start
 
@@ -225,7 +225,7 @@ def _provider_calls(c: Checked, url: str) -> None:
 
 
 def _relay_calls(c: Checked, url: str) -> None:
-    """The group relay and message operation capabilities of part 2b: a membership, a group message relayed to the
+    """The group relay and message operation capabilities: a membership, a group message relayed to the
     bound member (and one addressing the bot), a msg.op send in a dispatched lane, the posts listed."""
     from simulator.hook import make_msg_op, make_provider_bind_start
 
@@ -259,7 +259,7 @@ def _relay_calls(c: Checked, url: str) -> None:
 
 
 def _gateway_calls(c: Checked, url: str) -> None:
-    """The capabilities of part 2b's queries and gateway tools: a /bind query answered, a failing tool call, the
+    """The capabilities of the queries and gateway tools: a /bind query answered, a failing tool call, the
     listings."""
     from simulator.hook import make_query_response, make_tool_request
 

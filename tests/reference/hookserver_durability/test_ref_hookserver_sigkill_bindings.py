@@ -1,5 +1,5 @@
-"""Hard-kill durability of the reference hook server's bindings and preferences (issue 14; docs/control-api.md
-"Bindings and preferences (hook-server, part 2a)", **Durability**: "Slack bindings, pending authorizations, provider
+"""Hard-kill durability of the reference hook server's bindings and preferences (docs/control-api.md
+"Bindings and preferences (hook-server)", **Durability**: "Slack bindings, pending authorizations, provider
 bindings and attempts (with their expiry), Slack and provider preference rows and behaviour overrides are in SQLite;
 restart and a hard kill lose none").
 

@@ -1,5 +1,5 @@
-"""The probe-kit reference variants of issue 11: each shows its one symptom, the correct reference none
-(docs/probekit-decisions.md "Variants"). The conformance features catching them: tests/probekit."""
+"""The probe-kit reference variants for "Verdicts a user can trust": each shows its one symptom, the correct reference
+none (docs/probekit-decisions.md "Variants"). The conformance features catching them: tests/probekit."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_the_correct_reference_has_none_of_these_symptoms():
 
 @pytest.mark.parametrize("variant", [Variant.ALL_CALLS_FAIL, Variant.NO_META_SCHEMA, Variant.UNKNOWN_TOOL_ERROR,
                                      Variant.LAX_INPUT, Variant.TOOLSET_LEAK, Variant.STRICT_INPUTS])
-def test_each_issue_11_variant_shows_its_own_symptom(variant: Variant):
+def test_each_verdict_trust_variant_shows_its_own_symptom(variant: Variant):
     assert symptoms(variant) == {variant}
 
 
@@ -66,7 +66,7 @@ def test_toolset_leak_still_filters_the_listing():
     assert not _call(Variant.TOOLSET_LEAK, "start_ui", {"description": "x"}, toolset="core").get("isError")
 
 
-# -- issue 16: the variants that subclass ProbeKit (variant_kits.py) ---------------------------------------------------
+# -- the variants that subclass ProbeKit (variant_kits.py) -------------------------------------------------------------
 
 
 def test_every_wrapping_variant_runs_its_own_class_and_the_others_run_probekit():
