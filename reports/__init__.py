@@ -5,12 +5,14 @@ format     file                renderer
 =========  ==================  ===========================================================================
 json       report.json         ``json_report.render_json``: the record itself (docs/report-schema.json)
 junit      junit.xml           ``junit.render_junit``: JUnit XML for CI test views
-cucumber   cucumber.json       ``cucumber.render_cucumber``: Cucumber JSON for Cucumber HTML / JIRA tools
 md         summary.md          ``markdown.render_markdown``: a summary for release notes
 html       report.html         ``html.render_html``: one self-contained, offline HTML page
+cucumber   cucumber.json       ``cucumber.render_cucumber``: Cucumber JSON for Cucumber HTML / JIRA tools
 =========  ==================  ===========================================================================
 
-Every renderer takes a ``RunRecord`` or a report.json dict and returns text; ``write_all`` writes all five.
+Every renderer takes a ``RunRecord`` or a report.json dict and returns text; ``write_all`` writes the formats it
+is given, by default ``DEFAULT_FORMATS``: every one but Cucumber JSON, which only Cucumber tooling reads and which is
+the largest (every step of every scenario: 4.1 MB for a full run against the references).
 The renderers import nothing of the harness but ``simulator.results``, ``simulator.wirelog`` and
 ``simulator.causes`` (the Next steps, a pure function of the record).
 ``json_report.load_report`` reads a report.json back (validated against the schema).
@@ -18,7 +20,7 @@ The renderers import nothing of the harness but ``simulator.results``, ``simulat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ from .markdown import render_markdown
 __all__ = [
     "FORMATS",
     "FILENAMES",
+    "DEFAULT_FORMATS",
     "ReportError",
     "load_report",
     "render_json",
@@ -49,27 +52,36 @@ Renderer = Callable[[RunRecord | Mapping[str, Any]], str]
 FORMATS: dict[str, Renderer] = {
     "json": render_json,
     "junit": render_junit,
-    "cucumber": render_cucumber,
     "md": render_markdown,
     "html": render_html,
+    "cucumber": render_cucumber,
 }
 
 #: Format name → the file name ``write_all`` gives it in a run's report directory.
 FILENAMES: dict[str, str] = {
     "json": "report.json",
     "junit": "junit.xml",
-    "cucumber": "cucumber.json",
     "md": "summary.md",
     "html": "report.html",
+    "cucumber": "cucumber.json",
 }
 
+#: What ``write_all`` writes unless told otherwise (``--formats`` adds ``cucumber``).
+DEFAULT_FORMATS: tuple[str, ...] = ("json", "junit", "md", "html")
 
-def write_all(record: RunRecord | Mapping[str, Any], directory: str | Path) -> dict[str, Path]:
-    """Render every format into ``directory`` (created if missing; files replaced); format → path written.
+
+def write_all(record: RunRecord | Mapping[str, Any], directory: str | Path,
+              formats: Iterable[str] = DEFAULT_FORMATS) -> dict[str, Path]:
+    """Render ``formats`` (names of ``FORMATS``) into ``directory`` (created if missing; files replaced); format →
+    path written, in ``FORMATS`` order.
 
     Everything is rendered before the first file is written, so a renderer that fails leaves no partial set."""
     directory = Path(directory)
-    texts = {fmt: render(record) for fmt, render in FORMATS.items()}
+    chosen = set(formats)
+    unknown = sorted(chosen - FORMATS.keys())
+    if unknown:
+        raise ValueError(f"unknown report format {unknown[0]!r} (known: {', '.join(FORMATS)})")
+    texts = {fmt: render(record) for fmt, render in FORMATS.items() if fmt in chosen}
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for fmt, text in texts.items():

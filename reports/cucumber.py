@@ -160,6 +160,7 @@ def cucumber_document(record: RunRecord | Mapping[str, Any]) -> list[dict[str, A
 
 
 def render_cucumber(record: RunRecord | Mapping[str, Any]) -> str:
-    """Cucumber JSON text of a record (or a report.json dict)."""
-    return dumps(cucumber_document(record))
+    """Cucumber JSON text of a record (or a report.json dict): each feature's members and each scenario on a line
+    of their own (``json_report.dumps``)."""
+    return dumps(cucumber_document(record), levels=3)
 

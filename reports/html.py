@@ -10,10 +10,11 @@ Pieces:
 
 * ``html_view.page_view``: what the page shows beyond the record (verdict, counts, attention order, reasons,
   rerun commands), computed in Python;
-* ``html_script.JS``: builds the page in the browser from two embedded JSON documents, report.json
-  (``<script type="application/json" id="report-data">``, ``render_json`` output) and the view
-  (``id="report-view"``), each with ``<``, ``>`` and ``&`` as ``\\u003c`` / ``\\u003e`` / ``\\u0026``, so no
-  ``</script>`` in the data can end the element;
+* ``html_script.JS``: builds the page in the browser from two embedded JSON documents, the page's data
+  (``<script type="application/json" id="report-data">``, ``page_document``: report.json with only the scenarios
+  the page shows, those that neither passed nor were not applicable; a full run's passing scenarios would be most of
+  the page) and the view (``id="report-view"``), each with ``<``, ``>`` and ``&`` as ``\\u003c`` /
+  ``\\u003e`` / ``\\u0026``, so no ``</script>`` in the data can end the element;
 * ``html_noscript.render_noscript``: the same view as static HTML in ``<noscript>``;
 * ``html_style.CSS``: the stylesheet (system fonts with CJK fallbacks; none embedded).
 
@@ -32,10 +33,10 @@ from ._common import HARNESS_NAME, as_record
 from .html_noscript import esc, render_noscript
 from .html_script import JS
 from .html_style import CSS
-from .html_view import page_view
-from .json_report import dumps, render_json
+from .html_view import page_view, shown_indices
+from .json_report import dumps, report_document
 
-__all__ = ["render_html", "embed_json", "CSP"]
+__all__ = ["render_html", "embed_json", "page_document", "CSP"]
 
 #: The page's Content Security Policy: nothing from outside, inline style and script only.
 CSP = (
@@ -48,6 +49,14 @@ def embed_json(json_text: str) -> str:
     """JSON text made safe inside an HTML ``<script>`` element (no ``</script>``, no ``<!--``); JSON readers
     decode it to the same value."""
     return json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def page_document(record: RunRecord) -> dict[str, Any]:
+    """The page's data: ``report_document(record)`` with only the scenarios the page shows, in order
+    (``html_view.shown_indices``: the view's ``shown``)."""
+    doc = report_document(record)
+    doc["scenarios"] = [doc["scenarios"][i] for i in shown_indices(record)]
+    return doc
 
 
 def render_html(record: RunRecord | Mapping[str, Any]) -> str:
@@ -69,7 +78,7 @@ def render_html(record: RunRecord | Mapping[str, Any]) -> str:
         "<body>\n"
         f"{render_noscript(record, view)}\n"
         '<main id="app"></main>\n'
-        f'<script type="application/json" id="report-data">\n{embed_json(render_json(record))}</script>\n'
+        f'<script type="application/json" id="report-data">\n{embed_json(dumps(page_document(record)))}</script>\n'
         f'<script type="application/json" id="report-view">\n{embed_json(dumps(view))}</script>\n'
         f"<script>{JS}</script>\n"
         "</body>\n"

@@ -1,6 +1,8 @@
 r"""The HTML report's script: vanilla JavaScript that builds the page from the two JSON documents embedded in it,
-``report-data`` (report.json) and ``report-view`` (``html_view.page_view``: the overall verdict, the per-spec
-table, the attention list, the not-applicable reasons, all worked out in Python).
+``report-data`` (report.json with only the scenarios the page shows: ``html.page_document``) and ``report-view``
+(``html_view.page_view``: the overall verdict, the per-spec table, the attention list, the not-applicable reasons,
+all worked out in Python). A member report.json leaves out because it is empty (a scenario's evidence or wire log)
+reads as empty.
 
 What it builds, top to bottom:
 
@@ -120,7 +122,7 @@ JS = r"""
     : " (" + ((finished - started) / 1000).toFixed(1) + " s)"));
   fact("Strict", data.strict ? "yes: warn fails the run" : "no: warn does not fail the run");
   fact("Exit code", String(data.exitCode));
-  fact("Ran", plural(data.requirements.length, "requirement") + ", " + plural(data.scenarios.length, "scenario"));
+  fact("Ran", plural(data.requirements.length, "requirement") + ", " + plural(data.summary.scenarios, "scenario"));
   fact("Selected", view.selection);
   fact("Judged with", view.judgedWith);
   fact("Command", view.command ? h("code", {text: view.command}) : h("span", {class: "empty", text: "not recorded"}));
@@ -159,7 +161,7 @@ JS = r"""
       shown.forEach(function (node, i) { if (i) list.push(", "); list.push(node); });
       if (ids.length > shown.length) list.push(" and " + (ids.length - shown.length) + " more");
       return h("li", {class: "step v-" + step.verdict, "data-cause": step.cause.kind, "data-count": String(step.count)}, [
-        h("span", {class: "badge", text: LABELS[step.verdict]}), " ", h("span", {text: step.action}),
+        h("span", {class: "badge", text: LABELS[step.verdict]}), " ", h("span", {class: "step-action", text: step.action}),
         h("div", {class: "step-reqs muted"}, list)]);
     })));
   }
@@ -273,8 +275,11 @@ JS = r"""
       })),
     ]);
   }
+  var scenarioAt = {};  // report.json index -> scenario: the page's data holds only those it shows (view.shown)
+  view.shown.forEach(function (n, k) { scenarioAt[n] = data.scenarios[k]; });
   function scenarioBlock(i, cardReason) {
-    var s = data.scenarios[i];
+    var s = scenarioAt[i];
+    var evidence = s.evidence || [], wire = s.wire || [];  // report.json leaves out a member that is empty
     var block = h("section", {class: "scenario v-" + s.verdict, id: "scenario-" + i, "data-verdict": s.verdict,
       "data-scenario": s.nodeid}, [
       h("h4", {}, [h("span", {class: "badge", text: LABELS[s.verdict]}), " ", h("span", {text: s.name || s.nodeid}),
@@ -293,14 +298,14 @@ JS = r"""
         + (s.review.note ? ": " + s.review.note : ""));
     }
     block.appendChild(dl);
-    if (s.evidence.length) {
+    if (evidence.length) {
       block.appendChild(h("div", {class: "muted", text: "Evidence"}));
-      block.appendChild(h("ul", {class: "evidence"}, s.evidence.map(function (e) {
+      block.appendChild(h("ul", {class: "evidence"}, evidence.map(function (e) {
         return h("li", {}, [h("pre", {text: e})]); })));
     }
     if (s.gherkin && s.gherkin.steps) block.appendChild(gherkinSteps(s.gherkin));
-    block.appendChild(s.wire.length ? h("details", {class: "wire-log", "data-events": String(s.wire.length)}, [
-      h("summary", {text: "Wire log (" + plural(s.wire.length, "event") + ")"}), wireTable(s.wire)])
+    block.appendChild(wire.length ? h("details", {class: "wire-log", "data-events": String(wire.length)}, [
+      h("summary", {text: "Wire log (" + plural(wire.length, "event") + ")"}), wireTable(wire)])
       : h("p", {class: "empty", text: "No wire events recorded."}));
     return block;
   }
@@ -575,7 +580,7 @@ JS = r"""
 
   [bySpec, attention, na, falsifiability, limits, all, others].forEach(function (s) { if (s) app.appendChild(s); });
   app.appendChild(h("footer", {text: "Rendered in the browser from the report.json embedded in this file (schema "
-    + data.schemaVersion + "); no network access."}));
+    + data.schemaVersion + "; of its scenarios, those shown here); no network access."}));
 
   // ---- filtering -----------------------------------------------------------------------------------------
   function matches(node, verdict, level) {

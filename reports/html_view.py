@@ -2,9 +2,12 @@
 ``<noscript>`` fallback both render this view, so they cannot disagree, and the rules are tested without a browser.
 
 ``page_view(record)`` is a JSON-ready dict, embedded in the page as ``<script type="application/json"
-id="report-view">`` next to report.json (``report-data``); scenarios are referred to by their index in
-``report.json``'s ``scenarios``, so nothing large is stored twice:
+id="report-view">`` next to the page's data (``report-data``: report.json with only the scenarios the page shows);
+scenarios are referred to by their index in ``report.json``'s ``scenarios`` (the page's element ids
+``scenario-<index>`` too), so nothing large is stored twice:
 
+* ``shown``: the indices of the scenarios the page's data holds, in order (``shown_indices``: those that neither
+  passed nor were not applicable; of the others the page shows only counts);
 * ``overall``: the run's verdict as ``RunRecord.overall()`` words it: ``kind`` (conformant, not-conformant, error,
   interrupted, incomplete: the page's colour), ``verdict`` (its first words in capitals: CONFORMANT,
   NOT CONFORMANT, ERROR, INTERRUPTED, INCOMPLETE RUN) and the whole ``line``;
@@ -42,6 +45,7 @@ __all__ = [
     "spec_tables",
     "attention",
     "not_applicable",
+    "shown_indices",
 ]
 
 #: The requirement levels, in the order the per-spec table lists them (a level outside these comes after).
@@ -100,6 +104,12 @@ def _group(record: RunRecord, verdict: Verdict, baselined: bool) -> str:
     return "review" if verdict is Verdict.REVIEW else "warn"
 
 
+def shown_indices(record: RunRecord) -> list[int]:
+    """The indices in ``record.scenarios`` of the scenarios the page shows: those that neither passed nor were not
+    applicable (each in the card of its requirement, which did not pass either, or among the other scenarios)."""
+    return [i for i, s in enumerate(record.scenarios) if s.verdict not in _NOT_SHOWN]
+
+
 def attention(record: RunRecord) -> list[dict[str, Any]]:
     """Every requirement neither passed nor not applicable, in reading order (see the module docstring)."""
     index = ScenarioIndex(record)
@@ -141,6 +151,7 @@ def page_view(record: RunRecord) -> dict[str, Any]:
     cards = attention(record)
     in_cards = {i for item in cards for i in item["scenarios"]}
     return {
+        "shown": shown_indices(record),
         "overall": overall_verdict(record),
         "nextSteps": [step.to_json() for step in next_steps(record)],
         "selection": record.selection_text(),

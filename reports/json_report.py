@@ -1,9 +1,11 @@
 """report.json: the ``RunRecord`` as the versioned document every other report is built from.
 
 ``render_json(record)`` is ``report_document(record)`` (``RunRecord.to_json()`` with the causes and Next steps
-computed from it) as pretty UTF-8 JSON text: keys in the schema's order (the
-order ``to_json`` writes them), the free-form maps (``specRevisions``, a subject's ``identity``) sorted by key,
-two-space indent, a final newline. Non-ASCII text is written as is, except characters no UTF-8 file or HTML
+computed from it) as UTF-8 JSON text laid out in lines (``dumps``): keys in the schema's order (the order
+``to_json`` writes them), the free-form maps (``specRevisions``, a subject's ``identity``) sorted by key, each
+member of the document on a line of its own and each requirement and each scenario on one line (``grep`` finds a
+scenario whole; ``jq .`` indents it all), no space after ``:`` or ``,``, a final newline. Written indented, the
+same document was a third larger. Non-ASCII text is written as is, except characters no UTF-8 file or HTML
 page may carry or that are invisible: lone surrogates, U+FFFE / U+FFFF, DEL and C1 controls, U+2028 / U+2029
 are ``\\uXXXX`` escapes (JSON readers decode them to the same string; control characters below U+0020 are
 escaped by JSON itself).
@@ -83,10 +85,24 @@ def report_document(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
             "scenarios": doc["scenarios"]}
 
 
-def dumps(doc: Any) -> str:
-    """Pretty JSON text, UTF-8-safe (see the module docstring), with a final newline."""
-    text = json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False)
-    return _ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+def dumps(doc: Any, levels: int = 2) -> str:
+    """JSON text, UTF-8-safe (see the module docstring), with a final newline: the objects and arrays of the first
+    ``levels`` levels have each member or item on a line of its own (indented one space per level), everything
+    deeper is compact. ``levels=2`` puts each member of a report.json, and each of its requirements and scenarios,
+    on one line."""
+    return _ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", _layout(doc, levels, "")) + "\n"
+
+
+def _layout(value: Any, levels: int, indent: str) -> str:
+    if levels <= 0 or not value or not isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    inner = indent + " "
+    if isinstance(value, dict):
+        lines = [f"{inner}{json.dumps(k, ensure_ascii=False)}:{_layout(v, levels - 1, inner)}"
+                 for k, v in value.items()]
+        return "{\n" + ",\n".join(lines) + "\n" + indent + "}"
+    lines = [inner + _layout(v, levels - 1, inner) for v in value]
+    return "[\n" + ",\n".join(lines) + "\n" + indent + "]"
 
 
 def render_json(record: RunRecord | Mapping[str, Any]) -> str:

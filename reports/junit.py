@@ -4,7 +4,8 @@ results. CI viewers show ``classname`` and ``name`` and little else, so both say
 ``hook.server.delivery``: viewers group by its dots), the ``name`` is ``<REQ-ID> <scenario title>`` (just the title
 for a scenario without a requirement). The suite keeps the feature file's path as its name.
 
-Verdict mapping (``<properties>`` on each testcase carry ``requirement``, ``level`` and ``verdict``):
+Verdict mapping (a testcase that did not pass, or passed on a reviewed decision, carries ``<properties>``:
+``requirement``, ``level``, ``verdict``, ``nodeid``, ``subject``, and ``baselined`` / ``review`` when they apply):
 
 =================================  ===============================================================
 pass                               a passing testcase
@@ -14,6 +15,11 @@ not-applicable                     ``<skipped message=reason>``
 warn                               passes, with a ``<system-out>`` note; a ``<failure>`` under --strict
 a baselined failure                ``<skipped message="baseline: reason">``, details in ``<system-out>``
 =================================  ===============================================================
+
+A passing testcase is its ``classname``, ``name`` and ``time`` alone, and the run's properties (harness version,
+strictness, exit code, spec revisions, subjects) are on the first suite only: CI viewers show neither, report.json
+has both, and repeated on each of a full run's some 3,700 testcases and 80 suites they would be two thirds of the
+file.
 
 Two things fail a run without a failing scenario, so a CI view would otherwise show green for a red run: a
 stale baseline entry, and a requirement no scenario covers (not-testable). Each becomes a failing testcase of an
@@ -77,6 +83,8 @@ def _testcase(suite: ET.Element, scenario: ScenarioResult, strict: bool) -> str 
         suite, "testcase", classname=case_classname(scenario.feature), name=case_name(scenario),
         time=f"{scenario.duration_s:.3f}",
     )
+    if scenario.verdict is Verdict.PASS and not scenario.review:
+        return None
     props = _el(case, "properties")
     if scenario.requirement is not None:
         _el(props, "property", name="requirement", value=scenario.requirement)
@@ -118,7 +126,10 @@ def _testcase(suite: ET.Element, scenario: ScenarioResult, strict: bool) -> str 
 
 
 def _suite(root: ET.Element, name: str, record: RunRecord, index: int) -> ET.Element:
+    """A ``<testsuite>``; the first (``index`` 0) carries the run's properties."""
     suite = _el(root, "testsuite", name=name, id=str(index), timestamp=record.started_at)
+    if index:
+        return suite
     props = _el(suite, "properties")
     _el(props, "property", name="harness.version", value=record.harness_version)
     _el(props, "property", name="run.strict", value=str(record.strict).lower())

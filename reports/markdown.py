@@ -2,8 +2,11 @@
 
 Sections: a header (harness version, date, result, spec revisions), the subjects, a verdict count table, every
 requirement that did not pass (id, level, verdict, spec section, reason, and on a line of its own the other
-non-passing verdicts of its scenarios: ``RequirementResult.also_text``), the stale baseline entries, and a compact
-table of all requirements.
+non-passing verdicts of its scenarios: ``RequirementResult.also_text``), the stale baseline entries, and the
+requirements per spec and level by verdict (``html_view.spec_tables``, the HTML report's table). A summary, not a
+listing: every requirement with its subjects and summary is in the HTML report's matrix and in report.json. A row
+per requirement would make a full run's summary 131 KB, twice what a GitHub pull-request comment holds (65,536
+characters); as it is, it is some 10 KB.
 
 Text from the run (reasons, summaries, identities) is escaped so it cannot break the layout or inject HTML:
 Markdown punctuation is backslash-escaped (``|`` in particular), newlines (and U+2028 / U+2029) in table cells
@@ -23,6 +26,7 @@ from simulator.results import RequirementResult, RunRecord, Verdict, limits_of
 from ._common import (
     HARNESS_NAME,
     SEVERITY_ORDER,
+    VERDICT_LABELS,
     VERDICTS,
     ScenarioIndex,
     as_record,
@@ -30,6 +34,7 @@ from ._common import (
     requirement_reason,
     visible,
 )
+from .html_view import spec_tables
 
 __all__ = ["render_markdown", "md_escape", "md_cell", "outcome"]
 
@@ -40,6 +45,15 @@ _NEWLINES = re.compile("\r\n|[\r\n\u2028\u2029]")
 def md_escape(text: str) -> str:
     """Inline Markdown text: punctuation that could format or open HTML escaped, newlines as spaces."""
     return _NEWLINES.sub(" ", _SPECIAL.sub(r"\\\1", visible(text)))
+
+
+def md_with_code(text: str) -> str:
+    """Inline Markdown text whose `backquoted` names (a capability, a frame type in a Next step) stay code spans and
+    the rest is escaped as ``md_escape``; text with an odd number of backquotes is escaped whole."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:
+        return md_escape(text)
+    return "".join(f"`{' '.join(p.split())}`" if i % 2 and p.strip() else md_escape(p) for i, p in enumerate(parts))
 
 
 def md_cell(text: str) -> str:
@@ -109,7 +123,7 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     for n, step in enumerate(steps, 1):
         ids = ", ".join(step.requirements[:6]) + (f" and {step.count - 6} more" if step.count > 6 else "")
         listed = "" if step.names_its_requirement else f" ({md_escape(ids)})"
-        add(f"{n}. **{step.verdict.value}**: {md_escape(step.action)}{listed}")
+        add(f"{n}. **{step.verdict.value}**: {md_with_code(step.action)}{listed}")
     add("")
     add(_row("", ""))
     add(_row("---", "---"))
@@ -226,14 +240,19 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
         add("None.")
     add("")
 
-    add("## All requirements")
+    add("## Requirements by spec")
     add("")
     if record.requirements:
-        add(_row("id", "level", "verdict", "subjects", "spec section", "summary"))
-        add(_row("---", "---", "---", "---", "---", "---"))
-        for r in record.requirements:
-            add(_row(md_cell(r.id), md_cell(r.level), _verdict_cell(r), _subjects_cell(r), _section(r),
-                     md_cell(r.summary)))
+        add(f"{len(record.requirements)} requirements; each one, with its subjects and summary: the matrix of the "
+            f"HTML report (report.html), or `requirements` in report.json.")
+        add("")
+        add(_row("spec", "level", "requirements", *(VERDICT_LABELS[v] for v in VERDICTS)))
+        add(_row("---", "---", *["--:"] * (len(VERDICTS) + 1)))
+        for table in spec_tables(record):
+            for row in table["rows"]:
+                if row["total"]:
+                    add(_row(md_cell(table["spec"]), md_cell(row["level"]), str(row["total"]),
+                             *(str(row["counts"][v]) if row["counts"][v] else "–" for v in VERDICTS)))
     else:
         add("No requirement recorded.")
     return "\n".join(out) + "\n"

@@ -1,7 +1,7 @@
 """Command line of the conformance harness.
 
-    python -m simulator run    [--target NAME=SPEC] [--control NAME=URL] [--report-dir DIR] [--baseline F]
-                               [--reviews F]
+    python -m simulator run    [--target NAME=SPEC] [--control NAME=URL] [--report-dir DIR] [--formats LIST]
+                               [--baseline F] [--reviews F]
                                [--write-baseline F] [--strict] [--config FILE] [selection …] [-- pytest options]
     python -m simulator list   [selection …] [--scenarios]
     python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
@@ -228,7 +228,9 @@ def _merge_parser() -> argparse.ArgumentParser:
         prog="python -m simulator report merge",
         description="Merge the report.json of several runs of one release (one subject under several environments, "
                     "or the parts of a split run) into one report: a scenario takes the verdict of the runs that "
-                    "judged it (the worst of them), with one evidence line per run. Writes every report format.")
+                    "judged it (the worst of them), with one evidence line per run. Writes report.json, junit.xml, "
+                    "summary.md and report.html (`report --format cucumber` renders Cucumber JSON from the merged "
+                    "report.json).")
     parser.add_argument("reports", nargs="+", metavar="REPORT.json", help="the report.json files to merge")
     parser.add_argument("--out", required=True, metavar="DIR", help="where to write the merged reports")
     parser.add_argument("--label", action="append", default=[], metavar="TEXT",
@@ -303,6 +305,14 @@ def _replay(args: argparse.Namespace, extra: list[str]) -> int:
     return replay_main(args, main)
 
 
+def _report_formats() -> tuple[str, ...]:
+    """The formats ``report`` re-renders a report.json in: the renderers of ``reports`` (``run --formats`` names the
+    same, and the recording)."""
+    from reports import FORMATS
+
+    return tuple(FORMATS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m simulator", description="Conformance harness and simulator.",
                                      epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error "
@@ -332,7 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Re-render a saved report.json in one format. `report merge --help` tells how "
                                      "to merge several runs into one report.")
     rep.add_argument("report", help="a report.json written by a run")
-    rep.add_argument("--format", default="html", choices=["html", "md", "junit", "cucumber", "json"],
+    rep.add_argument("--format", default="html", choices=list(_report_formats()),
                      help="the format to write (default html)")
     rep.add_argument("--output", default=None,
                      help="where to write (default: beside report.json as report.rerendered.<ext>, never over the "
@@ -346,13 +356,14 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("subject", help=", ".join(sorted(SERVABLE)))
     srv.set_defaults(handler=_serve)
 
-    jdg = sub.add_parser("judge", help="judge a recording (recording.jsonl beside a report) again, without the subject",
+    jdg = sub.add_parser("judge", help="judge a recording (recording.jsonl.gz beside a report) again, without the "
+                                       "subject",
                          description="Judge a run's recording again with this harness, without the subject: the "
                                      "scenarios whose roles have a playback run again against the recorded subject's "
                                      "side, the frames the subjects sent are judged again, and every verdict is "
                                      "compared with the recorded one (exit 0 all reproduced, 1 some differ, 2 not a "
                                      "recording). Options after -- go to the playback's pytest.")
-    jdg.add_argument("recording", help="a recording.jsonl written by a run")
+    jdg.add_argument("recording", help="a recording.jsonl.gz written by a run (or an older run's recording.jsonl)")
     jdg.add_argument("--json", default=None, metavar="OUT", help="also write the comparison as JSON")
     jdg.add_argument("--report-dir", default=None, metavar="DIR",
                      help="keep the playback run's report and recording there (default: a temporary folder)")
@@ -365,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "target given (default: the recording's targets) and compare each verdict and "
                                      "the harness's side of the traffic with the recording. Options after -- go to "
                                      "pytest. The exit code is the run's.")
-    rpl.add_argument("recording", help="a recording.jsonl written by a run")
+    rpl.add_argument("recording", help="a recording.jsonl.gz written by a run (or an older run's recording.jsonl)")
     rpl.add_argument("--target", action="append", default=[], metavar="NAME=SPEC", help="as for run")
     rpl.add_argument("--control", action="append", default=[], metavar="NAME=URL", help="as for run")
     rpl.add_argument("--subject-env", action="append", default=[], metavar="ROLE=NAME=VALUE", help="as for run")

@@ -7,6 +7,8 @@ to, one of a few kinds a reader can act on:
     control-api     the subject has no control API at all (``--control ROLE=URL``)
     configuration   the run lacks an option the scenario needs (``--hook-token``, ``--target``)
     frame           the subject never sent a frame the spec requires (its type)
+    refusal         the subject's control API refused a call the scenario makes (the capability and the status): its
+                    answer, judged a failure, and often one cause of many requirements
     rule            the subject broke the requirement's rule (the requirement)
     observation     the harness could not observe what the requirement needs (the requirement)
     silence         the subject stopped answering (its role)
@@ -52,6 +54,7 @@ class CauseKind(StrEnum):
     CONTROL_API = "control-api"
     CONFIGURATION = "configuration"
     FRAME = "frame"
+    REFUSAL = "refusal"
     RULE = "rule"
     OBSERVATION = "observation"
     SILENCE = "silence"
@@ -82,11 +85,13 @@ _ROLE_WORDS = {"hook server": "hook-server", "hook-server": "hook-server", "desk
                "probekit": "probekit", "probe-kit": "probekit", "server": "hook-server"}
 
 
-def missing_capabilities_text(role: str, names: Iterable[str]) -> str:
-    """The reason of a scenario that needs control capabilities the subject does not offer (``GET /v1``)."""
+def missing_capabilities_text(role: str, names: Iterable[str], why: str = "") -> str:
+    """The reason of a scenario that needs control capabilities the subject does not offer (``GET /v1``), with
+    ``why`` the scenario cannot do without them when that is not plain."""
     listed = ", ".join(repr(n) for n in names)
     plural = "capabilities" if "," in listed else "capability"
-    return f"the {role} control API does not offer the {plural} {listed} (docs/control-api.md#{role})"
+    return f"the {role} control API does not offer the {plural} {listed} (docs/control-api.md#{role})" + (
+        f": {why}" if why else "")
 
 
 def no_control_api_text(role: str, why: str = "") -> str:
@@ -109,6 +114,9 @@ _OPTION = re.compile(r"the run gives no (?P<option>--[\w-]+)|the run gives no ho
 #: ``MissingFrame``: "<role>: no <what> from the subject within N s" (simulator.roles), "no <what> within N s".
 _FRAME = re.compile(r"(?:^|: )no (?:a |an )?(?P<what>[\w.-]+(?: frame)?)(?: [^;:]*?)? (?:from the subject )?within "
                     r"[\d.]+ s")
+#: ``SubjectRefused`` of the control client (simulator/control.py): "control API POST URL/v1/CAP answered HTTP N: …".
+_REFUSED = re.compile(r"control API POST \S+/v1/(?P<cap>[\w-]+) answered HTTP (?P<status>\d{3})(?:: (?P<body>.*))?")
+_ERROR_CODE = re.compile(r'"code":\s*"(?P<code>[\w-]+)"')
 _FRAME_TYPE = re.compile(r"^[a-z]+(?:\.[a-z_]+)+$|^(?:hello|welcome|ping|pong|ack)$")
 
 
@@ -141,7 +149,12 @@ def cause_of(result: ScenarioResult) -> Cause | None:
             option = m.group("option") or m.group("given") or "--hook-token"
             return Cause(CauseKind.CONFIGURATION, option, role)
         return Cause(CauseKind.OBSERVATION, rid, role)
-    # fail, warn: an observed violation; a frame never sent is grouped by its type
+    # fail, warn: an observed violation; a refused control call is grouped by what was refused, a frame never sent
+    # by its type
+    if m := _REFUSED.search(reason):
+        code = _ERROR_CODE.search(m.group("body") or "")
+        name = f"{m.group('cap')} {m.group('status')}" + (f" {code.group('code')}" if code else "")
+        return Cause(CauseKind.REFUSAL, name, role)
     m = _FRAME.search(reason)
     if m and _FRAME_TYPE.match(what := m.group("what").removesuffix(" frame")):
         return Cause(CauseKind.FRAME, what, role)
@@ -235,6 +248,10 @@ def _action(cause: Cause, verdict: Verdict, ids: list[str], record: RunRecord, r
     if kind is CauseKind.FRAME:
         who = f"the {role}" if role else "the subject"
         return f"send `{name}` where the spec requires it: {who} never sent it, and {reqs} fail{'s' if n == 1 else ''}"
+    if kind is CauseKind.REFUSAL:
+        cap, _, status = name.partition(" ")
+        return (f"accept the control call `{cap}` as docs/control-api.md#{role} describes it: the {role} answered it "
+                f"HTTP {status} ({_short(_refusal_body(reason))}), and {reqs} fail{'s' if n == 1 else ''}")
     if kind is CauseKind.RULE:
         meta = next((r for r in record.requirements if r.id == name), None)
         where = f" ({meta.spec} {meta.section})" if meta and meta.section else ""
@@ -250,6 +267,11 @@ def _action(cause: Cause, verdict: Verdict, ids: list[str], record: RunRecord, r
     must = sum(1 for r in record.requirements if r.id in set(ids) and r.level == "must")
     blocks = f" ({must} must-level: {'it blocks' if must == 1 else 'they block'} a release until decided)" if must else ""
     return f"decide {_plural(n, 'reader review')} with --reviews FILE (docs/targets.md){blocks}"
+
+
+def _refusal_body(reason: str) -> str:
+    m = _REFUSED.search(reason)
+    return (m.group("body") or "no body") if m else reason
 
 
 #: Among causes blocking as many requirements, the order of their verdicts: an observed violation first.

@@ -4,6 +4,7 @@
     [tool.simulator]
     strict = false
     report_dir = "conformance-report"
+    formats = ["json", "junit", "md", "html", "recording"]   # what a run writes there (the default: all but cucumber)
     baseline = "conformance-baseline.toml"
     hook_token = "…"                       # or the env var HOOK_CONFORMANCE_TOKEN
     subject_cwd = "subject-work"           # where started subjects run (default: a temporary directory each)
@@ -41,16 +42,51 @@ from .errors import ConfigError
 from .targets import DEFAULT_TARGETS, Role, TargetKind, TargetSpec, parse_target, parse_target_assignment
 
 __all__ = ["HarnessConfig", "load_file_config", "build_config", "TOKEN_ENV", "DEFAULT_STEP_TIMEOUT",
-           "DEFAULT_SCENARIO_TIMEOUT"]
+           "DEFAULT_SCENARIO_TIMEOUT", "RECORDING", "report_formats", "default_formats", "parse_formats"]
 
 TOKEN_ENV = "HOOK_CONFORMANCE_TOKEN"
 DEFAULT_STEP_TIMEOUT = 5.0
 DEFAULT_SCENARIO_TIMEOUT = 120.0
 
 _TOP_KEYS = {"targets", "controls", "hook_token", "timeouts", "baseline", "reviews", "strict", "report_dir", "select",
-             "subject_env", "subject_options", "subject_cwd"}
+             "subject_env", "subject_options", "subject_cwd", "formats"}
 _TIMEOUT_KEYS = {"step", "scenario"}
 _SELECT_KEYS = {"markers", "req"}
+
+#: The format name of the run's recording (simulator/recording.py) among the report formats.
+RECORDING = "recording"
+
+
+def report_formats() -> tuple[str, ...]:
+    """What a run can write into its report folder, by the names ``--formats`` takes: the renderers of ``reports``
+    (``reports.FORMATS``: json, junit, md, html, cucumber) and the run's recording."""
+    from reports import FORMATS
+
+    return (*FORMATS, RECORDING)
+
+
+def default_formats() -> tuple[str, ...]:
+    """What a run writes without ``--formats``: ``reports.DEFAULT_FORMATS`` (all but cucumber) and the recording."""
+    from reports import DEFAULT_FORMATS
+
+    return (*DEFAULT_FORMATS, RECORDING)
+
+
+def parse_formats(value: Any, where: str) -> tuple[str, ...]:
+    """The report formats ``value`` names: a comma-separated string (``--formats json,html``) or a list of names
+    (the configuration file's ``formats``), each once, in ``report_formats`` order; a ``ConfigError`` naming
+    ``where``, the name it does not know and those it does."""
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ConfigError(f"{where}: expected a list of report format names, got {value!r}")
+    known = report_formats()
+    chosen = {n.strip() for n in names if n.strip()}
+    for name in sorted(chosen):
+        if name not in known:
+            raise ConfigError(f"{where}: unknown report format {name!r} (known: {', '.join(known)})")
+    if not chosen:
+        raise ConfigError(f"{where}: names no report format (known: {', '.join(known)}; --no-report writes none)")
+    return tuple(f for f in known if f in chosen)
 
 
 @dataclass(frozen=True)
@@ -76,6 +112,8 @@ class HarnessConfig:
     reviews: Path | None = None
     strict: bool = False
     report_dir: Path | None = None
+    #: What the run writes into ``report_dir`` (``parse_formats``; ``--no-report``: nothing at all).
+    formats: tuple[str, ...] = field(default_factory=default_formats)
     #: Where the subjects the harness starts run (``--subject-cwd``); None: a fresh temporary directory for each
     #: (simulator/subject_spawn.py). Never removed by the harness.
     subject_cwd: Path | None = None
@@ -219,6 +257,7 @@ def build_config(
     reviews: str | None = None,
     strict: bool | None = None,
     report_dir: str | None = None,
+    formats: str | None = None,
     subject_cwd: str | None = None,
     base_dir: Path | None = None,
     pick_port: Callable[[], int] = free_port,
@@ -330,6 +369,9 @@ def build_config(
         reviews=Path(reviews) if reviews else path_of(file_table.get("reviews"), "reviews"),
         strict=strict if strict is not None else file_strict,
         report_dir=Path(report_dir) if report_dir else path_of(file_table.get("report_dir"), "report_dir"),
+        formats=parse_formats(formats, f"--formats {formats!r}") if formats is not None else (
+            parse_formats(file_table["formats"], f"{where}: formats") if "formats" in file_table
+            else default_formats()),
         subject_cwd=base / subject_cwd if subject_cwd else path_of(file_table.get("subject_cwd"), "subject_cwd"),
         markers=markers,
         req=tuple(req),

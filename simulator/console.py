@@ -9,7 +9,8 @@ A run whose collected items are all conformance scenarios, without ``-v``, print
   applicable (its verdict, id, level and the reason of its first scenario with that verdict), except that
   requirements sharing one cause with more than ``GROUP_AT`` others are one line (the cause, the count, the first
   ids); then "Next steps" (``simulator.causes.next_steps``: the causes, the one blocking most requirements first,
-  at most ``STEPS_SHOWN``); the report folder;
+  at most ``STEPS_SHOWN``); when the subject's silence cost the run much of its time, one line that says so
+  (``silence_line``); the report folder;
 * and nothing of pytest's per-test detail: no FAILURES section, no tracebacks, no short test summary, no warnings
   for a @should not met (each is a line above already). ``-v`` brings all of it back (and lists every requirement).
 
@@ -21,14 +22,15 @@ from __future__ import annotations
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pytest
 
 from .causes import first_scenarios, next_steps, requirement_causes
-from .results import RunRecord, Verdict
+from .results import FAILING, RunRecord, Verdict
 
-__all__ = ["Console", "MARKS", "console_lines", "GROUP_AT", "STEPS_SHOWN"]
+__all__ = ["Console", "MARKS", "console_lines", "silence_line", "GROUP_AT", "STEPS_SHOWN", "SILENCE_SHARE"]
 
 #: The mark each verdict counts under on a progress line, in the order they are printed.
 MARKS: dict[Verdict, str] = {
@@ -42,6 +44,12 @@ GROUP_AT = 3
 STEPS_SHOWN = 8
 #: A reason on a requirement's line is cut here.
 REASON_CHARS = 150
+#: The workers a ``time:`` line suggests: the waits are idle, so several workers a core overlap them (against the
+#: incomplete hook server of tests/triage on two cores, bench/bench_triage.py: 182 s serially, 74 s with 4, 41 s
+#: with 8).
+OVERLAP_WORKERS = 8
+#: The share of a run's time that scenarios spent waiting out the step limit before the console says so.
+SILENCE_SHARE = 0.25
 
 
 @dataclass
@@ -98,6 +106,33 @@ def console_lines(record: RunRecord, *, verbose: bool = False) -> list[str]:
         if len(steps) > limit:
             lines.append(f"  … {len(steps) - limit} more in summary.md and report.html (or run with -v)")
     return lines
+
+
+def _minutes(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
+
+
+def _run_seconds(record: RunRecord) -> float:
+    try:
+        return (datetime.fromisoformat(record.finished_at) - datetime.fromisoformat(record.started_at)).total_seconds()
+    except (TypeError, ValueError):
+        return sum(s.duration_s for s in record.scenarios)
+
+
+def silence_line(record: RunRecord, step_timeout: float) -> str | None:
+    """One line when scenarios that failed only after waiting out the step limit (a frame or a change the subject
+    never made: a positive wait ends at the limit, docs/waits.md) took at least ``SILENCE_SHARE`` of the run, with
+    what shortens the next run; None otherwise. A desktop under test listens on one address, so ``-n`` is only
+    suggested when no role is ``listen:``."""
+    slow = [s for s in record.scenarios if s.verdict in FAILING and s.duration_s >= step_timeout]
+    spent, total = sum(s.duration_s for s in slow), _run_seconds(record)
+    if len(slow) < 3 or spent < SILENCE_SHARE * max(total, 1e-9):
+        return None
+    parallel = not any(sub.target.startswith("listen:") for sub in record.subjects)
+    ways = "run a subset (--req ID …)" + (f" or overlap the waits (run … -- -n {OVERLAP_WORKERS})" if parallel else "")
+    return (f"time: {len(slow)} failing scenarios waited out the {step_timeout:g} s step limit for what the subject "
+            f"never sent ({_minutes(spent)} of this {_minutes(total)} run); while you fix them, {ways}")
 
 
 class Console:

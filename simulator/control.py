@@ -25,6 +25,7 @@ import threading
 import urllib.parse
 from typing import Any
 
+from .causes import missing_capabilities_text
 from .errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 from .wirelog import Direction, WireLog
 
@@ -162,7 +163,7 @@ class ControlClient:
 
     def require(self, capability: str) -> None:
         if capability not in self.capabilities():
-            raise NotTestable(f"the {self.role} control API lacks the capability {capability!r}")
+            raise NotTestable(missing_capabilities_text(self.role, [capability]))
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         self.require(capability)

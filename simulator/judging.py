@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .config import default_formats
 from .errors import ConfigError
 from .playback.scope import PLAYABLE_FEATURES, PLAYBACK_FILE
 from .recording import FILE_NAME, Recording, load_recording, run_options
@@ -34,10 +35,11 @@ def playable(line: dict[str, Any]) -> bool:
 
 
 def playback_argv(recording: Recording, keys_file: Path, report_dir: Path) -> list[str]:
-    """The ``simulator run`` command line that plays the listed scenarios back."""
+    """The ``simulator run`` command line that plays the listed scenarios back, with the default report formats
+    whatever a configuration file's ``formats`` says: the judge reads the playback's recording."""
     header = recording.header
     argv = ["run", "--only-scenarios", str(keys_file), "--playback", str(recording.path),
-            "--report-dir", str(report_dir)]
+            "--report-dir", str(report_dir), "--formats", ",".join(default_formats())]
     for role, spec in header.get("targets", {}).items():
         if spec != "ref":
             argv += ["--target", f"{role}={spec}"]

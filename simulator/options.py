@@ -71,8 +71,11 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
     RunOption("--config", Kind.VALUE, metavar="FILE", dest="simulator_config",
               help="a TOML file of harness settings (default: [tool.simulator] of ./pyproject.toml)"),
     RunOption("--report-dir", Kind.VALUE, metavar="DIR",
-              help="where to write report.json, junit.xml, cucumber.json, summary.md, report.html "
-                   "(default ./conformance-report/run-<time>)"),
+              help="where to write the report files --formats names (default ./conformance-report/run-<time>)"),
+    RunOption("--formats", Kind.VALUE, metavar="LIST",
+              help="which report files to write, comma-separated: json (report.json), junit (junit.xml), md "
+                   "(summary.md), html (report.html), cucumber (cucumber.json), recording (recording.jsonl.gz); "
+                   "default json,junit,md,html,recording (cucumber only when named)"),
     RunOption("--no-report", Kind.SWITCH, help="write no report files"),
     RunOption("--subject-cwd", Kind.VALUE, metavar="DIR",
               help="the working directory of the subjects the harness starts (stdio: and cmd: commands), created "

@@ -23,9 +23,9 @@ Each conformance item names the subject it judged (``ScenarioResult.subject``: t
 the frame requirements (``simulator.emitted_frames``), which adds one result per (subject, requirement) at the end.
 
 At the end it builds a ``RunRecord``, writes the reports (``--report-dir``, default ``./conformance-report/run-<time>``;
-``--no-report`` to skip), and sets the exit status: 3 when a scenario ended in *error* (harness or
-infrastructure), 1 for findings or a stale baseline entry, 0 when conformant. A usage error (bad options or
-configuration, a selection that matches no scenario, a hook server that refuses the run's own token) exits 2 with
+``--formats`` chooses which, ``--no-report`` none), and sets the exit status: 3 when a scenario ended in *error*
+(harness or infrastructure), 1 for findings or a stale baseline entry, 0 when conformant. A usage error (bad options
+or configuration, a selection that matches no scenario, a hook server that refuses the run's own token) exits 2 with
 one ``conformance: usage error: …`` line, as ``python -m simulator run`` does; feature files that cannot be
 collected exit 3. The console is ``simulator.console``'s: one screen, Next steps last.
 """
@@ -47,8 +47,8 @@ import pytest
 from . import __version__
 from . import bdd_signatures, bdd_step_lookup
 from .baseline import Baseline, load_baseline, render_baseline
-from .config import HarnessConfig, build_config, load_file_config
-from .console import Console, console_lines
+from .config import RECORDING, HarnessConfig, build_config, load_file_config
+from .console import Console, console_lines, silence_line
 from .emitted_frames import EmittedFrames, judge_emitted
 from .emitted_lines import STDIO_RULES, EmittedLines, judge_emitted_lines
 from .errors import (ConfigError, ConformanceOutcome, HarnessError, NeedsReview, NotApplicable, NotTestable,
@@ -183,6 +183,7 @@ def pytest_configure(config: pytest.Config) -> None:
             reviews=config.getoption("--reviews"),
             strict=config.getoption("simulator_strict"),
             report_dir=config.getoption("--report-dir"),
+            formats=config.getoption("--formats"),
             subject_cwd=config.getoption("--subject-cwd"),
         )
         harness = Harness(harness_cfg, rootdir)
@@ -699,7 +700,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         report.sections.append(("conformance", f"@should not met ({rid}): {reason}"))
         item.warn(ShouldNotMet(f"{rid}: @should not met: {_trim(reason, 500)}"))
     harness.results[item.nodeid] = result
-    line = _recording_line(item, result) if not item.config.getoption("--no-report") else None
+    line = _recording_line(item, result) if _records(item.config, harness) else None
     if line is not None:
         harness.recorded[item.nodeid] = line
     if is_worker(item.config):
@@ -720,12 +721,18 @@ def _record_teardown(item: pytest.Item, report: pytest.TestReport) -> None:
         setattr(report, RECORDING_ATTRIBUTE, line)
 
 
+def _records(config: pytest.Config, harness: Harness) -> bool:
+    """Whether the run writes a recording (``--formats``; none under ``--no-report``): its scenario lines are made
+    only then."""
+    return RECORDING in harness.config.formats and not config.getoption("--no-report")
+
+
 def _recording_line(item: pytest.Item, result: ScenarioResult) -> str:
     """The scenario's line of the run's recording: its stable key, its result and its whole wire log."""
     wire = item.stash.get(_WIRE, None)
     forms = item.stash.setdefault(_EVENT_FORMS, EventForms())
-    return scenario_line(_key_of(item, result.feature), result.to_json(), wire.events() if wire is not None else [],
-                         forms)
+    return scenario_line(_key_of(item, result.feature), result.to_report_json(),
+                         wire.events() if wire is not None else [], forms)
 
 
 def _key_of(item: pytest.Item, feature: str) -> str:
@@ -959,8 +966,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from reports import write_all
 
         directory = harness.config.report_dir or _default_report_dir(Path(str(config.invocation_params.dir)))
-        harness.report_paths = write_all(record, directory)
-        harness.report_paths["recording"] = _write_recording(harness, record, directory, config)
+        harness.report_paths = write_all(record, directory, [f for f in harness.config.formats if f != RECORDING])
+        if RECORDING in harness.config.formats:
+            harness.report_paths[RECORDING] = _write_recording(harness, record, directory, config)
         if harness.playback is not None:
             harness.report_paths["playback"] = harness.playback.write(directory)
 
@@ -1008,7 +1016,7 @@ def _judges_features(config: pytest.Config) -> bool:
 
 
 def _write_recording(harness: Harness, record: RunRecord, directory: Path, config: pytest.Config) -> Path:
-    """The run's ``recording.jsonl`` beside its report (simulator.recording)."""
+    """The run's recording beside its report (simulator.recording)."""
     from importlib.metadata import version
 
     versions = {"python": sys.version.split()[0], "pytest": pytest.__version__,
@@ -1033,6 +1041,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     verbose = config.get_verbosity() > 0
     for line in console_lines(record, verbose=verbose):
         tr.write_line(line)
+    slow = silence_line(record, harness.config.step_timeout)
+    if slow:
+        tr.write_line(slow, yellow=True)
     note = record.review_note()
     if note:
         tr.write_line(note, yellow=True)

@@ -1,4 +1,4 @@
-"""``simulator replay RECORDING --target …``: run a recorded run's scenarios again at a subject (issue 19, part 3).
+"""``simulator replay RECORDING --target …``: run a recorded run's scenarios again at a subject.
 
 The way a user turns a field failure into a regression test: the recording (``simulator.recording``) names its
 scenarios by stable keys; replay runs those scenarios again, the harness playing its side of each exactly as the
@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .config import default_formats
 from .recording import FILE_NAME, Recording, load_recording, run_options
 from .wirelog import is_teardown
 
@@ -86,9 +87,11 @@ def compare_sides(recorded: list[str], now: list[str], *, recorded_stopped: bool
 
 
 def _run_argv(recording: Recording, args: argparse.Namespace, keys_file: Path, report_dir: Path) -> list[str]:
-    """The ``simulator run`` command line of the replay."""
+    """The ``simulator run`` command line of the replay, with the default report formats whatever a configuration
+    file's ``formats`` says: the replay compares the run's recording with the recorded one."""
     header = recording.header
-    argv = ["run", "--only-scenarios", str(keys_file), "--report-dir", str(report_dir)]
+    argv = ["run", "--only-scenarios", str(keys_file), "--report-dir", str(report_dir),
+            "--formats", ",".join(default_formats())]
     targets = list(args.target) or [f"{role}={spec}" for role, spec in header.get("targets", {}).items()
                                     if role in header.get("namedRoles", [])]
     for target in targets:

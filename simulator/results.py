@@ -50,6 +50,9 @@ __all__ = [
     "limits_of",
     "READABLE_SCHEMA_VERSIONS",
     "SELECTION_KEYS",
+    "SCENARIO_DEFAULTS",
+    "REQUIREMENT_DEFAULTS",
+    "named_scenarios",
     "selection_args",
 ]
 
@@ -130,6 +133,7 @@ class OtherVerdict:
         head = f"{self.count} scenario{'s' if self.count != 1 else ''} "
         head += _OTHER_WORDS.get(self.verdict, self.verdict.value)
         first = next(iter(self.reasons[0].strip().splitlines()), "") if self.reasons else ""
+        first = first.removeprefix("Not testable: ")  # the words before it say so already
         if len(first) > _OTHER_REASON_CHARS:
             first = first[:_OTHER_REASON_CHARS - 1] + "…"
         return f"{head}: {first}" if first else head
@@ -153,6 +157,12 @@ class Subject:
 
     def to_json(self) -> dict[str, Any]:
         return {"role": self.role, "target": self.target, "identity": dict(self.identity)}
+
+
+#: The members of a scenario that report.json and a recording leave out when they hold this value
+#: (``ScenarioResult.to_report_json``): what a passing scenario has nothing to say in.
+SCENARIO_DEFAULTS: dict[str, Any] = {"reason": "", "evidence": [], "wire": [], "baselined": False, "review": None,
+                                     "gherkin": None, "limits": []}
 
 
 @dataclass(slots=True)
@@ -182,6 +192,8 @@ class ScenarioResult:
     limits: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """Every member (what an xdist worker hands its controller: the Cucumber report needs every scenario's
+        steps)."""
         return {
             "nodeid": self.nodeid,
             "feature": self.feature,
@@ -200,14 +212,27 @@ class ScenarioResult:
             "limits": [dict(x) for x in self.limits],
         }
 
+    def to_report_json(self) -> dict[str, Any]:
+        """The scenario as report.json and a recording keep it (docs/report-schema.json): ``to_json`` without the
+        members that hold their default (``SCENARIO_DEFAULTS``, which ``from_json`` reads an absent member as), and
+        without the Gherkin steps of a scenario that passed: those are the feature file's steps, each passed, and no
+        report shows them (the HTML report shows the steps of the scenarios that did not pass). Of a full run's
+        some 3,700 scenarios nearly all pass: their steps would be two fifths of its report.json."""
+        data = self.to_json()
+        if self.verdict is Verdict.PASS:
+            data["gherkin"] = None
+        return {k: v for k, v in data.items() if k not in SCENARIO_DEFAULTS or v != SCENARIO_DEFAULTS[k]}
+
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ScenarioResult:
+    def from_json(cls, data: dict[str, Any], requirement_level: str | None = None) -> ScenarioResult:
+        """``requirement_level``: the level of the scenario's requirement, its ``level`` when the document leaves it
+        out (``RunRecord.to_json``)."""
         return cls(
             nodeid=data["nodeid"],
             feature=data["feature"],
             name=data["name"],
             requirement=data.get("requirement"),
-            level=data.get("level"),
+            level=data["level"] if "level" in data else requirement_level,
             verdict=Verdict(data["verdict"]),
             reason=data.get("reason", ""),
             duration_s=float(data.get("durationSeconds", 0.0)),
@@ -259,10 +284,13 @@ class RequirementResult:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RequirementResult:
+    def from_json(cls, data: dict[str, Any], named: list[str] | tuple[str, ...] = ()) -> RequirementResult:
+        """``named``: the node ids of the report's scenarios that name this requirement, its ``scenarios`` when the
+        document leaves them out (``RunRecord.to_json``)."""
         return cls(
             id=data["id"], level=data["level"], spec=data["spec"], section=data["section"], quote=data["quote"],
-            summary=data["summary"], verdict=Verdict(data["verdict"]), scenarios=list(data.get("scenarios", [])),
+            summary=data["summary"], verdict=Verdict(data["verdict"]),
+            scenarios=list(data["scenarios"] if "scenarios" in data else named),
             baselined=bool(data.get("baselined", False)),
             subjects=[dict(x) for x in data.get("subjects", [])],
             also=[OtherVerdict.from_json(x) for x in data.get("also", [])],
@@ -377,7 +405,13 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record's own fields; report.json adds what is computed from them (``reports.json_report``: the
-        requirements' ``cause`` and ``nextSteps``, simulator/causes.py)."""
+        requirements' ``cause`` and ``nextSteps``, simulator/causes.py). Scenarios are in their report form
+        (``ScenarioResult.to_report_json``). What the record would say twice it says once: a requirement's
+        ``scenarios`` are left out when they are the scenarios that name it (``named_scenarios``), and a scenario's
+        ``level`` when it is its requirement's (both, always, in a run: the registry's levels are the features'
+        tags, tests/test_requirements.py); ``from_json`` reads them back from the other side."""
+        named = named_scenarios(self.scenarios)
+        levels = {r.id: r.level for r in self.requirements}
         return {
             "schemaVersion": REPORT_SCHEMA_VERSION,
             "harness": {"name": "hook-conformance-simulator", "version": self.harness_version},
@@ -394,12 +428,15 @@ class RunRecord:
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
             "limits": limits_of(self.scenarios),
             "staleBaseline": list(self.stale_baseline),
-            "requirements": [r.to_json() for r in self.requirements],
-            "scenarios": [s.to_json() for s in self.scenarios],
+            "requirements": [_requirement_json(r, named.get(r.id, [])) for r in self.requirements],
+            "scenarios": [_scenario_json(s, levels) for s in self.scenarios],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        levels = {r["id"]: r["level"] for r in data.get("requirements", [])}
+        scenarios = [ScenarioResult.from_json(s, levels.get(s.get("requirement"))) for s in data.get("scenarios", [])]
+        named = named_scenarios(scenarios)
         return cls(
             harness_version=data["harness"]["version"],
             spec_revisions=dict(data.get("specRevisions", {})),
@@ -407,8 +444,9 @@ class RunRecord:
             started_at=data["startedAt"],
             finished_at=data["finishedAt"],
             strict=bool(data.get("strict", False)),
-            scenarios=[ScenarioResult.from_json(s) for s in data.get("scenarios", [])],
-            requirements=[RequirementResult.from_json(r) for r in data.get("requirements", [])],
+            scenarios=scenarios,
+            requirements=[RequirementResult.from_json(r, named.get(r["id"], []))
+                          for r in data.get("requirements", [])],
             stale_baseline=list(data.get("staleBaseline", [])),
             interrupted=data.get("interrupted"),
             command=list(data.get("command", [])),
@@ -416,6 +454,38 @@ class RunRecord:
             falsifiability=data.get("falsifiability"),
             exit_code=int(data.get("exitCode", 0)),
         )
+
+
+def named_scenarios(scenarios: list[ScenarioResult]) -> dict[str, list[str]]:
+    """Requirement id → the node ids of the scenarios that name it, in record order."""
+    out: dict[str, list[str]] = {}
+    for s in scenarios:
+        if s.requirement:
+            out.setdefault(s.requirement, []).append(s.nodeid)
+    return out
+
+
+#: The members of a requirement that report.json leaves out when they hold this value (``from_json`` reads an absent
+#: member as it).
+REQUIREMENT_DEFAULTS: dict[str, Any] = {"baselined": False, "also": []}
+
+
+def _scenario_json(scenario: ScenarioResult, levels: dict[str, str]) -> dict[str, Any]:
+    """A scenario's report.json form (``RunRecord.to_json``): ``to_report_json`` without ``level`` when it is the
+    level of its requirement (``levels``: requirement id → level)."""
+    data = scenario.to_report_json()
+    if scenario.requirement in levels and data["level"] == levels[scenario.requirement]:
+        del data["level"]
+    return data
+
+
+def _requirement_json(requirement: RequirementResult, named: list[str]) -> dict[str, Any]:
+    """A requirement's report.json form (``RunRecord.to_json``): without ``scenarios`` when they are ``named``, and
+    without the members that hold their default (``REQUIREMENT_DEFAULTS``)."""
+    data = requirement.to_json()
+    if data["scenarios"] == named:
+        del data["scenarios"]
+    return {k: v for k, v in data.items() if k not in REQUIREMENT_DEFAULTS or v != REQUIREMENT_DEFAULTS[k]}
 
 
 # -- the selection of a run ------------------------------------------------------------------------------------

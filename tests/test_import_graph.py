@@ -1,4 +1,4 @@
-"""Dependencies point one way (docs/architecture.md "The one-way data flow"; issue 12 "no import cycle").
+"""Dependencies point one way (docs/architecture.md "The one-way data flow"; no import cycle).
 
 The module import graph of ``simulator/``, ``steps/`` and ``reports/`` is read from the source with ``ast``, not
 by importing it: every ``import`` / ``from … import`` statement counts wherever it stands (module level, inside a
@@ -226,7 +226,7 @@ def test_simulator_imports_nothing_from_steps():
 
 
 def test_drivers_sit_between_the_roles_and_the_steps():
-    """Issue 12: core ← roles / references ← drivers ← harness ← steps. A driver never imports the steps, the pytest
+    """Core ← roles / references ← drivers ← harness ← steps. A driver never imports the steps, the pytest
     plugin or a reference implementation (a check built on the subject's own code would pass whatever it does); a
     reference never imports a driver; steps never import a reference."""
     graph = import_graph()

@@ -48,7 +48,7 @@ def test_every_message_type_has_valid_and_invalid_scenarios():
 
 
 def test_every_quoted_spec_has_a_recorded_revision_matching_the_spec_beside_the_harness():
-    """Issue 13: reports carry each spec's revision from the registry (scenarios/specs.toml), so it must match the
+    """Reports carry each spec's revision from the registry (scenarios/specs.toml), so it must match the
     specs the requirements were written from (../shared/specs in a checkout)."""
     import hashlib
 

@@ -1,7 +1,7 @@
 """A pytest plugin (``-p wire_types_plugin``) that records which hook message types travelled on the wire, each in
 the direction the spec gives it (simulator/hook/directions.py), across every scenario of a run.
 
-Issue 15: "every one of the spec's 41 message types travels on the wire between the harness and a reference
+The rule it checks: "every one of the spec's 41 message types travels on the wire between the harness and a reference
 subject in some scenario — a test counts them from the wire logs and names any type that never did". A frame
 counts when it parses clean (the core's ``parse_hook_message``) and went from the peer the spec makes send it:
 with ``WIRE_TYPES_HARNESS=desktop`` the harness plays the desktop (a hook-server run), so its sent frames are the
@@ -11,8 +11,8 @@ scenario throws the wrong way on purpose, does not count. At the end of the run 
 merges them): ``{"harness": …, "types": {type: {"frames": n, "scenarios": [nodeid…]}}, "leaks": […], "scanned":
 n}``.
 
-The same pass is the whole-run privacy check of the references (issue 14: "no absolute path and no one-time token
-appears in any frame either reference sends"): every frame the *subject* sent, valid or not, is scanned for a local
+The same pass is the whole-run privacy check of the references ("no absolute path and no one-time token appears
+in any frame either reference sends"): every frame the *subject* sent, valid or not, is scanned for a local
 path (``find_local_paths_in_frame``, slack-hook-protocol.md §2 "本地绝对路径只存在于 desktop,永不过网线": in an alias
 field always; in any other field or free text unless the path is part of words the subject was handed to pass on,
 i.e. a user's message it relays, ``_given_words``) and for a one-time connect token handed out earlier in the run (by

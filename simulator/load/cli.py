@@ -70,8 +70,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds after its injection a task not delivered is lost (default 30)")
     p.add_argument("--csv", metavar="PREFIX", help="keep Locust's CSV files: PREFIX_lifecycle_stats.csv, …")
     p.add_argument("--json", metavar="OUT", help="write the summary as JSON (- for stdout)")
-    p.add_argument("--report", metavar="DIR", help="write report.json (and every report format) with the figures "
-                                                   "in its limits section")
+    p.add_argument("--report", metavar="DIR", help="write report.json (and the other default report formats) with "
+                                                   "the figures in its limits section")
     p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
     p.add_argument("--variant", default=None, help="the embedded reference's broken variant (no --target)")
     p.add_argument("--server-args", default="", help="more options for the embedded reference")

@@ -205,7 +205,7 @@ def test_another_valid_frame_is_judged_by_the_drops_the_subject_reports(samples)
     with pytest.raises(AssertionError, match="dropped a valid frame as unparseable"):
         _valid_pong(samples, refused).expect_accepted()
     assert refused.calls[-1] == ("retire", {})
-    with pytest.raises(NotTestable, match="does not offer dropped-frames"):
+    with pytest.raises(NotTestable, match="does not offer the capability .dropped-frames."):
         _valid_pong(samples, FakeProbe(**ALIVE)).expect_accepted()
     closed = FakeProbe(closed=CloseInfo(1008, "x", "peer", 0.1), dropped=[], answered_barrier=False)
     with pytest.raises(AssertionError, match="closed the connection after a valid frame"):

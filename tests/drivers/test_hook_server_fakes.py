@@ -35,7 +35,7 @@ class FakeControl:
 
     def require(self, capability: str) -> None:
         if capability not in self.answers:
-            raise NotTestable(f"the hook-server control API lacks the capability {capability!r}")
+            raise NotTestable(f"the hook-server control API does not offer the capability {capability!r}")
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any:
         self.require(capability)

@@ -1,8 +1,9 @@
-"""The fault profile against a desktop (features/faults/desktop.feature, ``-m faults``; issue 17) judges desktops it
+"""The fault profile against a desktop (features/faults/desktop.feature, ``-m faults``) judges desktops it
 has never seen: the reference passes it, embedded and as a separate process dialling the harness, so does the
 example desktop written from the documents alone (examples/desktop/desktop.py), and broken variants of the reference
-desktop that mishandle a dropped connection (simulator/reference/desktop/fault_variants.py, and the older variants
-that break the same rules) fail it under the right id (issue 16: every requirement proven able to fail). Every desktop but the embedded one is a separate process reached through ``--target desktop=listen:…``.
+desktop that mishandle a dropped connection (simulator/reference/desktop/fault_variants.py, and the other variants
+that break the same rules) fail it under the right id (every requirement proven able to fail). Every desktop but the
+embedded one is a separate process reached through ``--target desktop=listen:…``.
 """
 
 from __future__ import annotations

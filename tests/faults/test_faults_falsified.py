@@ -1,6 +1,6 @@
-"""The fault profile against a hook server (features/faults/hook_server.feature, ``-m faults``; issue 17) judges
+"""The fault profile against a hook server (features/faults/hook_server.feature, ``-m faults``) judges
 subjects it has never seen: the reference hook server as a separate process passes it, broken variants of it fail
-under the right ids (issue 16: every requirement proven able to fail), and a hook server without a control API is
+under the right ids (every requirement proven able to fail), and a hook server without a control API is
 "not testable", never passed. Every subject is a separate process reached through the public target options.
 """
 

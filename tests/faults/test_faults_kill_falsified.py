@@ -1,4 +1,4 @@
-"""The fault profile's SIGKILL/restart part (features/faults/hook_server_kill.feature, ``-m faults``; issue 17) judges
+"""The fault profile's SIGKILL/restart part (features/faults/hook_server_kill.feature, ``-m faults``) judges
 hook servers it starts by command: the reference passes it (given as ``--target hook-server=cmd:…``, and as the
 default ``ref``, for which the scenario starts the reference's own command), broken variants of the reference that
 lose an accepted result or publish one twice across a kill fail it under the right id, and a ``ws://`` target (which

@@ -1,5 +1,5 @@
 """Parsers that each break one rule of the parser's programming interface (registry ``judged_on = "parser"``), for
-``pytest tests/hook/test_frame_features.py --hook-parser tests.frames.broken_parsers:NAME`` (issue 16: every
+``pytest tests/hook/test_frame_features.py --hook-parser tests.frames.broken_parsers:NAME`` (every
 requirement is seen to fail). Each wraps the protocol core's parser and changes one thing:
 
 * ``objects_refused``: takes the text of a frame (or its bytes) but not an already decoded object: a valid frame

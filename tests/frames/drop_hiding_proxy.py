@@ -1,4 +1,4 @@
-"""A falsifying subject for the frame requirements (issue 16): a control-API proxy that hides some drops.
+"""A falsifying subject for the frame requirements: a control-API proxy that hides some drops.
 
     python tests/frames/drop_hiding_proxy.py --upstream http://127.0.0.1:Q --hide HOOK-FRAME-A-01,HOOK-FRAME-B-01
 

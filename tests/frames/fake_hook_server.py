@@ -11,14 +11,14 @@ Modes:
 * ``bad-pong``: answers a valid ping with a pong whose payload is not empty (阶段 1: payload 恒空对象).
 * ``acks-bad-frames``: answers a frame it rejects with a pong-like reaction frame (``bind.state`` with no bindings).
 
-Modes that break a rule of the robustness profile (features/robustness, issue 17), with ``closes-on-bad`` and
+Modes that break a rule of the robustness profile (features/robustness), with ``closes-on-bad`` and
 ``acks-bad-frames`` above:
 * ``deaf-after-garbage``: after ten frames it drops on a connection, it stops answering pings there.
 * ``pongs-capped``: answers at most 50 pings in any 100 ms on a connection (a rate limit against ping floods).
 * ``small-frames``: its WebSocket server takes messages of at most 1 MiB (a library default kept), so a valid frame
   within the spec's 48 MiB limit closes the connection (1009).
 
-Modes that break one rule of accepting frames (issue 16: each fails exactly its requirement):
+Modes that break one rule of accepting frames (each fails exactly its requirement):
 * ``closes-on-binary``: closes the connection (1003) on a binary frame instead of dropping what it cannot decode (a
   frame of bytes that are not UTF-8 travels as a binary frame; HOOK-FRAME-ENV-UTF8-01).
 * ``depth-limited``: its JSON reader refuses nesting deeper than 32 levels, so a valid frame with a deeply nested

@@ -1,4 +1,4 @@
-"""Every frame requirement with rejection cases is seen to fail (issue 16 §1): the reference hook server, run as a
+"""Every frame requirement with rejection cases is seen to fail: the reference hook server, run as a
 separate process and reached by URL like any user's server, behind a control-API proxy that hides the drops of a
 group of requirements (tests/frames/drop_hiding_proxy.py: a subject that lets those frames through without a
 reaction).

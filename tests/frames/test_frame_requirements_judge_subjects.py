@@ -1,4 +1,4 @@
-"""The frame requirements judge the subject under test (issue 11 §1): rejection cases are delivered over the wire
+"""The frame requirements judge the subject under test: rejection cases are delivered over the wire
 and the frames a subject sends are parsed; a subject that breaks one rule fails that HOOK-FRAME requirement, for
 that subject, and a conformant one passes. The subjects are small fakes (tests/frames/fake_hook_server.py), run as
 separate processes and reached by URL like any user's server, their control API (``connections``,
@@ -6,16 +6,19 @@ separate processes and reached by URL like any user's server, their control API 
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from conformance_runs import PYTHON, ROOT, RunPool, run_features, serving
+from simulator.recording import FILE_NAME
 
 FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
 #: A few ping rules: cheap to deliver, and each mode below breaks one of them.
 SELECT = ["--req=HOOK-FRAME-PING-EMPTY-01", "--req=HOOK-FRAME-ENV-JSON-01", "-k", "hook-server"]
 
 
-#: Issue 16: fake mode → the one frame requirement it breaks, a rule of accepting frames the drop-hiding proxy cannot
+#: Fake mode → the one frame requirement it breaks, a rule of accepting frames the drop-hiding proxy cannot
 #: break (tests/frames/test_frame_requirements_falsified.py). Each run judges that requirement beside SELECT's, which
 #: must pass: the fault breaks nothing else there.
 PROVES: dict[str, str] = {
@@ -95,7 +98,7 @@ def test_the_settle_runs_asked_settle_and_sent_websocket_pings(runs, mode):
     """The ``+settle`` runs took the event path of a rejected ping's wait: the recording holds the ``settle`` calls
     and the WebSocket pings that follow them (frame_probe ``_no_pong_on_its_way``)."""
     run = runs[mode]
-    recording = (run.workdir / "report" / "recording.jsonl").read_text(encoding="utf-8")
+    recording = gzip.decompress((run.workdir / "report" / FILE_NAME).read_bytes()).decode("utf-8")
     assert '"POST /v1/settle"' in recording, run.explain()
     assert "WebSocket ping (is the subject alive?)" in recording, run.explain()
 

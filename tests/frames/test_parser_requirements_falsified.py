@@ -1,5 +1,5 @@
 """The rules of the parser's programming interface (registry ``judged_on = "parser"``: nothing on the wire shows
-them, so no conformance run judges them on a subject) are seen to fail (issue 16 §1): the frame features are run
+them, so no conformance run judges them on a subject) are seen to fail: the frame features are run
 on a broken parser (tests/frames/broken_parsers.py) through ``--hook-parser``, the option by which a parser of
 one's own is judged (tests/hook/conftest.py), in a separate pytest process, and the requirements of the failing
 cases (the ``requirement`` property each case records in the JUnit XML) are the one the parser breaks (and, where

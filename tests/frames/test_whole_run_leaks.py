@@ -1,4 +1,4 @@
-"""The whole-run privacy scan of tests/wire_types_plugin.py (issue 14) finds what it must: a local path in free
+"""The whole-run privacy scan of tests/wire_types_plugin.py finds what it must: a local path in free
 text or an alias field, a one-time token outside the link that hands it out; the link itself is no leak."""
 
 import json

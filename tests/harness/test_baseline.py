@@ -78,7 +78,7 @@ def test_render_round_trips(tmp_path):
 
 
 def test_an_entry_hides_only_the_verdict_it_expects(tmp_path):
-    """An entry written for a fail never hides a later timeout or error of the same requirement (issue 11 §6)."""
+    """An entry written for a fail never hides a later timeout or error of the same requirement."""
     bl = load_baseline(write(tmp_path, '[[expected]]\nrequirement = "A-01"\nverdict = "fail"\n'))
     assert bl.matches(result("1", "A-01", Verdict.FAIL)) is not None
     assert bl.matches(result("1", "A-01", Verdict.TIMEOUT)) is None

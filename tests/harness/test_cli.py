@@ -15,7 +15,8 @@ from simulator.__main__ import main
 from simulator.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
-FIVE = ("report.json", "junit.xml", "cucumber.json", "summary.md", "report.html")
+#: What a run writes by default (Cucumber JSON only when ``--formats`` names it).
+DEFAULT_FILES = ("report.json", "junit.xml", "summary.md", "report.html", "recording.jsonl.gz")
 
 
 def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -36,10 +37,11 @@ def full_run(tmp_path_factory):
     return proc, out
 
 
-def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_run):
+def test_run_against_the_reference_is_conformant_and_writes_the_default_reports(full_run):
     proc, out = full_run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    for name in FIVE:
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(DEFAULT_FILES)
+    for name in DEFAULT_FILES:
         assert (out / name).stat().st_size > 0, name
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     registry, _ = load_registry(ROOT / "scenarios" / "requirements")
@@ -50,7 +52,8 @@ def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_ru
     # with the material quoted; everything else passes, or is not applicable where the reference declares a
     # feature that requirement needs absent (tests/hook_server runs a server configured without them).
     for r in report["requirements"]:
-        evidence = " ".join(s["reason"] + " ".join(s["evidence"]) for s in report["scenarios"] if s["requirement"] == r["id"])
+        evidence = " ".join(s.get("reason", "") + " ".join(s.get("evidence", [])) for s in report["scenarios"]
+                            if s["requirement"] == r["id"])
         if r["verdict"] == "review":
             assert "material to review" in evidence, r["id"]
         elif r["verdict"] != "pass":
@@ -65,12 +68,33 @@ def test_run_against_the_reference_is_conformant_and_writes_five_reports(full_ru
 
 
 @pytest.mark.parametrize("fmt, name", [("html", "report.html"), ("md", "summary.md"), ("junit", "junit.xml"),
-                                       ("cucumber", "cucumber.json")])
+                                       ("json", "report.json")])
 def test_report_re_renders_a_saved_run(full_run, tmp_path, fmt, name):
     _, out = full_run
     target = tmp_path / name
     assert main(["report", str(out / "report.json"), "--format", fmt, "--output", str(target)]) == 0
     assert target.read_text(encoding="utf-8") == (out / name).read_text(encoding="utf-8")
+
+
+def test_report_renders_cucumber_json_from_a_saved_run(full_run, tmp_path):
+    """A run writes Cucumber JSON when ``--formats`` names it; rendered later from report.json, a passing scenario
+    has one ``Then verdict`` step (report.json keeps the Gherkin steps of the scenarios that did not pass)."""
+    _, out = full_run
+    target = tmp_path / "cucumber.json"
+    assert main(["report", str(out / "report.json"), "--format", "cucumber", "--output", str(target)]) == 0
+    features = json.loads(target.read_text(encoding="utf-8"))
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert sum(len(f["elements"]) for f in features) == len(report["scenarios"])
+    review = next(e for f in features for e in f["elements"] if any(s["result"]["status"] == "pending"
+                                                                    for s in e["steps"]))
+    assert len(review["steps"]) > 1  # a scenario that did not pass keeps its real steps
+
+
+def test_formats_chooses_the_files_a_run_writes(tmp_path):
+    proc = cli("run", "HOOK-FRAME-ENV-VERSION-*", "--report-dir", str(tmp_path), "--formats", "junit,cucumber",
+               "--", "-q")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["cucumber.json", "junit.xml"]
 
 
 def test_report_of_a_broken_file_is_a_usage_error(tmp_path, capsys):
@@ -109,6 +133,9 @@ def test_run_selection_by_requirement(tmp_path):
         (["run", "--target", "hook-server=stdio:x", "--no-report"], "does not fit this role"),
         (["run", "NO-SUCH-REQ-*", "--no-report"], "matched no scenario"),
         (["run", "--bogus"], "unknown options --bogus"),
+        (["run", "--formats", "json,pdf", "--no-report"],
+         "conformance: usage error: --formats 'json,pdf': unknown report format 'pdf' (known: json, junit, md, html, "
+         "cucumber, recording)"),
         (["serve", "nothing"], "no reference implementation named 'nothing'"),
     ],
 )
@@ -119,7 +146,7 @@ def test_usage_errors_exit_2(args, fragment):
 
 
 def test_run_help_explains_every_option(capsys):
-    """Issue 13: ``run --help`` explains each option, not just its name."""
+    """``run --help`` explains each option, not just its name."""
     assert main(["run", "--help"]) == 0
     text = capsys.readouterr().out
     from simulator.__main__ import build_parser
@@ -145,7 +172,7 @@ def test_serve_subject_help_shows_the_subjects_own_options(subject, own_option, 
     (["features/probekit"], {"features/probekit/test_probekit.py"}),
 ])
 def test_naming_a_target_narrows_the_run_to_its_role(extra, files):
-    """Issue 13: a run that names --target judges only that role's requirements unless a selection says otherwise."""
+    """A run that names --target judges only that role's requirements unless a selection says otherwise."""
     cmd = [sys.executable, "-m", "simulator", "run", "--target", "ccweb=stdio:never-started", *extra,
            "--", "--collect-only", "-q"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -154,7 +181,7 @@ def test_naming_a_target_narrows_the_run_to_its_role(extra, files):
 
 
 def test_list_counts_scenarios_the_way_a_run_does(capsys):
-    """Issue 13: outline rows count one each, a frame case once per hook subject it is sent to."""
+    """Outline rows count one each, a frame case once per hook subject it is sent to."""
     assert main(["list", "HOOK-FRAME-ACK-RESULT-01"]) == 0
     captured = capsys.readouterr()
     line = next(line for line in captured.out.splitlines() if line.startswith("HOOK-FRAME-ACK-RESULT-01"))

@@ -120,7 +120,7 @@ def test_each_answer_keeps_its_verdict(subject: _Subject) -> None:
     assert refused.value.status == 409 and refused.value.code == "card-closed"
     with pytest.raises(AssertionError, match="invalid JSON"):
         client.call("garbled")
-    with pytest.raises(NotTestable, match="lacks the capability"):
+    with pytest.raises(NotTestable, match="does not offer the capability"):
         client.call("not-offered")
     assert client.call("echo", {"after": "errors"}) == {"after": "errors"}  # the connection survived them
     assert subject.connections == 1

@@ -1,4 +1,4 @@
-"""``report merge`` (simulator/merge.py, issue 13): one report from several runs; a scenario takes the verdict of the
+"""``report merge`` (simulator/merge.py): one report from several runs; a scenario takes the verdict of the
 runs that judged it (the worst of them), not testable only when no run judged it, with one evidence line per run."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_an_interrupted_input_makes_the_merge_partial():
     assert (merged.interrupted, merged.exit_code) == ("SIGTERM", 143)
 
 
-def test_the_command_writes_every_format_and_exits_with_the_merged_verdict(tmp_path: Path, capsys):
+def test_the_command_writes_the_default_formats_and_exits_with_the_merged_verdict(tmp_path: Path, capsys):
     full = _record(_scenario("core", "P-CORE", Verdict.NOT_TESTABLE, "needs core"))
     core = _record(_scenario("core", "P-CORE", Verdict.PASS))
     write_all(full, tmp_path / "full")
@@ -105,8 +105,7 @@ def test_the_command_writes_every_format_and_exits_with_the_merged_verdict(tmp_p
     code = main(["report", "merge", str(tmp_path / "full" / "report.json"), str(tmp_path / "core" / "report.json"),
                  "--out", str(out)])
     assert code == 0, capsys.readouterr()
-    assert {p.name for p in out.iterdir()} == {"report.json", "junit.xml", "cucumber.json", "summary.md",
-                                               "report.html"}
+    assert {p.name for p in out.iterdir()} == {"report.json", "junit.xml", "summary.md", "report.html"}
     doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert doc["requirements"][0]["verdict"] == "pass"
     assert doc["scenarios"][0]["evidence"][:2] == ["[full] not-testable: needs core", "[core] pass"]

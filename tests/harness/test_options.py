@@ -16,12 +16,12 @@ def test_run_hands_every_option_to_pytest_in_pytests_spelling():
     args = _run_parser().parse_args([
         "--target", "hook-server=ws://h:1/", "--target", "ccweb=ref", "--control", "hook-server=http://h:2",
         "--subject-env", "probekit=MCP_TOOLSET=core", "--hook-token", "t", "--config", "c.toml", "--report-dir", "d",
-        "--no-report", "--baseline", "b.toml", "--write-baseline", "w.toml", "--reviews", "r.toml", "--strict",
+        "--formats", "json,html", "--no-report", "--baseline", "b.toml", "--write-baseline", "w.toml", "--reviews", "r.toml", "--strict",
         "--step-timeout", "2", "--scenario-timeout", "30", "--no-preflight", "--req", "X-*"])
     assert to_pytest_argv(args) == [
         "--target=hook-server=ws://h:1/", "--target=ccweb=ref", "--control=hook-server=http://h:2",
         "--subject-env=probekit=MCP_TOOLSET=core", "--hook-token=t", "--config=c.toml", "--report-dir=d",
-        "--no-report", "--baseline=b.toml", "--write-baseline=w.toml", "--reviews=r.toml", "--strict-conformance",
+        "--formats=json,html", "--no-report", "--baseline=b.toml", "--write-baseline=w.toml", "--reviews=r.toml", "--strict-conformance",
         "--step-timeout=2.0", "--scenario-timeout=30.0", "--no-preflight", "--req=X-*"]
 
 

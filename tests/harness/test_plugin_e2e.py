@@ -273,9 +273,26 @@ def test_verdicts_reports_and_exit_code(demo):
     assert any("WIRE-EVIDENCE-" in e["text"] for e in failing["wire"])
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "WIRE-EVIDENCE-" in html
-    for name in ("report.json", "junit.xml", "cucumber.json", "summary.md", "report.html"):
-        assert (out / name).stat().st_size > 0, name
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
+        "junit.xml", "recording.jsonl.gz", "report.html", "report.json", "summary.md"]  # the default formats
+    for path in out.iterdir():
+        assert not path.is_file() or path.stat().st_size > 0, path
     result.stdout.fnmatch_lines(["*conformance*", "*reports: *out*"])
+
+
+def test_formats_chooses_the_report_files(demo):
+    result, report, _, out = run(demo, "--formats=html,cucumber,recording", "--req", "T-PASS-01")
+    assert result.ret == 0 and report is None
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == ["cucumber.json", "recording.jsonl.gz",
+                                                                   "report.html"]
+    result.stdout.fnmatch_lines(["*reports: *out*"])
+
+
+def test_an_unknown_format_is_a_usage_error(demo):
+    result = demo.runpytest_subprocess("--formats=json,xml", timeout=60)
+    assert result.ret == 2  # the harness's usage error, as under python -m simulator run
+    result.stderr.fnmatch_lines(["*conformance: usage error: --formats 'json,xml': unknown report format 'xml' "
+                                 "(known: json, junit, md, html, cucumber, recording)*"])
 
 
 def test_strict_turns_the_warning_into_a_failure(demo):

@@ -1,4 +1,4 @@
-"""The preflight (simulator.preflight, issue 13): each external target is probed once before the first scenario; an
+"""The preflight (simulator.preflight): each external target is probed once before the first scenario; an
 unreachable one stops the run with one message and exit 3, a reachable one (whatever it answers) lets it run."""
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def test_references_are_not_probed():
 
 
 def test_a_run_against_a_dead_url_stops_at_once_with_one_message(tmp_path):
-    """Issue 13, done when: against a dead URL the run ends within 15 s with one message and exit 3."""
+    """Against a dead URL the run ends within 15 s with one message and exit 3."""
     cmd = [sys.executable, "-m", "simulator", "run", "--target", f"hook-server=ws://127.0.0.1:{free_port()}/hook",
            "--report-dir", str(tmp_path / "out")]
     started = time.monotonic()

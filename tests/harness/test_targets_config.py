@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.config import build_config, load_file_config
+from simulator.config import build_config, default_formats, load_file_config, report_formats
 from simulator.errors import ConfigError
 from simulator.targets import Role, TargetKind, parse_target, parse_target_assignment
 
@@ -92,6 +92,10 @@ def test_file_then_command_line(tmp_path: Path):
         ("[targets]\nhook-server = 5", "targets.hook-server must be a string"),
         ("[controls]\nhook-server = 'ftp://x'", "http(s) URL"),
         ("strict = 'yes'", "strict must be true or false"),
+        ("formats = ['json', 'pdf']", "formats: unknown report format 'pdf' (known: json, junit, md, html, "
+                                      "cucumber, recording)"),
+        ("formats = []", "formats: names no report format"),
+        ("formats = 3", "formats: expected a list of report format names"),
     ],
 )
 def test_config_file_errors_name_the_key(tmp_path: Path, toml, fragment):
@@ -101,6 +105,21 @@ def test_config_file_errors_name_the_key(tmp_path: Path, toml, fragment):
     with pytest.raises(ConfigError) as info:
         build_config(table, source=source)
     assert fragment in str(info.value)
+
+
+def test_report_formats_from_file_and_command_line(tmp_path: Path):
+    """``formats`` (a list, or a comma-separated string like ``--formats``): what a run writes, each once, in the
+    order of ``report_formats``; the command line wins; by default every format but cucumber."""
+    assert build_config({}).formats == default_formats() == ("json", "junit", "md", "html", "recording")
+    assert report_formats() == ("json", "junit", "md", "html", "cucumber", "recording")
+    path = tmp_path / "sim.toml"
+    path.write_text('formats = ["recording", "html", "html"]\n', encoding="utf-8")
+    table, source = load_file_config(path)
+    assert build_config(table, source=source).formats == ("html", "recording")
+    assert build_config(table, source=source, formats=" cucumber, json").formats == ("json", "cucumber")
+    assert build_config({"formats": "md"}).formats == ("md",)
+    with pytest.raises(ConfigError, match=r"^--formats 'json,,xml': unknown report format 'xml' \(known: json, "):
+        build_config(table, source=source, formats="json,,xml")
 
 
 def test_missing_and_broken_config_files(tmp_path: Path):
@@ -178,7 +197,7 @@ def test_http_subject_with_another_environment_is_not_testable():
     assert seen == ["http://127.0.0.1:1/mcp"]
 
 
-# -- stdio subjects with a control API (issue 13) -----------------------------------------------------------------
+# -- stdio subjects with a control API ----------------------------------------------------------------------------
 
 
 def test_a_stdio_command_gets_the_address_the_harness_picked_and_auto_control_uses_it():
@@ -221,7 +240,7 @@ def test_initialize_waits_the_step_limit_plus_a_start_up_allowance_only_for_a_sp
 
 
 def test_http_subject_without_a_declared_environment_is_not_testable_and_says_how_to_declare_it():
-    """Issue 13: nothing is assumed about an HTTP subject's environment (no MCP_TOOLSET=full by default)."""
+    """Nothing is assumed about an HTTP subject's environment (no MCP_TOOLSET=full by default)."""
     from simulator.errors import NotTestable
     from simulator.subjects import Subjects
 

@@ -1,8 +1,8 @@
-"""Done-criterion of issue 11: against subjects that are not there — a hook server URL where nothing listens, a
+"""Against subjects that are not there — a hook server URL where nothing listens, a
 listen target no desktop dials, MCP commands that exit at once — the full run reports no requirement as pass, warn,
 review or not applicable, and exits non-zero. A pass needs evidence from the subject.
 
-The preflight (issue 13) would stop such a run before its first scenario; ``--no-preflight`` makes every scenario
+The preflight would stop such a run before its first scenario; ``--no-preflight`` makes every scenario
 meet the absent subject, which is what this test judges: each check on its own must refuse to pass."""
 
 from __future__ import annotations

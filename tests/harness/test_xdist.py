@@ -1,4 +1,4 @@
-"""pytest-xdist (simulator/xdist_bridge.py, issue 13): ``-n 2`` gives the verdicts of a serial run, one summary and
+"""pytest-xdist (simulator/xdist_bridge.py): ``-n 2`` gives the verdicts of a serial run, one summary and
 one report (the workers write none), with each worker's embedded references of its own (the hook server's restart
 scenarios included)."""
 
@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from conformance_runs import ROOT, child_env
+
+from simulator.recording import FILE_NAME, load_recording
 
 pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]' brings it)")
 
@@ -39,7 +41,7 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert parallel_proc.stdout.count("conformance: CONFORMANT") == 1, parallel_proc.stdout[-3000:]
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
     assert sorted(p.name for p in (tmp_path / "parallel").iterdir() if p.name != "subjects") == sorted(
-        ["report.json", "junit.xml", "cucumber.json", "summary.md", "report.html", "recording.jsonl"])
+        ["report.json", "junit.xml", "summary.md", "report.html", FILE_NAME])
     # the stderr logs of the subjects the workers started, one file per worker and role (simulator/subject_spawn.py)
     logs = [p.name for p in (tmp_path / "parallel" / "subjects").glob("*")]
     assert all(".gw" in name and name.endswith(".stderr.log") for name in logs), logs
@@ -51,9 +53,9 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
 
 def _recorded(folder: Path) -> dict[str, tuple[str, int]]:
     """key → (verdict, number of wire events) of each scenario line of a run's recording."""
-    lines = [json.loads(x) for x in (folder / "recording.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "end"
-    return {x["key"]: (x["result"]["verdict"], len(x["events"])) for x in lines[1:-1]}
+    recording = load_recording(folder / FILE_NAME)
+    assert recording.end is not None
+    return {x["key"]: (x["result"]["verdict"], len(x["events"])) for x in recording.scenarios}
 
 
 def test_a_listening_desktop_target_is_refused_under_xdist(tmp_path: Path):

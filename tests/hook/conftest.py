@@ -7,7 +7,7 @@ used, and offers the two most used helpers as fixtures too.
 ``--hook-parser MODULE:FUNCTION`` names the parser the frame features judge (test_frame_features.py; default the
 protocol core's ``simulator.hook:parse_hook_message``): a parser of one's own, in Python, with the same interface
 (text, UTF-8 bytes or a decoded object in; a result with ``ok``, ``message.to_wire()``, ``error.path`` and
-``error.code.value`` out). The broken parsers of tests/frames/broken_parsers.py are judged this way (issue 16).
+``error.code.value`` out). The broken parsers of tests/frames/broken_parsers.py are judged this way.
 """
 
 from __future__ import annotations

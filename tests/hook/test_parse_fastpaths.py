@@ -1,4 +1,4 @@
-"""The parser's shortcuts decide exactly as the rules they stand for (issue 18: parser cost vs ``json.loads``).
+"""The parser's shortcuts decide exactly as the rules they stand for (parser cost vs ``json.loads``).
 
 Each shortcut answers the common case without the general code: a safe-range ``int`` accepted by comparison in the
 numeric rules, a length bound instead of a UTF-16 count, the ping/pong check skipped on ``{}``, a nested object's

@@ -1,4 +1,4 @@
-"""The installed harness runs without a clone (issue 13): the wheel carries the features, steps, scenarios and
+"""The installed harness runs without a clone: the wheel carries the features, steps, scenarios and
 schemas (setup.py, simulator/suite.py), and from an empty directory it lists the requirements, judges an external
 reference hook server (exit 0, reports in ./conformance-report/), and stops at once on a dead URL (exit 3)."""
 

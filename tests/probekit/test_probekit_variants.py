@@ -11,9 +11,9 @@ Each case runs ``pytest features/probekit`` in a subprocess, the way an implemen
   probekit=MCP_TOOLSET=…``; scenarios needing another environment are then *not testable* (a configuration the run
   lacks: docs/targets.md "Verdicts"), so the variant runs over HTTP leave them out (``-m``) or select what applies;
 * ref: the embedded reference (the default target) with ``PROBEKIT_REFERENCE_VARIANT=V`` in the run's environment:
-  in memory, so every scenario applies and a run takes seconds. Most variants of issue 11 ("Verdicts a user can
-  trust") run this way, some restricted to the requirement they break (``--req``); so do all those of issue 16
-  ("Every requirement proven able to fail"), each on only the requirement it breaks.
+  in memory, so every scenario applies and a run takes seconds. Most variants for "Verdicts a user can
+  trust" run this way, some restricted to the requirement they break (``--req``); so do all those for "Every
+  requirement proven able to fail", each on only the requirement it breaks.
 
 The runs are independent processes, started together (a few at a time) when the first case needs them.
 """
@@ -62,8 +62,9 @@ class Case:
 
 
 def _falsifier(variant: str, requirement: str, reason: str, *, strict: bool = False) -> Case:
-    """An issue 16 case: the in-memory reference of ``variant``, run on ``requirement`` only (a @should under
-    ``--strict-conformance``, where its failure is a fail verdict), which must fail for ``reason``."""
+    """A case of a variant that subclasses ProbeKit: the in-memory reference of ``variant``, run on ``requirement``
+    only (a @should under ``--strict-conformance``, where its failure is a fail verdict), which must fail for
+    ``reason``."""
     return Case(variant, "ref", caught_by=frozenset({requirement}),
                 args=("--req", requirement, *(("--strict-conformance",) if strict else ())), reason=reason)
 
@@ -96,20 +97,20 @@ CASES: dict[str, Case] = {
     # a token/password is asked in a form.
     "secret-in-form": Case("secret-in-form", "http", caught_by=frozenset({"PROBE-ELICIT-SECRET-01"}),
                            may_also_fail=frozenset({"PROBE-ELICIT-URL-ONLY-01"}), args=WITHOUT_OTHER_ENV),
-    # issue 11: every call fails, so no structured result is ever seen; "every structured result is valid" must not
+    # every call fails, so no structured result is ever seen; "every structured result is valid" must not
     # pass on zero of them.
     "all-calls-fail": Case("all-calls-fail", "ref", caught_by=frozenset({"PROBE-OUTPUT-STRUCTURED-01"}),
                            args=("--req", "PROBE-OUTPUT-STRUCTURED-01"),
                            reason="no call answered a successful structured result"),
-    # issue 11: a token question to a client declaring both modes is answered in text, no url elicitation is sent;
-    # "every elicitation is url mode" held vacuously before. A @should: a failure under --strict-conformance.
+    # a token question to a client declaring both modes is answered in text, no url elicitation is sent;
+    # "every elicitation is url mode" must not hold vacuously. A @should: a failure under --strict-conformance.
     "no-secret-elicitation": Case("no-secret-elicitation", "ref",
                                   caught_by=frozenset({"PROBE-ELICIT-SECRET-URL-01"}),
                                   args=("--strict-conformance",), reason="no url-mode elicitation"),
-    # issue 11: a listed tool answers "unknown tool": a missing tool, not a text answer.
+    # a listed tool answers "unknown tool": a missing tool, not a text answer.
     "unknown-tool-error": Case("unknown-tool-error", "ref", caught_by=frozenset({"PROBE-OUTPUT-TEXT-01"}),
                                reason="detect_shell: an unknown-tool error"),
-    # issue 11: structured results without _meta.schema, the design's channel for the schema.
+    # structured results without _meta.schema, the design's channel for the schema.
     "no-meta-schema": Case("no-meta-schema", "ref",
                            caught_by=frozenset({"PROBE-OUTPUT-STRUCTURED-01", "PROBE-COMMIT-SCHEMA-01",
                                                 "PROBE-WORKFLOW-REPORT-01"})),
@@ -117,10 +118,10 @@ CASES: dict[str, Case] = {
     # nothing refused, no failure is seen either.
     "lax-input": Case("lax-input", "ref", caught_by=frozenset({"PROBE-INPUT-VALIDATE-01"}),
                       may_also_fail=frozenset({"PROBE-OUTPUT-ERROR-01"})),
-    # issue 11: tools outside the toolset are callable, and start_* refuse {} for a missing argument: the old
-    # `start_ui({})` under core passed on that missing-argument error; the call that succeeds under full must not.
+    # tools outside the toolset are callable, and start_* refuse {} for a missing argument: a `start_ui({})` under
+    # core would pass on that missing-argument error; the call that succeeds under full must not.
     "toolset-leak": Case("toolset-leak", "ref", caught_by=frozenset({"PROBE-TOOLSET-OUTSIDE-01"})),
-    # -- issue 16 ("Every requirement proven able to fail"): variants that subclass ProbeKit (variant_kits.py), each run
+    # -- "Every requirement proven able to fail": variants that subclass ProbeKit (variant_kits.py), each run
     # in memory on only the requirement it breaks. A whole run of each (measured) fails that requirement and nothing
     # else but where noted (a @should: warn without --strict-conformance).
     # the full toolset lists 48 tools (a whole run also fails DEFAULT-01, unset meaning full, and OUTPUT-TEXT-01,

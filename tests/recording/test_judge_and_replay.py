@@ -1,4 +1,4 @@
-"""Recordings, ``simulator judge`` and ``simulator replay`` end to end (issue 19, parts 2 and 3).
+"""Recordings, ``simulator judge`` and ``simulator replay`` end to end.
 
 One run against broken variants of all four embedded references (one per family, chosen by their environment
 variables) is recorded; the tests then judge that recording again without any subject, judge a tampered copy, and
@@ -7,6 +7,7 @@ replay its failures at the correct references. A recording of a full run is judg
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from conformance_runs import ROOT, child_env
 
 from simulator.errors import ConfigError
-from simulator.recording import FORMAT, load_recording
+from simulator.recording import FILE_NAME, FORMAT, load_recording
 
 #: A broken variant of each embedded reference, and a requirement each one must fail.
 VARIANTS = {
@@ -50,7 +51,7 @@ def _verdicts(path: Path) -> dict[str, str]:
 
 
 def test_the_recording_is_self_describing_and_holds_every_scenario(broken_run: Path):
-    recording = load_recording(broken_run / "recording.jsonl")
+    recording = load_recording(broken_run / FILE_NAME)
     header = recording.header
     assert header["format"] == FORMAT and header["harness"]["version"] and header["harness"]["pytestBdd"]
     assert set(header["specRevisions"]) >= {"slack-hook-protocol.md", "ccweb-reply-mode-prd.md",
@@ -69,24 +70,25 @@ def test_the_recording_is_self_describing_and_holds_every_scenario(broken_run: P
 
 def test_judging_the_recording_reproduces_every_verdict_failures_included(broken_run: Path, tmp_path: Path):
     out = tmp_path / "judged.json"
-    proc = simulator("judge", str(broken_run / "recording.jsonl"), "--report-dir", str(tmp_path / "playback"),
+    proc = simulator("judge", str(broken_run / FILE_NAME), "--report-dir", str(tmp_path / "playback"),
                      "--json", str(out))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     judged = json.loads(out.read_text(encoding="utf-8"))
-    recorded = load_recording(broken_run / "recording.jsonl")
+    recorded = load_recording(broken_run / FILE_NAME)
     assert judged["changes"] == [] and judged["frameChanges"] == []
     assert judged["kept"] == {}, "every family has a playback"
     assert judged["replayedScenarios"] == len(recorded.scenarios)
     assert judged["rejudged"] == recorded.end["requirements"]
     # scenario by scenario, the steps played against the recorded subjects decided what was recorded
-    assert _verdicts(tmp_path / "playback" / "recording.jsonl") == _verdicts(broken_run / "recording.jsonl")
+    assert _verdicts(tmp_path / "playback" / FILE_NAME) == _verdicts(broken_run / FILE_NAME)
 
 
 def _tampered(source: Path, target: Path) -> str:
     """A copy of the recording with one scenario only: the hook server's DELIVERY-05 scenario in which a desktop
     without turn-delivery-v1 gets no turn.delivery (recorded: pass), and a turn.delivery for its task slipped in
-    after its turn.end. Returns the scenario's key."""
-    lines = [json.loads(x) for x in source.read_text(encoding="utf-8").splitlines()]
+    after its turn.end, written as plain JSON Lines (as recordings were before they were compressed). Returns the
+    scenario's key."""
+    lines = [json.loads(x) for x in gzip.decompress(source.read_bytes()).decode("utf-8").splitlines()]
     scenario = next(x for x in lines[1:-1] if x["result"]["requirement"] == "HOOK-SERVER-DELIVERY-05"
                     and "still published" in x["key"])
     assert scenario["result"]["verdict"] == "pass"
@@ -107,7 +109,7 @@ def _tampered(source: Path, target: Path) -> str:
 
 def test_a_tampered_recording_is_judged_on_what_it_now_shows(broken_run: Path, tmp_path: Path):
     tampered = tmp_path / "tampered.jsonl"
-    key = _tampered(broken_run / "recording.jsonl", tampered)
+    key = _tampered(broken_run / FILE_NAME, tampered)
     out = tmp_path / "judged.json"
     proc = simulator("judge", str(tampered), "--json", str(out))
     assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
@@ -119,11 +121,11 @@ def test_a_tampered_recording_is_judged_on_what_it_now_shows(broken_run: Path, t
 
 
 def test_replaying_the_failures_at_the_correct_references_shows_them_fixed(broken_run: Path, tmp_path: Path):
-    proc = simulator("replay", str(broken_run / "recording.jsonl"), "--report-dir", str(tmp_path / "replay"))
+    proc = simulator("replay", str(broken_run / FILE_NAME), "--report-dir", str(tmp_path / "replay"))
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    recorded = _verdicts(broken_run / "recording.jsonl")
+    recorded = _verdicts(broken_run / FILE_NAME)
     failing = {k for k, v in recorded.items() if v == "fail"}
-    replayed = _verdicts(tmp_path / "replay" / "recording.jsonl")
+    replayed = _verdicts(tmp_path / "replay" / FILE_NAME)
     assert set(replayed) == failing, "only the recorded failures run again"
     assert set(replayed.values()) == {"pass"}
     assert f"replayed {len(failing)} scenario(s)" in proc.stdout and "CHANGED  fail → pass" in proc.stdout
@@ -131,7 +133,7 @@ def test_replaying_the_failures_at_the_correct_references_shows_them_fixed(broke
 
 
 def test_replaying_at_the_same_broken_subjects_fails_again(broken_run: Path, tmp_path: Path):
-    proc = simulator("replay", str(broken_run / "recording.jsonl"), "--req", "HOOK-SERVER-DELIVERY-*",
+    proc = simulator("replay", str(broken_run / FILE_NAME), "--req", "HOOK-SERVER-DELIVERY-*",
                      "--report-dir", str(tmp_path / "replay"), env=child_env(**VARIANTS))
     assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "CHANGED" not in proc.stdout and "same     fail → fail" in proc.stdout

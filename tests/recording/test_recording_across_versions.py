@@ -1,14 +1,16 @@
-"""Recordings are stable across pytest-bdd versions (issue 19, part 2): a recording made under pytest-bdd 9 is
+"""Recordings are stable across pytest-bdd versions: a recording made under pytest-bdd 9 is
 judged again under whichever pytest-bdd runs this test (CI's second job runs it under 8.x, `.ci/run`), and finds
 every scenario by its key. Scenario keys name the feature file, the scenario's title and its parameters (an
 outline's example row, a frame case's subject), never pytest's node ids, which differ between the two versions.
 
 The recording holds an outline (CCWEB-CALL-INVALID-MODE-01, ten example rows), frame cases delivered to both hook
-subjects (HOOK-FRAME-ACK-LINKAGE-01) and a plain scenario (HOOK-SERVER-DELIVERY-01). When one of those scenarios
-changes in the features, record it again:
+subjects (HOOK-FRAME-ACK-LINKAGE-01) and a plain scenario (HOOK-SERVER-DELIVERY-01). It is kept as plain JSON Lines,
+the form of a recording written before recordings were compressed, so judging it also shows such a recording still
+judges (and the file reads in a diff). When one of those scenarios changes in the features, record it again:
 
     python -m simulator run HOOK-SERVER-DELIVERY-01 CCWEB-CALL-INVALID-MODE-01 HOOK-FRAME-ACK-LINKAGE-01 \\
-        --report-dir /tmp/xv && cp /tmp/xv/recording.jsonl tests/recording/data/recorded-under-pytest-bdd-9.jsonl
+        --report-dir /tmp/xv
+    zcat /tmp/xv/recording.jsonl.gz > tests/recording/data/recorded-under-pytest-bdd-9.jsonl
 """
 
 from __future__ import annotations

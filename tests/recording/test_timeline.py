@@ -56,7 +56,7 @@ def test_subject_events_keep_their_order_and_never_come_earlier_than_the_one_bef
 
 def test_what_the_subject_did_after_the_teardown_began_waits_for_the_replays_teardown():
     """A desktop stopped at the teardown closes a few milliseconds after the scenario's last pong: played as soon as
-    the pong, the close could reach the harness while its last step still reads the connection (CI, issue 18)."""
+    the pong, the close could reach the harness while its last step still reads the connection (seen in CI)."""
     t = Timeline([ev(1.0, "s", "note", "connection", "ws ping"), ev(1.001, "s", "note", "connection", "ws pong"),
                   ev(1.002, "harness", "note", "harness", "teardown", conn=None),
                   ev(1.005, "s", "note", "connection", "close 1011", "closed by the peer with 1011")])

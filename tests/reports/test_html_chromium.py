@@ -28,6 +28,7 @@ import pytest
 
 from reports import render_html
 from reports.html_view import page_view
+from simulator.causes import next_steps
 from simulator.results import Verdict
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -208,6 +209,13 @@ _READ_PAGE = r"""(() => {
     falsifiability: text(document.getElementById("falsifiability")),
     order: [...app.children].map((el) => el.id || el.tagName.toLowerCase()),
     attentionTop: top(document.getElementById("attention")),
+    nextSteps: [...document.querySelectorAll("#next-steps li.step")].map((li) => ({
+      action: text(li.querySelector(".step-action")), cause: li.getAttribute("data-cause"),
+      count: Number(li.getAttribute("data-count"))})),
+    nextStepsTop: top(document.getElementById("next-steps")),
+    facts: Object.fromEntries([...document.querySelectorAll("#run-facts dt")].map((dt) => [dt.textContent,
+      text(dt.nextElementSibling)])),
+    scrollWidth: document.documentElement.scrollWidth,
     matrixTop: top(document.getElementById("matrix")),
     cjkFont: getComputedStyle(document.querySelector("blockquote.quote")).fontFamily,
     monoFont: getComputedStyle(document.querySelector("pre.reason") || document.body).fontFamily,
@@ -248,8 +256,8 @@ class _Matrix(HTMLParser):
 
 def _render(tmp_path: Path, record, name: str = "report.html", falsifiability: dict | None = None) -> str:
     page = render_html(record)
-    if falsifiability is not None:  # what a later report.json may carry (issue 16): the page shows it as is
-        top_level = '\n  "staleBaseline": ['
+    if falsifiability is not None:  # what a report.json may carry: the page shows it as is
+        top_level = '\n "staleBaseline":'
         assert page.count(top_level) == 1
         page = page.replace(top_level, f'\n  "falsifiability": {json.dumps(falsifiability)},{top_level}')
     path = tmp_path / name
@@ -275,6 +283,13 @@ def test_chromium_shows_the_verdict_the_spec_table_and_what_needs_attention(tmp_
     assert 0 <= page["verdictTop"] < 200 and page["verdictFontSize"] >= 32
     assert page["subjects"] == [s.target for s in record.subjects]
     assert page["revisions"] == sorted(record.spec_revisions)
+    assert page["facts"]["Judged with"] == record.judged_with_text(), page["facts"]
+
+    # Next steps: right under the run's facts, before what needs attention, one per cause, the largest first.
+    assert page["nextSteps"] == [{"action": s.action, "cause": s.cause.kind.value, "count": s.count}
+                                 for s in next_steps(record)] and page["nextSteps"]
+    assert page["nextStepsTop"] < page["attentionTop"]
+    assert page["scrollWidth"] <= WIDTH, "the page scrolls sideways at 1400 px"
 
     # The per-spec x level table: the fixture's counts.
     expected: dict[str, dict[str, dict[str, int]]] = {}

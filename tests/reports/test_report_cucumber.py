@@ -90,7 +90,7 @@ def test_failed_step_has_reason_evidence_and_wire_log(record):
 
 
 def test_recorded_steps_are_the_real_gherkin_steps_with_their_statuses(record):
-    """Issue 13: the real steps, their lines and statuses; the step that raised carries the verdict and its message,
+    """The real steps, their lines and statuses; the step that raised carries the verdict and its message,
     the steps after it are skipped; the feature's title names the feature."""
     s = record.scenarios[3]
     features, elements = _elements(record)

@@ -1,5 +1,5 @@
-"""The package surface: FORMATS, FILENAMES, write_all; the renderers' independence from the rest of the
-harness; the verdict order shared with ``simulator.results``."""
+"""The package surface: FORMATS, FILENAMES, DEFAULT_FORMATS, write_all; the renderers' independence from the rest
+of the harness; the verdict order shared with ``simulator.results``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import reports
-from reports import FILENAMES, FORMATS, write_all
+import pytest
+
+from reports import DEFAULT_FORMATS, FILENAMES, FORMATS, write_all
 from reports.json_report import report_document
 from reports._common import SEVERITY_ORDER, visible
 from simulator.results import Verdict, worst
@@ -17,22 +19,33 @@ PACKAGE = Path(reports.__file__).resolve().parent
 
 
 def test_formats_and_filenames():
-    assert list(FORMATS) == ["json", "junit", "cucumber", "md", "html"]
+    assert list(FORMATS) == ["json", "junit", "md", "html", "cucumber"]
     assert FILENAMES == {
-        "json": "report.json", "junit": "junit.xml", "cucumber": "cucumber.json", "md": "summary.md",
-        "html": "report.html",
+        "json": "report.json", "junit": "junit.xml", "md": "summary.md", "html": "report.html",
+        "cucumber": "cucumber.json",
     }
+    assert DEFAULT_FORMATS == ("json", "junit", "md", "html")  # Cucumber JSON when asked for
 
 
-def test_write_all_writes_the_five_files(tmp_path, record):
+def test_write_all_writes_every_format_asked_for(tmp_path, record):
     out = tmp_path / "run" / "reports"
-    written = write_all(record, out)
-    assert set(written) == set(FORMATS)
+    written = write_all(record, out, FORMATS)
+    assert list(written) == list(FORMATS)
     for fmt, path in written.items():
         assert path == out / FILENAMES[fmt]
         assert path.read_bytes() == FORMATS[fmt](record).encode("utf-8")
     assert json.loads((out / "report.json").read_text(encoding="utf-8")) == report_document(record)
-    assert write_all(record.to_json(), out) == written  # a report.json dict works too, and files are replaced
+    assert write_all(record.to_json(), out, FORMATS) == written  # a report.json dict works too, files are replaced
+
+
+def test_write_all_writes_the_default_formats_or_those_named(tmp_path, record):
+    assert list(write_all(record, tmp_path / "default")) == list(DEFAULT_FORMATS)
+    assert sorted(p.name for p in (tmp_path / "default").iterdir()) == sorted(FILENAMES[f] for f in DEFAULT_FORMATS)
+    assert list(write_all(record, tmp_path / "two", ["html", "json"])) == ["json", "html"]
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["report.html", "report.json"]
+    with pytest.raises(ValueError, match="unknown report format 'pdf' \\(known: json, junit, md, html, cucumber\\)"):
+        write_all(record, tmp_path / "none", ["json", "pdf"])
+    assert not (tmp_path / "none").exists()
 
 
 def test_renderers_import_only_results_and_wirelog_of_the_harness():
@@ -75,7 +88,7 @@ def test_sparse_records_render_in_every_format(tmp_path, record):
     bare = RunRecord.from_json(record.to_json())
     bare.scenarios.append(ScenarioResult("tests/x.py::test_x", "", "", None, None, Verdict.FAIL))
     for rec in (empty, bare):
-        paths = write_all(rec, tmp_path / str(id(rec)))
+        paths = write_all(rec, tmp_path / str(id(rec)), FORMATS)
         assert load_report(paths["json"]) == rec
         ET.parse(paths["junit"])
         json.loads(paths["cucumber"].read_text(encoding="utf-8"))

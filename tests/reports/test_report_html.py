@@ -1,5 +1,6 @@
-"""The HTML report without a browser: the embedded report.json and view, what the view says (verdict, per-spec
-counts, attention order, reasons, rerun commands), the noscript fallback, self-containment, the font stacks."""
+"""The HTML report without a browser: the embedded data (report.json with the scenarios the page shows) and view,
+what the view says (verdict, per-spec counts, attention order, reasons, rerun commands), the noscript fallback,
+self-containment, the font stacks."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reports.html import embed_json, render_html
+from reports.html import embed_json, page_document, render_html
 from reports.html_script import JS
 from reports.html_style import CSS, MONO_STACK, SANS_STACK
 from reports.html_view import page_view
 from reports.json_report import dumps, load_schema, render_json, report_document
-from simulator.results import RunRecord, Verdict
+from simulator.results import Verdict
 
 _EMBED = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 _VIEW = re.compile(r'<script type="application/json" id="report-view">(.*?)</script>', re.S)
@@ -79,21 +80,25 @@ def _parse(page):
     return parser
 
 
-def test_embedded_json_reads_back_equal_to_the_record(record):
+def test_embedded_data_is_report_json_with_the_scenarios_the_page_shows(record):
     page = render_html(record)
     body = _embedded(page)
     assert "<" not in body and ">" not in body and "&" not in body
     data = json.loads(body)
-    assert data == report_document(record)
-    assert RunRecord.from_json(data) == record
-    assert body == "\n" + embed_json(render_json(record))
+    assert body == "\n" + embed_json(dumps(page_document(record)))
+    full = report_document(record)
+    shown = [i for i, s in enumerate(record.scenarios) if s.verdict not in (Verdict.PASS, Verdict.NOT_APPLICABLE)]
+    assert data == {**full, "scenarios": [full["scenarios"][i] for i in shown]}
+    assert _view(page)["shown"] == shown and 0 < len(shown) < len(record.scenarios)
+    assert data["summary"]["scenarios"] == len(record.scenarios)  # what the page says of the others: a count
 
 
 def test_wire_log_text_is_in_report_json_and_in_the_html(record, hostile_text):
     report = render_json(record)
     page = render_html(record)
     assert json.loads(report)["scenarios"][3]["wire"][3]["text"] == hostile_text
-    assert json.loads(_embedded(page))["scenarios"][3]["wire"][3]["text"] == hostile_text
+    at = _view(page)["shown"].index(3)  # the page's data holds the scenarios it shows, report.json's index in "shown"
+    assert json.loads(_embedded(page))["scenarios"][at]["wire"][3]["text"] == hostile_text
     as_json_string = dumps(hostile_text).rstrip("\n")
     assert as_json_string in report
     assert embed_json(as_json_string) in page

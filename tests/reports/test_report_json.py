@@ -49,9 +49,44 @@ def test_every_key_to_json_writes_is_in_the_schema(record):
     schema = load_schema()
     doc = report_document(record)
     assert list(doc) == list(schema["properties"])  # same keys, same order
-    assert set(doc["scenarios"][0]) == set(schema["$defs"]["scenario"]["properties"])
-    assert set().union(*doc["requirements"]) == set(schema["$defs"]["requirement"]["properties"])
+    scenario, requirement = schema["$defs"]["scenario"], schema["$defs"]["requirement"]
+    every = set().union(*doc["scenarios"])
+    assert every <= set(scenario["properties"])
+    assert every >= {"gherkin", "wire", "evidence", "reason", "baselined", "limits"}
+    assert all(set(s) >= set(scenario["required"]) for s in doc["scenarios"])
+    assert set().union(*doc["requirements"]) <= set(requirement["properties"])
+    assert all(set(r) >= set(requirement["required"]) for r in doc["requirements"])
     assert set(doc["scenarios"][3]["wire"][0]) == set(schema["$defs"]["wireEvent"]["properties"])
+
+
+def test_a_passing_scenario_is_its_identity_verdict_duration_and_subject(record):
+    """What a scenario and a requirement hold by default is left out (``SCENARIO_DEFAULTS``,
+    ``REQUIREMENT_DEFAULTS``), and so are a passing scenario's Gherkin steps; what the report would say twice, a
+    requirement's scenarios and a scenario's level, is said once."""
+    record.scenarios[0].gherkin = {"feature": "Session frames", "line": 9, "steps": [
+        {"keyword": "Given", "text": "a hello", "line": 10, "status": "passed", "durationSeconds": 0.001}]}
+    doc = report_document(record)
+    passing = doc["scenarios"][0]
+    assert record.scenarios[0].verdict is Verdict.PASS
+    assert list(passing) == ["nodeid", "feature", "name", "requirement", "verdict", "durationSeconds", "subject"]
+    failing = next(s for s in doc["scenarios"] if s["nodeid"] == record.scenarios[3].nodeid)
+    assert failing["gherkin"] == record.scenarios[3].gherkin and failing["wire"] and failing["reason"]
+    assert "scenarios" not in doc["requirements"][0] and "baselined" not in doc["requirements"][0]
+    back = RunRecord.from_json(doc)
+    assert back.scenarios[0].gherkin is None and back.scenarios[0].level == "must"
+    record.scenarios[0].gherkin = None
+    assert back == record  # everything else reads back as it was
+
+
+def test_what_cannot_be_derived_is_written(record):
+    """A requirement whose scenarios are not those naming it, and a scenario whose level is not its requirement's,
+    keep them in report.json."""
+    record.requirements[0].scenarios = [record.scenarios[0].nodeid]
+    record.scenarios[1].level = "should"
+    doc = report_document(record)
+    assert doc["requirements"][0]["scenarios"] == [record.scenarios[0].nodeid]
+    assert doc["scenarios"][1]["level"] == "should"
+    assert RunRecord.from_json(doc) == record
 
 
 def test_from_json_of_to_json_round_trips(record):
@@ -59,10 +94,14 @@ def test_from_json_of_to_json_round_trips(record):
     assert RunRecord.from_json(json.loads(render_json(record))) == record
 
 
-def test_render_json_is_pretty_stable_and_utf8(record, hostile_text):
+def test_render_json_is_a_line_per_member_scenario_and_requirement_stable_and_utf8(record, hostile_text):
     text = render_json(record)
-    assert text.startswith('{\n  "schemaVersion": "1.6",\n  "harness": {')
+    assert text.startswith('{\n "schemaVersion":"1.6",\n "harness":{\n  "name":"hook-conformance-simulator",\n')
     assert text.endswith("}\n")
+    lines = text.splitlines()
+    for scenario in json.loads(text)["scenarios"]:  # each scenario is one line, found whole by its node id
+        (line,) = [ln for ln in lines if f'"nodeid":{json.dumps(scenario["nodeid"])}' in ln]
+        assert json.loads(line.strip().rstrip(",")) == scenario
     text.encode("utf-8")  # no lone surrogate left: it is a \udc80 escape
     assert "\\udc80" in text and "第二行" in text and "😀" in text  # non-ASCII written as is
     assert render_json(record) == text

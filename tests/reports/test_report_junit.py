@@ -1,5 +1,6 @@
 """JUnit XML: well-formed XML 1.0 whatever the wire log held, one suite per feature, one case per scenario,
-the properties, and the verdict → outcome mapping."""
+the properties (of the run on the first suite, of a scenario on its case when it did not pass), and the verdict →
+outcome mapping."""
 
 from __future__ import annotations
 
@@ -36,14 +37,26 @@ def test_parses_with_one_suite_per_feature_and_one_case_per_scenario(record):
     assert sum(int(s.get("tests")) for s in suites) == int(root.get("tests")) == len(record.scenarios) + 2
 
 
-def test_every_case_has_requirement_level_and_verdict(record):
+def test_every_case_not_passing_has_requirement_level_verdict_and_nodeid(record):
     cases = _cases(_parse(record))
     for s in record.scenarios:
-        props = _props(cases[(case_classname(s.feature), case_name(s))])
+        case = cases[(case_classname(s.feature), case_name(s))]
+        if s.verdict is Verdict.PASS:  # what CI views show of a pass: its classname, name and time
+            assert case.find("properties") is None and set(case.attrib) == {"classname", "name", "time"}
+            continue
+        props = _props(case)
         assert props["requirement"] == s.requirement
         assert props["level"] == s.level
         assert props["verdict"] == s.verdict.value
         assert props["nodeid"] == s.nodeid
+
+
+def test_the_run_properties_are_on_the_first_suite_only(record):
+    suites = _parse(record).findall("testsuite")
+    props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
+    assert props["harness.version"] == "0.1.0" and props["run.exitCode"] == str(record.exit_code)
+    assert {k for k in props if k.startswith("spec.")} == {f"spec.{d}" for d in record.spec_revisions}
+    assert all(suite.find("properties") is None for suite in suites[1:])
 
 
 def test_verdicts_map_to_junit_outcomes(record):
@@ -52,7 +65,7 @@ def test_verdicts_map_to_junit_outcomes(record):
     for s in record.scenarios:
         by_verdict.setdefault((s.verdict, s.baselined), []).append(cases[(case_classname(s.feature), case_name(s))])
     for case in by_verdict[(Verdict.PASS, False)]:
-        assert [c.tag for c in case] == ["properties"]
+        assert [c.tag for c in case] == []
     for verdict in (Verdict.FAIL, Verdict.NOT_TESTABLE, Verdict.TIMEOUT):
         case = by_verdict[(verdict, False)][0]
         assert case.find("failure").get("type") == verdict.value
@@ -125,7 +138,7 @@ def test_every_character_xml_forbids_is_escaped(record):
 
 
 def test_ci_views_see_the_spec_family_and_the_requirement_id():
-    """Issue 13: ``classname`` = the spec family / feature, ``name`` = ``<REQ-ID> <scenario title>``."""
+    """``classname`` = the spec family / feature, ``name`` = ``<REQ-ID> <scenario title>``."""
     assert case_classname("features/hook/server/delivery.feature") == "hook.server.delivery"
     assert case_classname("features/ccweb/calls.feature") == "ccweb.calls"
     assert case_classname("features\\probekit\\tasks.feature") == "probekit.tasks"

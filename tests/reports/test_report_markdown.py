@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from reports.markdown import md_cell, md_escape, render_markdown
+from simulator.results import Verdict
 
 
 def _section(text, title):
@@ -61,23 +62,32 @@ def test_non_passing_table_lists_every_requirement_not_passing_worst_first(recor
     assert next(r for r in body if r[0] == "PROBEKIT-TOOLS-LIST-01")[5] == "no scenario covers this requirement"
 
 
-def test_stale_baseline_and_all_requirements(record):
+def test_stale_baseline_and_requirements_by_spec(record):
     text = render_markdown(record)
     assert "- HOOK-FRAME-PREFS-SET-02 (must, now pass): An empty prefs.set patch is rejected." in _section(
         text, "Stale baseline entries"
     )
-    rows = _table(_section(text, "All requirements"))
-    assert [r[0] for r in rows[2:]] == [r.id for r in record.requirements]
-    assert all(len(r) == 6 for r in rows)
-    ack = next(r for r in rows if r[0] == "HOOK-FRAME-TASK-ACK-01")
-    assert ack[5] == "A task.ack whose reason holds a control character is rejected (\\| and \\<b\\> in a summary)."
+    section = _section(text, "Requirements by spec")
+    assert section.strip().startswith("10 requirements; each one, with its subjects and summary: the matrix of")
+    rows = _table(section)
+    assert rows[0] == ["spec", "level", "requirements", "pass", "fail", "warn", "review", "not applicable",
+                       "not testable", "error", "timeout"]
+    counted = {(r[0], r[1]): r[2:] for r in rows[2:]}
+    by_level: dict[tuple[str, str], list[str]] = {}
+    for r in record.requirements:
+        by_level.setdefault((r.spec, r.level), []).append(r.verdict.value)
+    assert set(counted) == set(by_level)  # a row per spec and level that has requirements
+    for key, verdicts in by_level.items():
+        assert int(counted[key][0]) == len(verdicts)
+        assert counted[key][1:] == [str(verdicts.count(v.value)) if v.value in verdicts else "–" for v in Verdict]
+    assert "A task.ack whose reason" not in text  # a summary, not a listing: each requirement is in report.html
     record.stale_baseline = []
     assert _section(render_markdown(record), "Stale baseline entries").strip() == "None."
 
 
 def test_cells_survive_pipes_newlines_html_and_controls(record, hostile_text):
-    record.requirements[0].summary = hostile_text
-    rows = _table(_section(render_markdown(record), "All requirements"))
+    record.scenarios[3].reason = hostile_text  # the reason of HOOK-FRAME-TASK-ACK-01, the first row not passing
+    rows = _table(_section(render_markdown(record), "Requirements not passing"))
     assert all(len(r) == 6 for r in rows)
     cell = rows[2][5]
     assert "\n" not in cell and "\r" not in cell

@@ -1,6 +1,6 @@
-"""The robustness profile (features/robustness, ``-m robustness``; issue 17) judges subjects it has never seen: the
-references as separate processes pass it, and subjects that mishandle garbage fail it under the right id (issue 16:
-every requirement proven able to fail). Every subject is a separate process reached through the public target
+"""The robustness profile (features/robustness, ``-m robustness``) judges subjects it has never seen: the
+references as separate processes pass it, and subjects that mishandle garbage fail it under the right id (every
+requirement proven able to fail). Every subject is a separate process reached through the public target
 options: the spec-written fake hook server (tests/frames/fake_hook_server.py) in a mode that breaks one rule, and
 broken variants of the reference desktop (simulator/reference/desktop/robustness_variants.py) dialling the harness.
 """
@@ -126,7 +126,7 @@ def test_a_conformant_subject_passes_every_robustness_requirement_of_its_role(ru
     fuzzed = [s for s in run.report["scenarios"]
               if not any(k in s["requirement"] for k in ("FLOOD", "LIMITS", "LIFECYCLE"))]
     assert all("fuzzed frames" in s["evidence"][0] for s in fuzzed), run.explain()  # a pass says on what
-    # the report's limits section: what was measured of this subject (issue 17 item 3)
+    # the report's limits section: what was measured of this subject
     measured = {row["name"]: row["value"] for row in run.report["limits"]}
     assert measured.get("largest ping answered") == 50_331_648, run.report["limits"]
     assert measured.get("pongs under a flood") == 1000, run.report["limits"]

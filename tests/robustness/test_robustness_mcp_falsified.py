@@ -1,6 +1,6 @@
-"""The robustness profile for MCP subjects (features/robustness/{ccweb,probekit}.feature, ``-m robustness``; issue
-17) judges subjects it has never seen: the references as separate processes pass it over stdio and over Streamable
-HTTP, and subjects that mishandle garbage fail it under the right id (issue 16: every requirement proven able to
+"""The robustness profile for MCP subjects (features/robustness/{ccweb,probekit}.feature, ``-m robustness``)
+judges subjects it has never seen: the references as separate processes pass it over stdio and over Streamable
+HTTP, and subjects that mishandle garbage fail it under the right id (every requirement proven able to
 fail). Every subject is a separate process reached through the public target options: broken variants of the
 references (simulator/reference/mcp_robustness_variants.py: one server middleware each), and the spec-written fake
 MCP server (tests/robustness/fake_mcp_server.py) for the rule an SDK-based server cannot be made to break (an error

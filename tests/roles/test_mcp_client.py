@@ -421,7 +421,7 @@ def test_http_unreachable_is_a_target_error():
 
 
 def test_valid_arguments_fill_only_what_the_schema_requires():
-    """issue 11: where the spec defines no input, a call carries arguments the subject's own inputSchema accepts."""
+    """Where the spec defines no input, a call carries arguments the subject's own inputSchema accepts."""
     schema = {"type": "object", "required": ["description", "mode", "count", "tags", "opts"],
               "properties": {"description": {"type": "string", "minLength": 30}, "mode": {"enum": ["a", "b"]},
                              "count": {"type": "integer", "minimum": 2}, "tags": {"type": "array", "minItems": 2,

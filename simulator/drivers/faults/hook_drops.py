@@ -1,4 +1,4 @@
-"""Abrupt disconnects at every step of the task lifecycle (fault profile, ``-m faults``; issue 17): the harness plays
+"""Abrupt disconnects at every step of the task lifecycle (fault profile, ``-m faults``): the harness plays
 a conformant desktop of the hook server under test, cuts its TCP connection (no closing handshake: the server sees
 1006) at one step of a task's lifecycle, dials again, says hello again and carries on as spec §4 tells a desktop to;
 the task must end up published exactly once, never lost and never run twice.
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from ...causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, HOOK_FEATURE_TURN_REOPEN, MessageType
 from ...roles.hook_desktop import DesktopRole
@@ -89,8 +90,7 @@ def require_control(control: Any, needs: tuple[str, ...], requirement: str) -> N
                           f"give --control hook-server=URL")
     missing = [c for c in needs if c not in control.capabilities()]
     if missing:
-        raise NotTestable(f"{requirement}: the hook server's control API lacks {', '.join(missing)} "
-                          f"(docs/control-api.md)")
+        raise NotTestable(f"{requirement}: {missing_capabilities_text('hook-server', missing)}")
 
 
 def wait_message(control: Any, rid: str, step_timeout: float, done: Any, what: str) -> dict[str, Any]:

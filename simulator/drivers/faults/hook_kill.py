@@ -1,5 +1,5 @@
 """SIGKILL and restart of a hook server started by command, at random points of running task lifecycles (the fault
-profile, ``-m faults``; FAULT-HOOK-SERVER-KILL-ACCEPTED-01 and FAULT-HOOK-SERVER-KILL-ONCE-01; issue 17).
+profile, ``-m faults``; FAULT-HOOK-SERVER-KILL-ACCEPTED-01 and FAULT-HOOK-SERVER-KILL-ONCE-01).
 
 Spec basis (slack-hook-protocol.md §4 可靠性语义 and §5 turn.delivery):
 
@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from ...causes import missing_capabilities_text
 from ...errors import MissingFrame, NotApplicable, NotTestable, SubjectTimeout, TargetError
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, HookMessage, MessageType
 from ...roles.hook_conn import HookConnectionClosed
@@ -227,7 +228,7 @@ def run_kill_cycles(target: KillTarget, *, cycles: int, seed: int, step_timeout:
                           "names no control URL and no --control hook-server=URL was given")
     missing = [c for c in NEEDS if c not in control.capabilities()]
     if missing:
-        raise NotTestable(f"the hook server's control API lacks {', '.join(missing)} (docs/control-api.md)")
+        raise NotTestable(missing_capabilities_text("hook-server", missing))
     report = KillReport(target.what, seed)
     ledger = Ledger()
     started = time.monotonic()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...causes import missing_capabilities_text
 from ...errors import NotTestable, SubjectTimeout
 from ...hook import AckResult, MessageType, RejectReason
 from ...roles.frame_probe import DeliveryOutcome
@@ -119,8 +120,8 @@ def check_accepted_frame(subject: str, outcome: DeliveryOutcome) -> None:
             raise SubjectTimeout(f"the {subject} stopped answering after {what}: {outcome.describe()}")
         raise AssertionError(f"the {subject} did not answer the ping sent after {what}: {outcome.describe()}")
     if outcome.dropped is None:
-        raise NotTestable(f"the {subject}'s control API does not offer dropped-frames (docs/control-api.md): without "
-                          f"it, a valid frame it accepted and one it dropped look the same on the wire")
+        raise NotTestable(missing_capabilities_text(subject, ["dropped-frames"], "without it, a valid frame it accepted "
+                                                     "and one it dropped look the same on the wire"))
     refused = [e for e in outcome.dropped if e.get("reason") in PARSER_REASONS]
     assert not refused, (f"the {subject} dropped {what} as unparseable ({ACCEPT_RULE}): dropped-frames reported "
                          f"{refused[0]!r}; {outcome.describe()}")

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
 from ...fuzz.wire_inputs import WireInput
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType, make_ping
@@ -54,7 +55,7 @@ def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict],
                           "--control desktop=URL")
     missing = [c for c in NEEDS if c not in control.capabilities()]
     if missing:
-        raise NotTestable(f"the desktop's control API lacks {', '.join(missing)} (docs/control-api.md)")
+        raise NotTestable(missing_capabilities_text("desktop", missing))
     report = DesktopLifecycleReport()
     started = time.monotonic()
     probe.retire()

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ...causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable
 from ...fuzz.wire_inputs import WireInput
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, MessageType
@@ -56,7 +57,7 @@ def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, roun
                           "hook-server=URL")
     missing = [c for c in NEEDS if c not in control.capabilities()]
     if missing:
-        raise NotTestable(f"the hook server's control API lacks {', '.join(missing)} (docs/control-api.md)")
+        raise NotTestable(missing_capabilities_text("hook-server", missing))
     report = LifecycleReport()
     started = time.monotonic()
     opener = probe.opener
