@@ -175,6 +175,31 @@ def test_a_baseline_entry_hides_only_its_own_verdict(demo):
     assert report["requirements"][0]["baselined"] and result.ret == 0
 
 
+def test_a_baselined_subset_states_its_selection_and_baseline_and_counts_expected_failures(demo):
+    """A published report says what was selected and what judged it: report.json's ``selection``, the header of
+    summary.md and of the HTML report, and "How to reproduce"; the headline counts a baselined failure as expected,
+    never as a fail under CONFORMANT."""
+    baseline = write(demo, "baseline.toml", """
+        [[expected]]
+        requirement = "HOOK-SERVER-T-01"
+        verdict = "timeout"
+    """)
+    result, report = run(demo, "--req", "HOOK-SERVER-T-01", "-m", "must", "--baseline", str(baseline))
+    assert result.ret == 0, result.outlines[-5:]
+    assert report["selection"]["req"] == ["HOOK-SERVER-T-01"] and report["selection"]["markers"] == "must"
+    assert report["selection"]["baseline"].endswith("baseline.toml")
+    line = result.outlines[-1]
+    assert line.startswith("conformance: CONFORMANT (exit 0): ") and "1 expected failure (baseline)" in line, line
+    assert " fail" not in line.split("): ", 1)[1].replace("expected failure", ""), line
+    summary = (demo.path / "out" / "summary.md").read_text(encoding="utf-8")
+    rows = {row.split(" | ")[0]: row.replace("\\", "") for row in summary.splitlines() if row.startswith("| ")}
+    selected, judged, command = rows["| Selected"], rows["| Judged with"], rows["| Command"]
+    assert "HOOK-SERVER-T-01" in selected and "must" in selected and "baseline.toml" in judged, (selected, judged)
+    assert "--req" in command and "--baseline" in command and "-m" in command, command
+    html = (demo.path / "out" / "report.html").read_text(encoding="utf-8")
+    assert '"selection":' in html and "baseline.toml" in html
+
+
 @pytest.mark.parametrize("entry, named", [
     ('requirement = "HOOK-SERVER-GONE-01"', "requirement HOOK-SERVER-GONE-01"),
     ('scenario = "features/test_demo.py::test_no_such_scenario"', "scenario features/test_demo.py::test_no_such"),
