@@ -52,15 +52,16 @@ def select_lines(recording: Recording, *, every: bool, patterns: Iterable[str]) 
 
 
 #: What the harness sends to keep a connection or a check going, as many times as the subject's timing asks for
-#: (barrier pings and the pongs answering the subject's pings): not part of the scenario's play.
-_UPKEEP = frozenset({"ping", "pong"})
+#: (barrier pings and the pongs answering the subject's pings; the control calls that ask for the subject's word,
+#: ``settle``, and for its capabilities, asked the first time a wait needs them): not part of the scenario's play.
+_UPKEEP = frozenset({"ping", "pong", "POST /v1/settle", "GET /v1"})
 
 
 def harness_side(line: dict[str, Any]) -> list[str]:
     """What the harness sent in a scenario, as a sequence of labels: ``<role> hook <type>`` per hook frame,
     ``<role> jsonrpc <method>`` per JSON-RPC message, ``control <method> <path>`` per control call, up to the
-    scenario's teardown (values that change from run to run, ids and times, are not part of it; nor are pings and
-    pongs: ``_UPKEEP``)."""
+    scenario's teardown (values that change from run to run, ids and times, are not part of it; nor are pings,
+    pongs and the calls that ask for the subject's word: ``_UPKEEP``)."""
     out = []
     for e in line["events"]:
         if is_teardown(e):

@@ -73,6 +73,9 @@ _RECHECK_MAX = 4 * 1024 * 1024
 #: How long a negative check watches when the subject gives it no barrier (no pong to its ping within the step
 #: limit): the plain window, a harness setting (``simulator.drivers.timing.QUIET_S`` is this value).
 UNBARRED_WINDOW_S = 1.5
+#: How long a positive wait that can ask for the subject's word (``expect(…, settled=…)``) waits before it asks: a
+#: frame the subject sends at once needs no word (``simulator.drivers.timing.GRACE_S`` is this value).
+SETTLED_PROBE_S = 0.2
 
 
 #: The summaries of the wire-log notes of a liveness check (``is_alive``): the transport ping, and its answer or not.
@@ -608,19 +611,51 @@ class HookConnection:
     def last_sent(self) -> str | bytes | None:
         return self._last_sent
 
-    def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True) -> Inbound:
+    def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True,
+               settled: Callable[[], bool] | None = None) -> Inbound:
         """The next inbox entry that matches (a type, several types, or a predicate on ``Inbound``), waiting up to
         ``timeout``. Invalid frames match by the type they claim. Entries before it stay in the inbox.
 
         When nothing matches in time the subject is pinged (a WebSocket ping): if it answers, it is alive and did
         not send what the step needs, ``MissingFrame`` ("no X within N s", a failure); if it does not, it stopped
-        answering at all, ``SubjectTimeout``. ``HookConnectionClosed`` once the connection is closed."""
+        answering at all, ``SubjectTimeout``. ``HookConnectionClosed`` once the connection is closed.
+
+        ``settled``: the subject's word that everything it was due to send is written (the driver's barriers around
+        the control capability ``settle``, docs/waits.md "The subject's word"), asked once nothing has matched for
+        ``SETTLED_PROBE_S``. When it answers True and nothing matches after it either, the wait ends there with
+        ``MissingFrame`` instead of at the step limit; when it answers False the wait goes on. The word can only end
+        a wait sooner as a failure: a frame that matches is taken whenever it comes."""
         pred, what = _matcher(match)
         t = self._timeout(timeout)
+        left = t
+        if settled is not None and t > SETTLED_PROBE_S:
+            started = time.monotonic()
+            try:
+                return self.loop.run(self._expect(pred, what, consume), SETTLED_PROBE_S,
+                                     what=f"{what} from the subject")
+            except SubjectTimeout:
+                pass
+            if settled():
+                found = self.loop.run(self._take(pred, consume), t, what=f"{what} from the subject")
+                if found is not None:
+                    return found
+                raise MissingFrame(
+                    f"{self.role}: no {what.removeprefix('a ').removeprefix('an ')} from the subject, which said it "
+                    f"was settled (control capability settle: everything it was due to send is written)")
+            left = max(0.0, t - (time.monotonic() - started))
         try:
-            return self.loop.run(self._expect(pred, what, consume), t, what=f"{what} from the subject")
+            return self.loop.run(self._expect(pred, what, consume), left, what=f"{what} from the subject")
         except SubjectTimeout:
             raise self._nothing_matched(what, t) from None
+
+    async def _take(self, pred: Callable[[Inbound], bool], consume: bool) -> Inbound | None:
+        """The first inbox entry ``pred`` selects, without waiting: None when there is none."""
+        assert self._changed is not None
+        async with self._changed:
+            i = self._find(pred)
+            if i is None:
+                return None
+            return self._inbox.pop(i) if consume else self._inbox[i]
 
     def _nothing_matched(self, what: str, t: float) -> MissingFrame | SubjectTimeout:
         """What an ``expect`` that waited ``t`` seconds in vain raises: ``MissingFrame`` when the subject still
@@ -838,6 +873,9 @@ class HookRoleBase:
         self._auto_pong = auto_pong
         self._closed = False
         self._opened = 0
+        #: The subject's word that everything it was due to send is written (``HookConnection.expect``'s
+        #: ``settled``), set by a driver whose subject can give it; None: every wait runs to its limit.
+        self.settled: Callable[[], bool] | None = None
 
     # -- plumbing ------------------------------------------------------------------------------------------------
 
@@ -903,8 +941,8 @@ class HookRoleBase:
     # -- receiving -----------------------------------------------------------------------------------------------
 
     def expect(self, match: Matcher, timeout: float | None = None, *, consume: bool = True) -> Inbound:
-        """The next matching frame from the subject (see ``HookConnection.expect``)."""
-        return self.connection.expect(match, self._t(timeout), consume=consume)
+        """The next matching frame from the subject (see ``HookConnection.expect``; ``settled`` the role's)."""
+        return self.connection.expect(match, self._t(timeout), consume=consume, settled=self.settled)
 
     def expect_payload(
         self,
@@ -913,11 +951,14 @@ class HookRoleBase:
         *,
         where: Callable[[Any], bool] | None = None,
         what: str | None = None,
+        ask_settled: bool = True,
     ) -> Any:
         """The typed payload of the next valid ``type_`` frame for which ``where(payload)`` holds.
 
         An invalid frame claiming ``type_`` is returned as a failure (``AssertionError`` with its issue), not
-        skipped: a subject that sends a broken ``task.ack`` fails the step instead of timing it out."""
+        skipped: a subject that sends a broken ``task.ack`` fails the step instead of timing it out.
+        ``ask_settled=False``: the wait runs to its limit whatever ``settled`` would say (the welcome of a
+        handshake: before it, the connection takes no barrier ping)."""
         name = str(type_)
 
         def match(e: Inbound) -> bool:
@@ -928,7 +969,7 @@ class HookRoleBase:
             return where is None or bool(where(e.message.payload))  # type: ignore[union-attr]
 
         match.description = f"a {name} frame" + (f" ({what})" if what else "")  # type: ignore[attr-defined]
-        entry = self.connection.expect(match, self._t(timeout))
+        entry = self.connection.expect(match, self._t(timeout), settled=self.settled if ask_settled else None)
         if not entry.ok:
             raise AssertionError(f"{self.role}: the subject's {name} frame is invalid: {entry.issue}")
         return entry.message.payload  # type: ignore[union-attr]

@@ -272,7 +272,7 @@ class DesktopRole(HookRoleBase):
 
     def expect_welcome(self, timeout: float | None = None) -> WelcomePayload:
         """Wait for ``welcome``; records ``identity`` (serverName, features) and returns the typed payload."""
-        welcome: WelcomePayload = self.expect_payload(MessageType.WELCOME, timeout)
+        welcome: WelcomePayload = self.expect_payload(MessageType.WELCOME, timeout, ask_settled=False)
         self.welcome_payload = welcome
         self.identity = {"serverName": welcome.server_name, "features": list(welcome.features)}
         return welcome

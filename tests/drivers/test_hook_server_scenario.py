@@ -198,3 +198,33 @@ def test_an_offline_notice_fails_the_check_either_way():
         driver, _, _ = make_driver(answers)
         with pytest.raises(AssertionError, match="shows a offline notice for device 'A'"):
             driver.expect_no_notice("A", "offline")
+
+
+def test_a_look_at_the_channel_ends_on_the_servers_word_with_one_last_look():
+    """docs/waits.md "The subject's word": once the looks of the grace have not satisfied the check, a server that
+    offers ``settle`` is asked; settled, one more look is its final answer, long before the step limit."""
+    driver, control, clock = make_driver({"settle": {"settled": True}}, step_timeout=5.0)
+    looks = []
+
+    def check():
+        looks.append(clock.now)
+        raise AssertionError("the message still reads 'Working…'")
+
+    with pytest.raises(AssertionError, match="still reads"):
+        driver.eventually(check)
+    assert clock.now < 1.0 and ("settle", {"timeoutMs": round(driver.quiet * 1000)}) in control.calls
+    assert looks[-1] >= GRACE_S  # the last look came after the server's word
+
+
+def test_a_server_that_does_not_settle_is_looked_at_to_the_step_limit():
+    driver, _, clock = make_driver({"settle": {"settled": False}}, step_timeout=1.0)
+    with pytest.raises(AssertionError, match="not yet"):
+        driver.eventually(lambda: (_ for _ in ()).throw(AssertionError("not yet")))
+    assert clock.now >= 1.0
+
+
+def test_a_device_asks_for_the_servers_word_only_where_settle_is_offered():
+    with_settle, control, _ = make_driver({"settle": {"settled": True}})
+    assert with_settle.device("A").role.settled() is True and control.calls[-1][0] == "settle"
+    without, _, _ = make_driver()
+    assert without.device("A").role.settled() is False

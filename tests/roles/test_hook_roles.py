@@ -843,3 +843,48 @@ def test_msg_op_sends_a_valid_frame_and_a_scope_with_chat_id_only_unchecked(pair
     desktop.msg_op("op-3", key, {"kind": "send", "text": "x"}, scope_extra={"chatId": "-1"}, validate=False)
     bad = server.expect("msg.op")
     assert not bad.ok and bad.issue.path == "/payload/scope/chatId"
+
+
+# -- a positive wait and the subject's word ------------------------------------------------------------------------
+
+
+def test_a_positive_wait_ends_as_a_missing_frame_once_the_subject_says_it_is_settled(pair):
+    """``settled`` (docs/waits.md "The subject's word"): asked once nothing came within ``SETTLED_PROBE_S``; its
+    True ends the wait there, a failure that names the word, instead of at the step limit."""
+    _server, desktop = pair
+    asked = []
+    desktop.settled = lambda: asked.append(1) or True
+    started = time.monotonic()
+    with pytest.raises(MissingFrame, match=r"no task\.dispatch frame from the subject, which said it was settled"):
+        desktop.expect_dispatch(timeout=5.0)
+    assert asked == [1] and time.monotonic() - started < 2.0
+
+
+def test_a_subject_that_does_not_settle_is_waited_for_to_the_limit(pair):
+    _server, desktop = pair
+    desktop.settled = lambda: False
+    started = time.monotonic()
+    with pytest.raises(MissingFrame, match=r"no task\.dispatch frame from the subject within 1 s"):
+        desktop.expect_dispatch(timeout=1.0)
+    assert time.monotonic() - started >= 1.0
+
+
+def test_a_frame_written_before_the_subject_says_it_is_settled_is_taken(pair):
+    """What the subject wrote before its word (read by the barrier that follows it) is the frame the wait wanted."""
+    server, desktop = pair
+
+    def settled() -> bool:
+        server.dispatch()
+        desktop.ping()
+        desktop.connection.expect("pong")  # the barrier the driver puts after the word
+        return True
+
+    desktop.settled = settled
+    assert desktop.expect_dispatch(timeout=5.0).request_id
+
+
+def test_a_frame_that_comes_at_once_needs_no_word(pair):
+    server, desktop = pair
+    desktop.settled = lambda: pytest.fail("asked for the word although the frame came at once")
+    server.dispatch()
+    assert desktop.expect_dispatch(timeout=5.0).request_id

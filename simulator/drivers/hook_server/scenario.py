@@ -148,6 +148,7 @@ class HookServerScenario:
         dev = self.devices.get(name)
         if dev is None:
             dev = Device(name, self.new_role(f"desktop-{name}"), dict(DEFAULT_HELLO))
+            dev.role.settled = self.settled_word
             self.devices[name] = dev
         return dev
 
@@ -170,9 +171,20 @@ class HookServerScenario:
         return timer_window(self.step_timeout)
 
     def eventually(self, check: Callable[[], T], timeout: float | None = None) -> T:
-        """``check()`` until it stops raising ``AssertionError`` (up to the step limit); the last failure otherwise."""
-        return eventually(check, self.step_timeout if timeout is None else timeout, clock=self.clock,
-                          sleep=self.sleep)
+        """``check()`` until it stops raising ``AssertionError`` (up to the step limit); the last failure otherwise.
+        A server that offers ``settle`` is asked for its word once the looks of the first ``GRACE_S`` have not
+        satisfied the check (``settled_word``): settled, one more look decides, as the server's final answer."""
+        limit = self.step_timeout if timeout is None else timeout
+        if limit > GRACE_S and self._offers_settle():
+            start = self.clock()
+            try:
+                return eventually(check, GRACE_S, clock=self.clock, sleep=self.sleep)
+            except AssertionError:
+                pass
+            if self.settled_word():
+                return check()
+            limit = max(0.0, limit - (self.clock() - start))
+        return eventually(check, limit, clock=self.clock, sleep=self.sleep)
 
     def barrier(self, *, skip: DesktopRole | None = None) -> None:
         """Every open device connection (but ``skip``'s): ping, and wait for its pong (the server has read what came
@@ -211,6 +223,20 @@ class HookServerScenario:
         wait = SETTLE_S if left is None else left
         if wait > 0:
             self.sleep(wait)
+
+    def settled_word(self) -> bool:
+        """The server's word that everything it was due to send is written, for a device's positive wait
+        (``HookConnection.expect``'s ``settled``; docs/control-api.md "How the harness uses `settle`"): the barrier on
+        every open device connection, ``settle`` bounded by the grace, and a second round of barriers, so what the
+        server wrote before it answered has been read. False (the wait goes on to its limit) without ``settle``,
+        when it fails, or when the server did not settle within the grace."""
+        if not self._offers_settle():
+            return False
+        self.barrier()
+        if self._settle() != 0.0:
+            return False
+        self.barrier()
+        return True
 
     def _offers_settle(self) -> bool:
         """Whether the server's control API offers ``settle`` (asked once per scenario)."""
