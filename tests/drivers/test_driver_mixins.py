@@ -1,7 +1,7 @@
 """The role drivers are assembled from one mixin per family (``simulator/drivers/hook_server/driver.py``,
 ``simulator/drivers/hook_desktop/driver.py``). Two mixins defining the same method name would silently hand one
-family's operation to the other (the method resolution order picks one): three such clashes were found by failing
-scenarios in issues 14 and 15. This pins that no name is defined by two mixins of a driver."""
+family's operation to the other (the method resolution order picks one), and only a failing scenario would show it.
+This pins that no name is defined by two mixins of a driver."""
 
 from __future__ import annotations
 
