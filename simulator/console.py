@@ -175,6 +175,7 @@ class Console:
         items = session.items
         self._decide([i.nodeid for i in items], all(i.get_closest_marker("req") is not None for i in items))
 
+    @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest-xdist is a test extra, not a dependency
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         root = "features/"
         self._decide(list(ids), all(i.startswith(root) for i in ids))

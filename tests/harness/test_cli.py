@@ -230,3 +230,12 @@ def test_a_run_with_assertions_disabled_is_refused():
                            "features/ccweb"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout[-1500:] + proc.stderr[-1500:]  # the harness's usage error
     assert "conformance: usage error: the harness cannot judge with assertions disabled" in proc.stderr
+
+
+def test_run_works_without_pytest_xdist(tmp_path):
+    """pytest-xdist is a test extra, not a dependency: ``pip install .`` then ``run`` (README) must not need it."""
+    cmd = [sys.executable, "-m", "simulator", "run", "HOOK-FRAME-ENV-VERSION-*", "--report-dir", str(tmp_path / "out"),
+           "--", "-p", "no:xdist"]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=child_env())
+    assert proc.returncode == 0 and "INTERNALERROR" not in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.stdout.rstrip().splitlines()[-1].startswith("conformance: CONFORMANT (exit 0)")
