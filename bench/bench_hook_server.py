@@ -465,7 +465,7 @@ async def _inject(plan: list[tuple[str, str]], sh: Shared, control: Control, bat
             results = answer.get("results") if isinstance(answer, dict) else None
             if not isinstance(results, list) or len(results) != len(chunk):
                 raise BenchError(f"inject-messages answered {str(answer)[:300]}")
-            for (_, chat), r in zip(chunk, results):
+            for (_, chat), r in zip(chunk, results, strict=True):
                 if not (isinstance(r, dict) and r.get("ok") and r.get("kind") == "task" and r.get("requestId")):
                     raise BenchError(f"inject-messages did not create a task for {chat}: {r}")
 

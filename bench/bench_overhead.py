@@ -471,7 +471,7 @@ def hook_frames(rtt: tuple[int, int], burst: tuple[int, int], profile: bool = Fa
             frames = n * (k + 1)
             sched: dict[str, list[dict[str, int]]] = {}
             samples = alternate({"bare": bare_pass, "role": role_pass, "role.loop": loop_pass,
-                                 "hop": lambda: hop_pass(role.loop, frames)}, reps, sched=sched)
+                                 "hop": lambda frames=frames: hop_pass(role.loop, frames)}, reps, sched=sched)
             row = ratio_row(f"hook {unit}", "websocket", n if unit == "rtt" else k, samples, per=frames, sched=sched)
             row["hops_per_unit"] = 2 if unit == "rtt" else (k + 2) / (k + 1)  # sends + one expect per barrier
             row["frames_per_pass"] = frames

@@ -417,7 +417,7 @@ def build_mix(
         frames.append(_frame(env, "task"))
 
     # big: MiB-sized base64 image attachments.
-    sizes = BIG_FRAMES if big_mib is None else tuple(zip((t for t, _ in BIG_FRAMES), big_mib))
+    sizes = BIG_FRAMES if big_mib is None else tuple(zip((t for t, _ in BIG_FRAMES), big_mib, strict=False))
     for type_name, mibs in sizes:
         attachments = [
             {"name": f"screenshot-{i + 1}.png", "mimeType": "image/png", "dataBase64": g.image_b64(m)}
@@ -484,7 +484,7 @@ def build_max_frame(
     pad = room - sum(lengths)  # 0..3
     attachments = env["payload"]["attachments"]
     attachments[0]["name"] = f"screen-1{'_' * pad}.png"
-    for a, n in zip(attachments, lengths):
+    for a, n in zip(attachments, lengths, strict=False):
         a["dataBase64"] = base64.b64encode(rng.randbytes(n // 4 * 3)).decode("ascii")
     text = serialize_hook_message(env)  # raises if over HOOK_MAX_FRAME_CHARS
     got = utf16_len(text)

@@ -260,7 +260,7 @@ def _merge(argv: list[str]) -> int:
     if args.label and len(args.label) != len(paths):
         return _usage(f"report merge: {len(args.label)} --label for {len(paths)} reports")
     try:
-        runs = [LabelledRun(label, load_report(path)) for label, path in zip(_labels(paths, args.label), paths)]
+        runs = [LabelledRun(label, load_report(path)) for label, path in zip(_labels(paths, args.label), paths, strict=True)]
         merged = merge_runs(runs)
     except (ReportError, ConfigError) as exc:
         return _usage(str(exc))

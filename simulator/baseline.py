@@ -55,10 +55,15 @@ class Baseline:
 
     def matches(self, result: ScenarioResult) -> BaselineEntry | None:
         """The entry that names ``result`` and expects exactly its verdict, else None."""
+        return self.expected(result.requirement, result.nodeid, result.name, result.verdict)
+
+    def expected(self, requirement: str | None, nodeid: str, name: str, verdict: Verdict) -> BaselineEntry | None:
+        """The entry that names the scenario (by its requirement, node id or name) and expects exactly ``verdict``,
+        else None."""
         for entry in self.entries:
-            named = (entry.requirement and entry.requirement == result.requirement) or (
-                entry.scenario and entry.scenario in (result.nodeid, result.name))
-            if named and entry.verdict is result.verdict:
+            named = (entry.requirement and entry.requirement == requirement) or (
+                entry.scenario and entry.scenario in (nodeid, name))
+            if named and entry.verdict is verdict:
                 return entry
         return None
 

@@ -182,7 +182,7 @@ class FrameRuleIndex:
                 continue
             have = p.split("/")[1:]
             score = 0
-            for a, b in zip(want, have):
+            for a, b in zip(want, have, strict=False):
                 if a != b:
                     break
                 score += 1

@@ -81,7 +81,7 @@ def compare_sides(recorded: list[str], now: list[str], *, recorded_stopped: bool
         return "same harness side up to where the recorded scenario stopped"
     if not recorded_stopped and recorded[:len(now)] == now and len(now) < len(recorded):
         return f"same harness side until the replay stopped, after {len(now)} of {len(recorded)} recorded sends"
-    at = next((i for i, (a, b) in enumerate(zip(recorded, now)) if a != b), min(len(recorded), len(now)))
+    at = next((i for i, (a, b) in enumerate(zip(recorded, now, strict=False)) if a != b), min(len(recorded), len(now)))
     was = recorded[at] if at < len(recorded) else "(nothing more)"
     new = now[at] if at < len(now) else "(nothing more)"
     return f"the harness played it differently: send #{at + 1} was {was!r}, now {new!r}"

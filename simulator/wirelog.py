@@ -118,8 +118,8 @@ class WireLog:
 
     def harness_error(self, role: str, channel: str, text: str) -> WireEvent:
         """Record a failure of the harness itself while a scenario ran (a frame it could not handle, an answer
-        script that raised): the subject may then have been judged on the harness's mistake, so the plugin turns
-        the scenario's pass into an error (``simulator.pytest_plugin``)."""
+        script that raised): the subject may then have been judged on the harness's mistake, so the verdict
+        decision turns the scenario's pass into an error (``simulator.decide``)."""
         return self.record(role, Direction.NOTE, channel, text, summary=HARNESS_ERROR)
 
     def harness_errors(self) -> list[WireEvent]:

@@ -51,7 +51,7 @@ def when_rounds(request: pytest.FixtureRequest, desk, desktop_drops: dict, evide
     requirement = marker.kwargs.get("id") if marker else kind
     rounds = request.config.getoption("--desktop-drop-rounds")
     rounds = DEFAULT_ROUNDS if rounds is None else rounds  # 0 rounds: no evidence, a failure
-    drops = desktop_drops["rounds"] = DropRounds(desk, kind, int(rounds), seed=zlib.crc32(requirement.encode()))
+    drops = desktop_drops["rounds"] = DropRounds(desk.session, kind, int(rounds), seed=zlib.crc32(requirement.encode()))
     try:
         drops.play()
     except BaseException:

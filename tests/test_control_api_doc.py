@@ -65,9 +65,9 @@ def _desktop_advertised() -> list[str]:
     """The capabilities the reference desktop answers ``GET /v1`` with (its routing, no socket)."""
     from simulator.reference.desktop.client import DesktopClient
     from simulator.reference.desktop.control import DesktopControlApi
-    from simulator.reference.desktop.variants import make_machine
+    from simulator.reference.desktop.machine import DesktopMachine
 
-    api = DesktopControlApi(DesktopClient("ws://127.0.0.1:1/hook", None, make_machine(None), store=None))
+    api = DesktopControlApi(DesktopClient("ws://127.0.0.1:1/hook", None, DesktopMachine(), store=None))
     status, described = api.handle("GET", "/v1")
     assert status == 200 and described["role"] == "desktop", described
     return described["capabilities"]

@@ -85,7 +85,7 @@ TOOLSETS: dict[str, list[str]] = {"full": [], "core": [], "ui": [], "workflow": 
 for _line in TOOLS_TABLE.strip().splitlines():
     _name, _flags, _arg, _purpose, *_steps = [c.strip() for c in _line.split("|")]
     TOOLS[_name] = (None if _arg == "-" else _arg, _purpose, _steps[0].split() if _steps else [])
-    for _toolset in ["full"] + [t for t, f in zip(("core", "ui", "workflow"), _flags) if f != "."]:
+    for _toolset in ["full"] + [t for t, f in zip(("core", "ui", "workflow"), _flags, strict=False) if f != "."]:
         TOOLSETS[_toolset].append(_name)
 WORKFLOWS = [n for n, (_, _, steps) in TOOLS.items() if steps]
 UI_STEPS = {"init_component_catalog", "render_ui"}  # start_ui runs them itself in every toolset (UI 工具特殊说明)

@@ -33,6 +33,7 @@ from .issues import SPEC, UPSTREAM, HookBuildError, HookIssue, IssueCode
 from .jsontext import JsonTextError
 from .jsontext import loads as _json_loads
 from .registry import TYPES, spec_for_payload
+from .wire import Wire
 
 _orjson_loads = orjson.loads
 _new = object.__new__
@@ -40,7 +41,6 @@ _OrjsonError = orjson.JSONDecodeError
 #: Above this size the stdlib decoder is used: orjson's transient memory on a 48 MiB frame is a dozen times the
 #: decoded object, and for large string-dominated frames it is no faster.
 _ORJSON_MAX = 4 * 1024 * 1024
-from .wire import Wire
 
 __all__ = [
     "HookMessage",

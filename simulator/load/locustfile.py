@@ -280,7 +280,7 @@ class _ControlPool:
                     answers = answer.get("results") if isinstance(answer, dict) else None
                     if not isinstance(answers, list) or len(answers) != len(jobs):
                         raise LifecycleFailed(f"inject-messages answered {str(answer)[:200]}")
-                for (_, result), one in zip(jobs, answers):
+                for (_, result), one in zip(jobs, answers, strict=True):
                     result.set(one)
             except Exception as exc:  # noqa: BLE001 - each waiting lifecycle fails with it
                 for _, result in jobs:

@@ -4,26 +4,45 @@ command line can report a bind failure as "cannot start"), the readiness line, a
 
 The readiness line is one JSON object, ``{"ready": true, "mcp": "stdio" | "http://HOST:PORT/mcp", …}`` (the
 reference adds its own keys), on stderr in stdio mode (stdout belongs to MCP) and on stdout in HTTP mode.
+
+``Chooser`` is the seam through which a reference's command line and embedded start learn what to assemble the
+server from (its "parts"): options of its own on the command line, or names in the environment.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, TypeVar
 
 import anyio
 from mcp.server import Server
 
 from simulator.reference.cli_common import print_ready_line
 
-__all__ = ["MCP_PATH", "bind_socket", "serve_stdio", "serve_http", "serve_mcp"]
+__all__ = ["MCP_PATH", "Chooser", "bind_socket", "serve_stdio", "serve_http", "serve_mcp"]
 
 #: Where Streamable HTTP is served.
 MCP_PATH = "/mcp"
+
+P = TypeVar("P")
+
+
+class Chooser(Protocol[P]):
+    """Picks the parts ``P`` a reference is assembled from (its machine class, its server wrapper, …)."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the command-line options that choose the parts."""
+
+    def from_args(self, args: argparse.Namespace, environ: Mapping[str, str]) -> P:
+        """The parts the parsed options (else ``environ``) name; ``ValueError`` for a name it does not know."""
+
+    def from_env(self, environ: Mapping[str, str], default: P | None = None) -> P:
+        """The parts ``environ`` names, else ``default`` (None: the correct parts)."""
 
 
 async def _stop_on_signal(scope: anyio.CancelScope) -> None:
@@ -37,8 +56,7 @@ async def serve_stdio(server: Server[Any], *, on_ready: Callable[[], None] | Non
                       guard_stdout: bool = True) -> None:
     """Serve on stdin/stdout until end of input or SIGTERM/SIGINT. The SDK guards stdout while it serves (file
     descriptor 1 diverted to stderr, so a stray print misses the wire); ``guard_stdout=False`` serves on the
-    process's own stdout without that guard, as a server with no such guard does, so what it prints reaches the wire
-    (the ``stdout-chatter`` variants, simulator/reference/mcp_stdout_variants.py)."""
+    process's own stdout without that guard, as a server with no such guard does, so what it prints reaches the wire."""
     from mcp.server.stdio import stdio_server
 
     streams: tuple[Any, Any] = (None, None)

@@ -13,34 +13,34 @@ __all__: list[str] = []
 
 @bdd.then("the connection stays open and the desktop answers a ping")
 def still_alive(desk: DesktopDriver) -> None:
-    desk.check_alive()
+    desk.connection.check_alive()
 
 
 @bdd.then("the desktop answered every ping with a pong")
 def every_ping_answered(desk: DesktopDriver) -> None:
-    desk.check_every_ping_answered()
+    desk.connection.check_every_ping_answered()
 
 
 @bdd.then("the desktop's handshake carried the bearer token in its Authorization header")
 def handshake_token(desk: DesktopDriver) -> None:
-    desk.check_bearer_token()
+    desk.connection.check_bearer_token()
 
 
 @bdd.then(parsers.re(r"the desktop sends lifecycle.preference with enabled (?P<value>true|false)$"))
 def lifecycle_sent(desk: DesktopDriver, value: str) -> None:
-    desk.check_lifecycle_sent(value == "true")
+    desk.connection.check_lifecycle_sent(value == "true")
 
 
 @bdd.then("the desktop sends no lifecycle.preference")
 def lifecycle_not_sent(desk: DesktopDriver) -> None:
-    desk.check_lifecycle_not_sent()
+    desk.connection.check_lifecycle_not_sent()
 
 
 @bdd.then(parsers.parse('the desktop sent no frame of the types "{types}"'))
 def no_types(desk: DesktopDriver, types: str) -> None:
-    desk.check_no_frame_of(t.strip() for t in types.split(","))
+    desk.connection.check_no_frame_of(t.strip() for t in types.split(","))
 
 
 @bdd.then("no frame the desktop sent in this scenario carries a local absolute path")
 def no_local_paths(desk: DesktopDriver) -> None:
-    desk.check_no_local_paths()
+    desk.rules.check_no_local_paths()

@@ -13,9 +13,9 @@ __all__: list[str] = []
 
 @bdd.when(parsers.parse('the harness dispatches an X mention "{name}" to the default workspace of the hello'))
 def x_mention(desk: DesktopDriver, name: str) -> None:
-    desk.dispatch_x_mention(name)
+    desk.default_workspace.dispatch_x_mention(name)
 
 
 @bdd.then(parsers.parse('the desktop runs "{name}" in a session of workspace "{alias}"'))
 def run_in_workspace(desk: DesktopDriver, name: str, alias: str) -> None:
-    desk.check_run_in_workspace(name, alias)
+    desk.default_workspace.check_run_in_workspace(name, alias)

@@ -22,12 +22,12 @@ def _names(text: str) -> list[str]:
 
 @bdd.given(parsers.parse('the desktop declares the features "{features}" in its hello'))
 def declares(desk: DesktopDriver, features: str) -> None:
-    desk.require_hello_features(_names(features))
+    desk.group_relay.require_hello_features(_names(features))
 
 
 @bdd.given(parsers.parse('the desktop does not declare the feature "{feature}" in its hello'))
 def does_not_declare(desk: DesktopDriver, feature: str) -> None:
-    desk.require_not_hello(feature)
+    desk.providers.require_not_hello(feature)
 
 
 # -- the harness as the server --------------------------------------------------------------------------------------
@@ -35,39 +35,39 @@ def does_not_declare(desk: DesktopDriver, feature: str) -> None:
 
 @bdd.when(parsers.re(_MESSAGE + r' to binding "(?P<binding>[^"]+)"$'))
 def relay_to(desk: DesktopDriver, message: str, chat: str, binding: str) -> None:
-    desk.relay(message, chat, desk.recipient(binding))
+    desk.group_relay.relay(message, chat, desk.group_relay.recipient(binding))
 
 
 @bdd.when(parsers.re(_MESSAGE + r' to binding "(?P<binding>[^"]+)" as another principal$'))
 def relay_other_principal(desk: DesktopDriver, message: str, chat: str, binding: str) -> None:
-    desk.relay(message, chat, desk.recipient(binding, other_principal=True))
+    desk.group_relay.relay(message, chat, desk.group_relay.recipient(binding, other_principal=True))
 
 
 @bdd.when(parsers.re(_MESSAGE + r" without a recipient$"))
 def relay_without_recipient(desk: DesktopDriver, message: str, chat: str) -> None:
-    desk.relay(message, chat, None)
+    desk.group_relay.relay(message, chat, None)
 
 
 @bdd.when(parsers.re(_MESSAGE + r' to binding "(?P<binding>[^"]+)" with the author (?P<field>id|username) '
                      r'(?P<value>.+)$'))
 def relay_bad_author(desk: DesktopDriver, message: str, chat: str, binding: str, field: str, value: str) -> None:
-    desk.relay_bad_author(message, chat, binding, field, json.loads(value))
+    desk.group_relay.relay_bad_author(message, chat, binding, field, json.loads(value))
 
 
 @bdd.when(parsers.parse('the harness relays group message "{message}" again'))
 def relay_again(desk: DesktopDriver, message: str) -> None:
-    desk.relay_again(message)
+    desk.group_relay.relay_again(message)
 
 
 @bdd.when(parsers.parse('the harness relays the malformed group messages "{message}" in chat "{chat}" to binding '
                         '"{binding}"'))
 def relay_malformed(desk: DesktopDriver, message: str, chat: str, binding: str) -> None:
-    desk.relay_malformed(message, chat, binding)
+    desk.group_relay.relay_malformed(message, chat, binding)
 
 
 @bdd.when(parsers.parse('the harness dispatches "{name}" triggered by group message "{message}"'))
 def dispatch_triggered(desk: DesktopDriver, name: str, message: str) -> None:
-    desk.dispatch_triggered(name, message)
+    desk.group_relay.dispatch_triggered(name, message)
 
 
 # -- Then -------------------------------------------------------------------------------------------------------
@@ -75,24 +75,24 @@ def dispatch_triggered(desk: DesktopDriver, name: str, message: str) -> None:
 
 @bdd.then(parsers.parse('the desktop\'s group window shows "{message}" as it was relayed'))
 def shown_as_relayed(desk: DesktopDriver, message: str) -> None:
-    desk.check_shown_as_relayed(message)
+    desk.group_relay.check_shown_as_relayed(message)
 
 
 @bdd.then(parsers.re(r'the desktop\'s group window shows "(?P<message>[^"]+)"$'))
 def shown(desk: DesktopDriver, message: str) -> None:
-    desk.check_shown(message)
+    desk.group_relay.check_shown(message)
 
 
 @bdd.then(parsers.parse('the desktop\'s group window does not show "{message}"'))
 def not_shown(desk: DesktopDriver, message: str) -> None:
-    desk.check_not_shown(message)
+    desk.group_relay.check_not_shown(message)
 
 
 @bdd.then(parsers.parse('the desktop\'s group window holds "{message}" once'))
 def shown_once(desk: DesktopDriver, message: str) -> None:
-    desk.check_shown_once(message)
+    desk.group_relay.check_shown_once(message)
 
 
 @bdd.then(parsers.parse('the desktop\'s state gives "{name}" the group context of "{others}" without "{trigger}"'))
 def group_context(desk: DesktopDriver, name: str, others: str, trigger: str) -> None:
-    desk.check_group_context(name, _names(others), trigger)
+    desk.group_relay.check_group_context(name, _names(others), trigger)

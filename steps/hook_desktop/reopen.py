@@ -12,29 +12,29 @@ __all__: list[str] = []
 
 @bdd.then("the desktop sends no turn.reopen")
 def no_reopen(desk: DesktopDriver) -> None:
-    desk.check_no_reopen()
+    desk.reopen.check_no_reopen()
 
 
 @bdd.then(parsers.parse('the desktop sends a turn.reopen of "{name}"'))
 def reopen_of(desk: DesktopDriver, name: str) -> None:
-    desk.check_reopen_of(name)
+    desk.reopen.check_reopen_of(name)
 
 
 @bdd.then("the reopen requestId is a UUID v4 other than reopenOf")
 def reopen_uuid(desk: DesktopDriver) -> None:
-    desk.check_reopen_id()
+    desk.reopen.check_reopen_id()
 
 
 @bdd.then("the turn.reopen comes before every turn.progress and the turn.end of the reopened round")
 def reopen_first(desk: DesktopDriver) -> None:
-    desk.check_reopen_first()
+    desk.reopen.check_reopen_first()
 
 
 @bdd.then(parsers.parse('the turn.end of the reopened round has status "{status}"'))
 def reopened_end_status(desk: DesktopDriver, status: str) -> None:
-    desk.check_reopened_end_status(status)
+    desk.reopen.check_reopened_end_status(status)
 
 
 @bdd.then("the desktop sends nothing more for the reopened round")
 def reopened_not_replayed(desk: DesktopDriver) -> None:
-    desk.check_reopened_not_replayed()
+    desk.reopen.check_reopened_not_replayed()

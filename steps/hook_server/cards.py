@@ -12,39 +12,39 @@ from .gherkin import button_ids
 
 @bdd.when(parsers.parse('device "{dev}" asks about "{name}" with the buttons "{buttons}"'))
 def device_asks(hook_srv: HookServerDriver, dev: str, name: str, buttons: str) -> None:
-    hook_srv.ask(dev, name, button_ids(buttons))
+    hook_srv.cards.ask(dev, name, button_ids(buttons))
 
 
 @bdd.then(parsers.parse('the message of "{name}" shows a card with the buttons "{buttons}"'))
 def card_shown(hook_srv: HookServerDriver, name: str, buttons: str) -> None:
-    hook_srv.expect_card(name, button_ids(buttons))
+    hook_srv.cards.expect_card(name, button_ids(buttons))
 
 
 @bdd.then(parsers.parse('the message of "{name}" shows no card'))
 def no_card(hook_srv: HookServerDriver, name: str) -> None:
-    hook_srv.expect_no_card(name)
+    hook_srv.cards.expect_no_card(name)
 
 
 @bdd.when(parsers.re(r'a user (?P<tries>presses|tries to press) "(?P<button>[^"]+)" on that card$'))
 def press(hook_srv: HookServerDriver, tries: str, button: str) -> None:
-    hook_srv.press(button, may_be_refused=tries != "presses")  # "tries to press": a withdrawn card
+    hook_srv.cards.press(button, may_be_refused=tries != "presses")  # "tries to press": a withdrawn card
 
 
 @bdd.then(parsers.parse('device "{dev}" receives the decision "{button}" for that card'))
 def receives_decision(hook_srv: HookServerDriver, dev: str, button: str) -> None:
-    hook_srv.expect_decision(dev, button)
+    hook_srv.cards.expect_decision(dev, button)
 
 
 @bdd.then(parsers.parse('device "{dev}" receives no decision for that card'))
 def receives_no_decision(hook_srv: HookServerDriver, dev: str) -> None:
-    hook_srv.expect_no_decision(dev)
+    hook_srv.cards.expect_no_decision(dev)
 
 
 @bdd.when(parsers.parse('device "{dev}" withdraws that card with the reason "{reason}"'))
 def withdraw(hook_srv: HookServerDriver, dev: str, reason: str) -> None:
-    hook_srv.withdraw(dev, reason)
+    hook_srv.cards.withdraw(dev, reason)
 
 
 @bdd.then(parsers.parse('the card on the message of "{name}" has no buttons left'))
 def card_withdrawn(hook_srv: HookServerDriver, name: str) -> None:
-    hook_srv.expect_card_withdrawn(name)
+    hook_srv.cards.expect_card_withdrawn(name)

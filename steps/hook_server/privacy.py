@@ -9,5 +9,5 @@ from simulator.drivers.hook_server import HookServerDriver
 
 @bdd.then("no frame the server sent in this scenario carries a local absolute path in an alias field")
 def no_local_path(hook_srv: HookServerDriver) -> None:
-    hook_srv.check_no_local_path()
+    hook_srv.privacy.check_no_local_path()
 

@@ -12,9 +12,9 @@ from simulator.drivers.hook_server import HookServerDriver
 @bdd.when(parsers.re(r'the channel fails the next (?P<n>\d+) publish(?:es)? of "(?P<name>[^"]+)" with a raw provider '
                      r'error$'))
 def publishes_fail_raw(hook_srv: HookServerDriver, n: str, name: str) -> None:
-    hook_srv.fail_publishes_raw(int(n), name)
+    hook_srv.provider_errors.fail_publishes_raw(int(n), name)
 
 
 @bdd.then("no frame the server sent in this scenario carries a raw provider error")
 def no_raw_error(hook_srv: HookServerDriver) -> None:
-    hook_srv.check_no_raw_error()
+    hook_srv.provider_errors.check_no_raw_error()

@@ -11,4 +11,4 @@ from simulator.drivers.hook_server import HookServerDriver
 
 @bdd.when(parsers.parse('device "{dev}" says hello again with a defaultWorkspace outside its workspaces'))
 def foreign_default(hook_srv: HookServerDriver, dev: str) -> None:
-    hook_srv.say_hello_with_foreign_default(dev)
+    hook_srv.workspaces.say_hello_with_foreign_default(dev)

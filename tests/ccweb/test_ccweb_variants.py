@@ -13,7 +13,11 @@ Each case runs ``pytest features/ccweb`` in a subprocess, the way an implementer
   ccweb=http://127.0.0.1:P/mcp``;
 * ref (the variants for "Verdicts a user can trust" and for "Every requirement proven able to fail"): the embedded
   reference (the default target) with ``CCWEB_REFERENCE_VARIANT=V`` in the run's environment, in memory: a run takes
-  seconds. A run of a variant that wraps the machine selects only the requirement it proves (``--req``).
+  seconds. A run of a variant for "Every requirement proven able to fail" selects only the requirement it proves
+  (``--req``).
+
+Which requirements each broken subject breaks is its registration (``simulator.reference.broken``, ``run``
+``features``, ``embedded`` or ``machine``: the table below it lands in); this module keeps only how a case is run.
 
 The runs are independent processes, so they are started together (a few at a time) when the first case needs
 them, and each case waits for its own.
@@ -31,88 +35,61 @@ from conformance_runs import (
     FAILING, PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_caught, child_env, free_port, run_features, serving,
 )
 
+from simulator.reference import broken
+
 SERVE = [PYTHON, "-m", "simulator", "serve", "ccweb-mcp"]
 
-#: Broken variant → (the requirement ids that must catch it with a fail verdict, the ids that may fail with them
-#: because the one broken switch shows there too). Nothing else may fail: a variant is caught precisely.
+#: The broken subjects (simulator/reference/broken/ccweb/), each registered with the requirements it breaks
+#: (``breaks``: they must catch it with a fail verdict) and those that may fail with them because the one broken rule
+#: shows there too (``also``). Nothing else may fail: a variant is caught precisely.
+SUBJECT = "ccweb-mcp"
+
+#: Run over HTTP, the whole features: variant → (the ids that must fail, the ids that may fail with them).
 VARIANTS: dict[str, tuple[set[str], set[str]]] = {
-    # tools/list gives replyMode a default; the fallback list, built from the untouched definitions, now differs.
-    "replymode-default": ({"CCWEB-SCHEMA-NODEFAULT-01"}, {"CCWEB-FALLBACK-SAME-DEF-01"}),
-    # tools/list lists ccweb_request_reply (a subject may list it in the fallback list too).
-    "alias-listed": ({"CCWEB-ALIAS-UNLISTED-01"}, {"CCWEB-ALIAS-UNLISTED-02", "CCWEB-FALLBACK-SAME-DEF-01"}),
-    # tools/call refuses ccweb_request_reply before the dispatcher (the legacy dynamic call still takes it).
-    "alias-rejected": ({"CCWEB-ALIAS-MCP-CALL-01", "CCWEB-ALIAS-MAPPING-01"},
-                       {"CCWEB-CALL-ASYNC-01", "CCWEB-ALIAS-DYNAMIC-CALL-01"}),
-    # the fallback list carries a hand-copied send tool that drifted from tools/list.
-    "fallback-copied-drift": ({"CCWEB-FALLBACK-SAME-DEF-01"}, set()),
-    # the continuation prompt omits the request id (also for a pending reply stored in the old shape, and before the
-    # reader is asked about the completeness wording: the mechanical check fails first).
-    "continuation-without-request-id": ({"CCWEB-SOURCE-PROMPT-FIELDS-01"},
-                                        {"CCWEB-PENDING-LEGACY-01", "CCWEB-SOURCE-PROMPT-COMPLETENESS-01"}),
+    c.name: (set(c.breaks), set(c.also)) for c in broken.cases(SUBJECT, run="features")
 }
 
-#: "Verdicts a user can trust" variants, run in memory: variant → (the ids that must fail, the ids that may fail with
-#: them, extra run arguments, a text the reason of each failing scenario of the first set must contain).
+#: How each "Verdicts a user can trust" variant is run (in memory, the whole features): extra run arguments, and a
+#: text the reason of each failing scenario of the ids it breaks must contain.
+REF_DRIVE: dict[str, tuple[tuple[str, ...], str]] = {
+    # judged (fail), not excused as not applicable
+    "legacy-nomode-broken": ((), "not for the missing replyMode"),
+    # nothing comes back while the control API keeps answering: a failure ("no … within"), not a timeout
+    "no-delivery": (("--step-timeout", "1"), "within 1 s"),
+    # the subject's answer (fail), not an infrastructure error
+    "control-malformed": ((), "other than a JSON object"),
+    # the mechanical check fails before any reader is asked
+    "description-one-mode": ((), "does not mention"),
+    # no evidence that this request continued
+    "continuation-unlinked": (("--step-timeout", "1"), "no source continuation run"),
+}
+#: variant → (the ids that must fail, the ids that may fail with them, extra run arguments, the reason's text).
 REF_VARIANTS: dict[str, tuple[set[str], set[str], tuple[str, ...], str]] = {
-    # a legacy no-replyMode call fails for another reason: judged (fail), not excused as not applicable.
-    "legacy-nomode-broken": ({"CCWEB-LEGACY-NOMODE-01"}, set(), (), "not for the missing replyMode"),
-    # the target run ends and nothing comes back while the control API keeps answering: a failure ("no … within"),
-    # not a timeout.
-    "no-delivery": ({"CCWEB-ALIAS-MAPPING-01", "CCWEB-PENDING-LEGACY-01", "CCWEB-RETURN-DELIVERY-01",
-                     "CCWEB-SOURCE-PROMPT-FIELDS-01", "CCWEB-SOURCE-PROMPT-COMPLETENESS-01"}, set(),
-                    ("--step-timeout", "1"), "within 1 s"),
-    # the control API answers a JSON array where its contract says an object: the subject's answer (fail), not an
-    # infrastructure error.
-    "control-malformed": ({"CCWEB-ALIAS-MAPPING-01", "CCWEB-CALL-INVALID-MODE-01", "CCWEB-CALL-UNKNOWN-TOOL-01",
-                           "CCWEB-LEGACY-NOMODE-01", "CCWEB-ONEWAY-DELIVERY-01", "CCWEB-PENDING-LEGACY-01",
-                           "CCWEB-PENDING-ORIGINAL-01"}, set(), (), "other than a JSON object"),
-    # the description names one mode: the mechanical check fails before any reader is asked.
-    "description-one-mode": ({"CCWEB-DESC-MODES-01", "CCWEB-DESC-RULES-01"}, set(), (), "does not mention"),
-    # the continuation run does not name its request: no evidence that this request continued.
-    "continuation-unlinked": ({"CCWEB-ALIAS-MAPPING-01", "CCWEB-PENDING-LEGACY-01", "CCWEB-RETURN-DELIVERY-01",
-                               "CCWEB-SOURCE-PROMPT-FIELDS-01", "CCWEB-SOURCE-PROMPT-COMPLETENESS-01"}, set(),
-                              ("--step-timeout", "1"), "no source continuation run"),
+    c.name: (set(c.breaks), set(c.also), *REF_DRIVE[c.name]) for c in broken.cases(SUBJECT, run="embedded")
 }
 
-#: "Every requirement proven able to fail": variants that wrap the machine (variant_machines.py), run in
-#: memory and restricted to the requirement they prove (``--req``): variant → (the ids that must fail, the ids that
-#: may fail with them, a text the reason of each failing scenario of the first set must contain). A whole run of each
-#: (measured) fails its requirement, at most the ids of the second set, and nothing else but where noted.
+#: "Every requirement proven able to fail": each variant run in memory and restricted to the requirements it breaks
+#: (``--req``); the text the reason of each of their failing scenarios must contain. A whole run of each (measured)
+#: fails its requirement, at most its ``also``, and nothing else but where its docstring says.
+FALSIFIER_REASONS: dict[str, str] = {
+    "stdout-chatter": "are not MCP messages",  # the scenario starts the reference as its own stdio process
+    "send-listed-twice": "names 'ccweb_send_message' 2 times",
+    "target-id-number-or-string": "has type ['string', 'integer']",
+    "replymode-no-enum": "does not list its values",
+    "replymode-optional": "without 'replyMode'",
+    "alias-in-fallback": "holds 'ccweb_request_reply'",
+    "fallback-without-send": "names 'ccweb_send_message' 0 times",
+    "fallback-all-tools": "the fallback list holds ['ccweb_",
+    "dynamic-alias-rejected": "the call failed",
+    "send-waits-for-target": "the target run is 'completed'",
+    "result-without-delivery-fields": "the result lacks",
+    "target-prompt-without-source-id": "does not contain the source id",
+    "oneway-prompt-without-content": "does not contain the original content",
+    "return-prompt-without-content": "does not contain the original content",
+}
+#: variant → (the ids that must fail, the ids that may fail with them, the reason's text).
 FALSIFIERS: dict[str, tuple[set[str], set[str], str]] = {
-    # every tools/call prints a plain line to stdout (the scenario starts the reference as its own stdio process).
-    "stdout-chatter": ({"CCWEB-STDIO-STDOUT-01"}, set(), "are not MCP messages"),
-    # tools/list lists ccweb_send_message twice (a leftover second registration).
-    "send-listed-twice": ({"CCWEB-TOOL-SEND-SINGLE-01"}, set(), "names 'ccweb_send_message' 2 times"),
-    # targetConversationId is declared a string or an integer.
-    "target-id-number-or-string": ({"CCWEB-SCHEMA-FIELDS-01"}, set(), "has type ['string', 'integer']"),
-    # replyMode is a plain string, its values named only in the description.
-    "replymode-no-enum": ({"CCWEB-SCHEMA-REPLYMODE-ENUM-01"}, set(), "does not list its values"),
-    # the schema's required list is the legacy one, without replyMode.
-    "replymode-optional": ({"CCWEB-SCHEMA-REQUIRED-01"}, set(), "without 'replyMode'"),
-    # the fallback list still carries ccweb_request_reply (so it also holds a tool tools/list does not).
-    "alias-in-fallback": ({"CCWEB-ALIAS-UNLISTED-02"}, {"CCWEB-FALLBACK-SAME-DEF-01"}, "holds 'ccweb_request_reply'"),
-    # the fallback list lost ccweb_send_message (the dynamic call's dispatcher still takes it).
-    "fallback-without-send": ({"CCWEB-FALLBACK-SEND-01"}, set(), "names 'ccweb_send_message' 0 times"),
-    # every formal tool is in the fallback list: task board, image and form tools too.
-    "fallback-all-tools": ({"CCWEB-FALLBACK-FILTER-01"}, set(), "the fallback list holds ['ccweb_"),
-    # the legacy dynamic call refuses ccweb_request_reply before the dispatcher (also fails the alias mapping and
-    # the immediate return through that entry).
-    "dynamic-alias-rejected": ({"CCWEB-ALIAS-DYNAMIC-CALL-01"}, {"CCWEB-ALIAS-MAPPING-01", "CCWEB-CALL-ASYNC-01"},
-                               "the call failed"),
-    # a send runs the target's turn to its end before it answers (a whole run also fails every scenario that
-    # finishes the target run later: the alias, delivery, continuation and legacy ones).
-    "send-waits-for-target": ({"CCWEB-CALL-ASYNC-01"}, set(), "the target run is 'completed'"),
-    # a return_and_continue ccweb_send_message result lacks replyDelivery and sourceAutoRun.
-    "result-without-delivery-fields": ({"CCWEB-RESULT-FIELDS-01"}, set(), "the result lacks"),
-    # the target prompt names the source by its title only.
-    "target-prompt-without-source-id": ({"CCWEB-TARGET-PROMPT-CONTEXT-01"}, set(), "does not contain the source id"),
-    # the one_way target prompt does not carry the message: its reader-judged scenario fails before any reader is
-    # asked (and so do the one_way example of the context requirement and, in a whole run, the one_way delivery).
-    "oneway-prompt-without-content": ({"CCWEB-TARGET-PROMPT-ONEWAY-01"}, {"CCWEB-TARGET-PROMPT-CONTEXT-01"},
-                                      "does not contain the original content"),
-    # the same for the return_and_continue target prompt.
-    "return-prompt-without-content": ({"CCWEB-TARGET-PROMPT-RETURN-01"}, {"CCWEB-TARGET-PROMPT-CONTEXT-01"},
-                                      "does not contain the original content"),
+    c.name: (set(c.breaks), set(c.also), FALSIFIER_REASONS[c.name]) for c in broken.cases(SUBJECT, run="machine")
 }
 
 #: The requirements whose wording only a reader can judge (PRD 必须: @must): against a correct server their verdict
@@ -188,7 +165,7 @@ def runs(reference_servable: None, tmp_path_factory: pytest.TempPathFactory):
     for variant, (_, _, args, _) in REF_VARIANTS.items():
         jobs[variant] = lambda d, v=variant, a=args: _run_ref(v, d, v, a)
     for variant, (caught_by, _, _) in FALSIFIERS.items():  # only the requirements the variant proves
-        jobs[variant] = lambda d, v=variant, a=_selecting(caught_by): _run_ref(v, d, v, a)
+        jobs[variant] = lambda d, v=variant, a=_selecting(caught_by): _run_ref(v, d, v, a)  # noqa: B008 - bound per job
     pool = RunPool(tmp_path_factory.mktemp("ccweb-runs"), jobs)
     yield pool
     pool.close()

@@ -62,97 +62,97 @@ def test_bind_start_with_email_or_a_team_fails_a_plain_sign_in():
     server = FakeServer()
     desk = make_driver(server)
     server.receive(make_bind_start())
-    desk.check_bind_start()
+    desk.bindings.check_bind_start()
     server.receive(make_bind_start(email="a@b.c"))
     with pytest.raises(AssertionError, match="email"):
-        desk.check_bind_start()
+        desk.bindings.check_bind_start()
     server.receive(make_bind_start(team_id="T9"))
     with pytest.raises(AssertionError, match="expected"):
-        desk.check_bind_start()
-    server.receive(make_bind_start(team_id=desk.team("A")))
-    desk.check_bind_start("A")
+        desk.bindings.check_bind_start()
+    server.receive(make_bind_start(team_id=desk.bindings.team("A")))
+    desk.bindings.check_bind_start("A")
 
 
 def test_bind_revoke_judgements():
     server = FakeServer()
     desk = make_driver(server)
-    server.receive(make_bind_revoke(team_id=desk.team("A")))
+    server.receive(make_bind_revoke(team_id=desk.bindings.team("A")))
     with pytest.raises(AssertionError, match="multi-team is not on"):
-        desk.check_bind_revoke()
-    server.receive(make_bind_revoke(team_id=desk.team("A")))
-    desk.check_bind_revoke("A")
+        desk.bindings.check_bind_revoke()
+    server.receive(make_bind_revoke(team_id=desk.bindings.team("A")))
+    desk.bindings.check_bind_revoke("A")
     server.receive(make_bind_revoke())
     with pytest.raises(AssertionError, match="pendingOnly"):
-        desk.check_bind_revoke(pending_only=True)
+        desk.bindings.check_bind_revoke(pending_only=True)
     server.receive(make_bind_revoke(pending_only=True))
-    desk.check_bind_revoke(pending_only=True)
+    desk.bindings.check_bind_revoke(pending_only=True)
 
 
 def test_prefs_get_and_set_carry_the_answered_request_ids_and_exactly_the_changed_keys():
     server = FakeServer()
     control = FakeControl({"prefs-get": {"ok": True, "requestId": "g1"}, "prefs-set": {"ok": True, "requestId": "s1"}})
     desk = make_driver(server, control)
-    desk.ask_slack_prefs()
+    desk.bindings.ask_slack_prefs()
     server.receive(make_prefs_get("g1"))
-    desk.check_prefs_get()
-    desk.set_slack_prefs("chat", {"model": "m"})
+    desk.bindings.check_prefs_get()
+    desk.bindings.set_slack_prefs("chat", {"model": "m"})
     server.receive(make_prefs_set("s1", "chat", model="m", effort=None))
     with pytest.raises(AssertionError, match="exactly"):
-        desk.check_prefs_set("chat", {"model": "m"})
+        desk.bindings.check_prefs_set("chat", {"model": "m"})
     server.receive(make_prefs_set("s1", "chat", model="m"))
-    desk.check_prefs_set("chat", {"model": "m"})
+    desk.bindings.check_prefs_set("chat", {"model": "m"})
 
 
 def test_an_answer_without_request_id_is_malformed():
     desk = make_driver(control=FakeControl({"prefs-get": {"ok": True}}))
     with pytest.raises(AssertionError, match=r"\(\$defs/prefs-get\.response\) at /: 'requestId' is a required"):
-        desk.ask_slack_prefs()
-    desk.control.answers["prefs-get"] = {"ok": True, "requestId": ""}
+        desk.bindings.ask_slack_prefs()
+    desk.session.control.answers["prefs-get"] = {"ok": True, "requestId": ""}
     with pytest.raises(AssertionError, match=r"\(\$defs/prefs-get\.response\) at /requestId:"):
-        desk.ask_slack_prefs()
+        desk.bindings.ask_slack_prefs()
 
 
 def test_not_applicable_only_when_the_desktop_hello_lacks_multi_team():
-    make_driver(FakeServer(desktop_features=["multi-team"])).require_desktop_multi_team()
+    make_driver(FakeServer(desktop_features=["multi-team"])).bindings.require_desktop_multi_team()
     with pytest.raises(NotApplicable):
-        make_driver(FakeServer()).require_desktop_multi_team()
+        make_driver(FakeServer()).bindings.require_desktop_multi_team()
 
 
 def test_shown_teams_are_polled_and_judged_on_this_scenario_teams_only():
     clock = FakeClock()
     control = FakeControl()
     desk = make_driver(control=control, clock=clock)
-    a, b = desk.team("A"), desk.team("B")
+    a, b = desk.bindings.team("A"), desk.bindings.team("B")
     other = _binding("T-OTHER")
     control.answers["state"] = [_view([other]), _view([other, _binding(a)])]
-    desk.check_shows_teams(["A"])
+    desk.bindings.check_shows_teams(["A"])
     control.answers["state"] = _view([_binding(a), _binding(b)])
     with pytest.raises(AssertionError, match="exactly the teams"):
-        desk.check_shows_teams(["B"])
+        desk.bindings.check_shows_teams(["B"])
 
 
 def test_the_view_after_malformed_frames_must_equal_the_one_before():
     server = _answering_pings(FakeServer())
     control = FakeControl({"state": [_view(), _view()]})
     desk = make_driver(server, control)
-    desk.send_malformed("bind.state", {"bindings": 1})
-    desk.check_slack_view_unchanged()
+    desk.bindings.send_malformed("bind.state", {"bindings": 1})
+    desk.bindings.check_slack_view_unchanged()
     control.answers["state"] = _view(multi=True)
     with pytest.raises(AssertionError, match="changed"):
-        desk.check_slack_view_unchanged()
+        desk.bindings.check_slack_view_unchanged()
 
 
 def test_links_are_judged_on_what_the_harness_sent():
     control = FakeControl()
     desk = make_driver(control=control)
-    desk.send_pending()
-    url = desk.slack.authorize_url
+    desk.bindings.send_pending()
+    url = desk.bindings.slack.authorize_url
     control.answers["state"] = _view(auth=_auth("pending", url))
-    desk.check_shows_authorize_link()
-    desk.send_not_installed(False)
+    desk.bindings.check_shows_authorize_link()
+    desk.bindings.send_not_installed(False)
     control.answers["state"] = _view(auth=_auth("failed", None))
     with pytest.raises(AssertionError, match="https install link"):
-        desk.check_shows_generic_install_link()
+        desk.bindings.check_shows_generic_install_link()
 
 
 class _OpenConn:
@@ -167,12 +167,12 @@ def test_a_user_action_waits_until_the_desktop_has_read_the_welcome_once_per_con
     server.conn = _OpenConn()
     desk = make_driver(server, control)
     with pytest.raises(Exception, match="pong"):
-        desk.sign_in_with_slack()
+        desk.bindings.sign_in_with_slack()
     assert control.calls == []  # no user action before the barrier held
     server.receive(make_pong())
-    desk.sign_in_with_slack()
-    desk.sign_in_with_slack()  # same connection: no second barrier (no second pong needed)
+    desk.bindings.sign_in_with_slack()
+    desk.bindings.sign_in_with_slack()  # same connection: no second barrier (no second pong needed)
     assert [c for c, _ in control.calls] == ["slack-bind", "slack-bind"]
     server.conn = _OpenConn()  # a new connection: its welcome must be seen read again
     with pytest.raises(Exception, match="pong"):
-        desk.sign_in_with_slack()
+        desk.bindings.sign_in_with_slack()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from simulator.drivers.hook_desktop import DesktopDriver
+from simulator.drivers.hook_desktop import DesktopDriver, DesktopSession
 from simulator.errors import MissingFrame, NotTestable
 from simulator.hook import HookMessage, MessageType, serialize_hook_message
 from simulator.roles.hook_conn import Inbound, describe_frame
@@ -219,9 +219,10 @@ def make_driver(server: FakeServer | None = None, control: FakeControl | None = 
                 token: str | None = None, step_timeout: float = 2.0, clock: FakeClock | None = None,
                 defer: Callable[[Callable[[], None]], Any] | None = None) -> DesktopDriver:
     clock = clock or FakeClock()
-    return DesktopDriver(server=server or FakeServer(), control=control or FakeControl(),  # type: ignore[arg-type]
-                         features=features, step_timeout=step_timeout, wire=WireLog(), tmp=tmp, token=token,
-                         defer=defer or (lambda f: None), sleep=clock.sleep, clock=clock)
+    return DesktopDriver(DesktopSession(server=server or FakeServer(),  # type: ignore[arg-type]
+                                        control=control or FakeControl(),  # type: ignore[arg-type]
+                                        features=features, step_timeout=step_timeout, wire=WireLog(), tmp=tmp,
+                                        token=token, defer=defer or (lambda f: None), sleep=clock.sleep, clock=clock))
 
 
 # -- the fakes keep the role's contract --------------------------------------------------------------------------

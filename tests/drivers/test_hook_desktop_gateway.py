@@ -53,7 +53,7 @@ def _driver(answers: dict[str, Any] | None = None, *, hello_features=("session-p
         return respond(what, args, kwargs) if respond else []
     server.answer = answer
     desk = make_driver(server, FakeControl(answers), features=features, clock=clock)
-    desk.hellos.append(server.connection.received[0].payload)
+    desk.session.hellos.append(server.connection.received[0].payload)
     return desk, server
 
 
@@ -75,27 +75,27 @@ def _responder(**by_kind: dict[str, Any]):
 def test_the_workspaces_answer_must_list_only_hello_aliases():
     for listed in (("chat", "repo"), ("chat",)):  # which registered aliases it lists is the desktop's choice
         desk, _ = _driver(respond=_responder(workspaces={"workspaces": listed}))
-        desk.ask("q", "workspaces")
-        desk.check_workspaces_answer("q")
+        desk.queries.ask("q", "workspaces")
+        desk.queries.check_workspaces_answer("q")
     for listed, why in ((("chat", "gone"), "not among the aliases"), (("chat", "chat"), "an alias twice"),
                         ((), "lists no workspace")):
         desk, _ = _driver(respond=_responder(workspaces={"workspaces": listed}))
-        desk.ask("q", "workspaces")
+        desk.queries.ask("q", "workspaces")
         with pytest.raises(AssertionError, match=why):
-            desk.check_workspaces_answer("q")
+            desk.queries.check_workspaces_answer("q")
     desk, _ = _driver(respond=_responder(workspaces={"ok": False, "error": "busy"}))
-    desk.ask("q", "workspaces")
+    desk.queries.ask("q", "workspaces")
     with pytest.raises(NotTestable, match="ok:false"):  # 阶段 6 "ok=false 时 error 非空": allowed, nothing to judge
-        desk.check_workspaces_answer("q")
+        desk.queries.check_workspaces_answer("q")
 
 
 def test_an_answer_of_another_kind_or_an_invalid_one_fails():
     def respond(what, args, kwargs):
         return [make_query_response(args[1], "models", True, None, agents=())] if what == "query" else []
     desk, _ = _driver(respond=respond)
-    desk.ask("q", "workspaces")
+    desk.queries.ask("q", "workspaces")
     with pytest.raises(AssertionError, match="of kind 'models'"):
-        desk.check_workspaces_answer("q")
+        desk.queries.check_workspaces_answer("q")
 
     def invalid(what, args, kwargs):
         if what != "query":
@@ -103,33 +103,33 @@ def test_an_answer_of_another_kind_or_an_invalid_one_fails():
         return [json.dumps({"v": 1, "type": "query.response", "id": "x", "ts": 1,
                             "payload": {"queryId": args[1], "kind": "workspaces", "ok": False}})]
     desk, _ = _driver(respond=invalid)
-    desk.ask("q", "workspaces")
+    desk.queries.ask("q", "workspaces")
     with pytest.raises(AssertionError, match="is invalid"):
-        desk.check_workspaces_answer("q")
+        desk.queries.check_workspaces_answer("q")
 
 
 def test_the_models_answer_must_list_only_hello_agent_kinds():
     desk, _ = _driver(respond=_responder(models={"agents": (QueryAgentModels("claude", MODELS),)}))
-    desk.ask("m", "models")
-    desk.check_models_answer("m")
+    desk.queries.ask("m", "models")
+    desk.queries.check_models_answer("m")
     desk, _ = _driver(respond=_responder(models={"agents": (QueryAgentModels("claude", MODELS),
                                                             QueryAgentModels("other", MODELS))}))
-    desk.ask("m", "models")
+    desk.queries.ask("m", "models")
     with pytest.raises(AssertionError, match="which the desktop's hello does not offer"):
-        desk.check_models_answer("m")
+        desk.queries.check_models_answer("m")
     desk, _ = _driver(respond=_responder(models={"agents": (QueryAgentModels("claude", MODELS),) * 2}))
-    desk.ask("m", "models")
+    desk.queries.ask("m", "models")
     with pytest.raises(AssertionError, match="an agent kind twice"):
-        desk.check_models_answer("m")
+        desk.queries.check_models_answer("m")
 
 
 def _sessions_desk(entries, n_tasks: int = 22):
     desk, server = _driver(respond=_responder(sessions={"sessions": tuple(entries)}))
     for i in range(1, n_tasks + 1):
         name = f"session-task-{i}"
-        desk.acks[name] = [TaskAckPayload(desk.rid(name), "accepted", None, f"s{i}", None)]
-        desk.queries.session_tasks.append(name)
-    desk.ask("recent", "sessions")
+        desk.session.acks[name] = [TaskAckPayload(desk.session.rid(name), "accepted", None, f"s{i}", None)]
+        desk.queries.names.session_tasks.append(name)
+    desk.queries.ask("recent", "sessions")
     return desk
 
 
@@ -139,45 +139,45 @@ def _entry(i: int, workspace: str = "chat", title: str = "Session") -> QuerySess
 
 def test_the_sessions_answer_is_judged_for_size_aliases_and_recency():
     desk = _sessions_desk([_entry(i) for i in range(22, 2, -1)])
-    desk.check_sessions_answer("recent")
-    desk.check_sessions_most_recent("recent")
-    desk.check_sessions_redacted("recent")
+    desk.queries.check_sessions_answer("recent")
+    desk.queries.check_sessions_most_recent("recent")
+    desk.queries.check_sessions_redacted("recent")
     desk = _sessions_desk([_entry(22, workspace="other")])
     with pytest.raises(AssertionError, match="not aliases of the desktop's hello"):
-        desk.check_sessions_answer("recent")
+        desk.queries.check_sessions_answer("recent")
     desk = _sessions_desk([])
     with pytest.raises(AssertionError, match="its answer lists none"):
-        desk.check_sessions_answer("recent")
+        desk.queries.check_sessions_answer("recent")
     desk = _sessions_desk([_entry(22), _entry(1)])
     with pytest.raises(AssertionError, match="not among the 2 most recently active"):
-        desk.check_sessions_most_recent("recent")
+        desk.queries.check_sessions_most_recent("recent")
     desk = _sessions_desk([_entry(22)], n_tasks=20)
     with pytest.raises(AssertionError, match="more than 20 needed"):
-        desk.check_sessions_answer("recent")
+        desk.queries.check_sessions_answer("recent")
 
 
 def test_a_session_title_showing_the_user_text_fails():
     desk = _sessions_desk([])
-    marker = desk.queries.marker  # what every prompt of the scenario carried
-    desk.server.answer = lambda what, args, kwargs: (
+    marker = desk.queries.names.marker  # what every prompt of the scenario carried
+    desk.session.server.answer = lambda what, args, kwargs: (
         [make_query_response(args[1], "sessions", True, None, sessions=(_entry(22, title=f"Summarise {marker}"),))]
         if what == "query" else [])
-    desk.ask("again", "sessions")
+    desk.queries.ask("again", "sessions")
     with pytest.raises(AssertionError, match="show the user's prompt text"):
-        desk.check_sessions_redacted("again")
+        desk.queries.check_sessions_redacted("again")
 
 
 def test_no_session_list_without_the_feature():
     desk, _ = _driver(respond=_responder(sessions={"ok": False, "error": "session-picker-v1 not declared"}))
-    desk.ask("s", "sessions")
-    desk.check_no_session_list("s")
+    desk.queries.ask("s", "sessions")
+    desk.queries.check_no_session_list("s")
     desk, _ = _driver(respond=_responder(sessions={"sessions": (_entry(1),)}))
-    desk.ask("s", "sessions")
+    desk.queries.ask("s", "sessions")
     with pytest.raises(AssertionError, match="answered the sessions query ok:True"):
-        desk.check_no_session_list("s")
+        desk.queries.check_no_session_list("s")
     desk, server = _driver()  # silent: judged after the barrier's pong
-    desk.ask("s", "sessions")
-    desk.check_no_session_list("s")
+    desk.queries.ask("s", "sessions")
+    desk.queries.check_no_session_list("s")
     assert [w for w, _, _ in server.sent].count("ping") == 1
 
 
@@ -185,29 +185,29 @@ def test_each_query_in_flight_is_answered_once():
     desk, _ = _driver(respond=_responder(workspaces={"workspaces": ("chat", "repo")},
                                          models={"agents": (QueryAgentModels("claude", MODELS),)}))
     for name, kind in (("one", "workspaces"), ("two", "workspaces"), ("three", "models")):
-        desk.ask(name, kind)
-    desk.check_each_answered_once(["one", "two", "three"])
+        desk.queries.ask(name, kind)
+    desk.queries.check_each_answered_once(["one", "two", "three"])
 
     def twice(what, args, kwargs):
         if what != "query":
             return []
         return [make_query_response(args[1], args[0], True, None, workspaces=("chat",))] * 2
     desk, _ = _driver(respond=twice)
-    desk.ask("one", "workspaces")
-    desk.ask("two", "workspaces")
+    desk.queries.ask("one", "workspaces")
+    desk.queries.ask("two", "workspaces")
     with pytest.raises(AssertionError, match="more than once"):
-        desk.check_each_answered_once(["one", "two"])
+        desk.queries.check_each_answered_once(["one", "two"])
     desk, _ = _driver()
-    desk.ask("one", "workspaces")
-    desk.ask("two", "workspaces")
+    desk.queries.ask("one", "workspaces")
+    desk.queries.ask("two", "workspaces")
     with pytest.raises(NotTestable, match="server 自行超时"):  # an unanswered query is allowed: nothing to judge
-        desk.check_each_answered_once(["one", "two"])
+        desk.queries.check_each_answered_once(["one", "two"])
 
 
 def test_the_session_picker_scenarios_need_the_desktop_to_declare_it():
     desk, _ = _driver(hello_features=())
     with pytest.raises(NotApplicable, match="session-picker-v1"):
-        desk.require_desktop_session_picker()
+        desk.queries.require_desktop_session_picker()
 
 
 def test_session_tasks_run_one_after_the_other():
@@ -218,9 +218,9 @@ def test_session_tasks_run_one_after_the_other():
         return [make_task_ack(rid, "accepted", None, f"s-{rid[:4]}", None),
                 make_turn_end(rid, key, f"s-{rid[:4]}", "ok", "done", None)]
     desk, server = _driver(respond=respond)
-    desk.dispatch_session_tasks(3)
+    desk.queries.dispatch_session_tasks(3)
     dispatched = [(a, k) for w, a, k in server.sent if w == "dispatch"]
-    assert len(dispatched) == 3 and all(desk.queries.marker in k["prompt"] for _, k in dispatched)
+    assert len(dispatched) == 3 and all(desk.queries.names.marker in k["prompt"] for _, k in dispatched)
     assert len({a[1] for a, _ in dispatched}) == 3  # three external keys: three sessions
 
 
@@ -261,87 +261,87 @@ def _tool_driver(state_calls, answer=None, clock=None, requests=()):
 
 def test_a_tool_request_is_judged_by_its_request_id_tool_and_args():
     desk, _ = _tool_driver([], requests=[make_tool_request("r1", "callTool", {"name": "a"})])
-    desk.call_tool("c", "callTool", {"name": "a"})
-    desk.check_tool_request("c")
+    desk.tools.call_tool("c", "callTool", {"name": "a"})
+    desk.tools.check_tool_request("c")
     desk, _ = _tool_driver([], requests=[make_tool_request("r1", "callTool", {"name": "b"})])
-    desk.call_tool("c", "callTool", {"name": "a"})
+    desk.tools.call_tool("c", "callTool", {"name": "a"})
     with pytest.raises(AssertionError, match="carries args"):
-        desk.check_tool_request("c")
+        desk.tools.check_tool_request("c")
     desk, _ = _tool_driver([], requests=[make_tool_request("r2", "callTool")])
-    desk.call_tool("c", "callTool")
+    desk.tools.call_tool("c", "callTool")
     with pytest.raises(MissingFrame):
-        desk.check_tool_request("c")
+        desk.tools.check_tool_request("c")
     desk, _ = _tool_driver([], answer={"ok": True, "callId": "c1", "requestId": None})
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="requestId null"):
-        desk.check_tool_request("c")
+        desk.tools.check_tool_request("c")
 
 
 def test_the_answer_must_reach_the_agent_as_sent():
     desk, server = _tool_driver([[_call(state="ok", result={"x": 1})]],
                                 requests=[make_tool_request("r1", "status")])
-    desk.call_tool("c", "status")
-    desk.answer_tool("c", {"x": 1})
+    desk.tools.call_tool("c", "status")
+    desk.tools.answer_tool("c", {"x": 1})
     assert server.sent[-1][0] == "tool_response" and server.sent[-1][1][:2] == ("r1", True)
-    desk.check_tool_call_ok("c", {"x": 1})
+    desk.tools.check_tool_call_ok("c", {"x": 1})
     desk, _ = _tool_driver([[_call(state="ok", result={"x": 2})]], requests=[make_tool_request("r1", "status")])
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="shows the result"):
-        desk.check_tool_call_ok("c", {"x": 1})
+        desk.tools.check_tool_call_ok("c", {"x": 1})
     desk, _ = _tool_driver([[_call(state="error", error={"code": "TOOL_FAILED", "message": "m"})]])
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="error code 'TOOL_FAILED'"):
-        desk.check_tool_call_error("c", "NOT_BOUND", "m")
+        desk.tools.check_tool_call_error("c", "NOT_BOUND", "m")
 
 
 def test_a_call_that_stays_pending_fails_the_wait_and_timed_out_passes():
     clock = FakeClock()
     desk, _ = _tool_driver([[_call()]], clock=clock)
-    desk.call_tool("c", "status", timeout_ms=600)
+    desk.tools.call_tool("c", "status", timeout_ms=600)
     with pytest.raises(AssertionError, match="still shows call 'c' pending"):
-        desk.check_tool_call_timed_out("c")
+        desk.tools.check_tool_call_timed_out("c")
     desk, _ = _tool_driver([[_call()], [_call(state="timed-out")]])
-    desk.call_tool("c", "status", timeout_ms=600)
-    desk.check_tool_call_timed_out("c")
+    desk.tools.call_tool("c", "status", timeout_ms=600)
+    desk.tools.check_tool_call_timed_out("c")
     desk, _ = _tool_driver([[_call(state="ok")]])
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="not timed-out"):
-        desk.check_tool_call_timed_out("c")
+        desk.tools.check_tool_call_timed_out("c")
 
 
 def test_short_circuit_and_pending_checks():
     desk, _ = _tool_driver([[_call(state="unavailable", requestId=None)]],
                            answer={"ok": True, "callId": "c1", "requestId": None})
-    desk.call_tool("c", "status")
-    desk.check_tool_call_unavailable("c")
-    desk.check_no_tool_request()
+    desk.tools.call_tool("c", "status")
+    desk.tools.check_tool_call_unavailable("c")
+    desk.tools.check_no_tool_request()
     desk, server = _tool_driver([[_call(state="pending")]], requests=[make_tool_request("r1", "status")])
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="requestId 'r1'"):
-        desk.check_tool_call_unavailable("c")
+        desk.tools.check_tool_call_unavailable("c")
     with pytest.raises(AssertionError, match="did not expect"):
-        desk.check_no_tool_request()
-    desk.check_tool_call_pending("c")
+        desk.tools.check_no_tool_request()
+    desk.tools.check_tool_call_pending("c")
     desk, _ = _tool_driver([[_call(state="ok")]])
-    desk.call_tool("c", "status")
+    desk.tools.call_tool("c", "status")
     with pytest.raises(AssertionError, match="although no valid answer named it"):
-        desk.check_tool_call_pending("c")
+        desk.tools.check_tool_call_pending("c")
 
 
 def test_the_team_is_judged_on_the_tool_request():
     desk, _ = _tool_driver([])
-    team = desk.tool_team("A")
-    desk.server.receive(make_tool_request("r1", "listTools", team_id=team))
-    desk.call_tool("c", "listTools", team="A")
-    assert desk.control.calls[-1] == ("call-tool", {"tool": "listTools", "teamId": team})
-    desk.check_tool_request_team("c", "A")
+    team = desk.tools.tool_team("A")
+    desk.session.server.receive(make_tool_request("r1", "listTools", team_id=team))
+    desk.tools.call_tool("c", "listTools", team="A")
+    assert desk.session.control.calls[-1] == ("call-tool", {"tool": "listTools", "teamId": team})
+    desk.tools.check_tool_request_team("c", "A")
     with pytest.raises(AssertionError, match="although the server did not declare multi-team"):
-        desk.check_tool_request_without_team("c")
+        desk.tools.check_tool_request_without_team("c")
     desk, _ = _tool_driver([], requests=[make_tool_request("r1", "listTools")])
-    desk.call_tool("c", "listTools", team="A")
-    desk.check_tool_request_without_team("c")
+    desk.tools.call_tool("c", "listTools", team="A")
+    desk.tools.check_tool_request_without_team("c")
     with pytest.raises(AssertionError, match="carries teamId None"):
-        desk.check_tool_request_team("c", "A")
+        desk.tools.check_tool_request_team("c", "A")
 
 
 def test_two_calls_must_carry_two_request_ids():
@@ -349,10 +349,10 @@ def test_two_calls_must_carry_two_request_ids():
                              {"ok": True, "callId": "c2", "requestId": "r1"}]}
     desk, server = _driver(answers, features=("slack-tools",))
     server.receive(make_tool_request("r1", "status"), make_tool_request("r1", "status"))
-    desk.call_tool("a", "status")
-    desk.call_tool("b", "status")
+    desk.tools.call_tool("a", "status")
+    desk.tools.call_tool("b", "status")
     with pytest.raises(AssertionError, match="share the requestId"):
-        desk.check_distinct_request_ids("a", "b")
+        desk.tools.check_distinct_request_ids("a", "b")
 
 
 # -- interactions and the default workspace --------------------------------------------------------------------------
@@ -360,10 +360,10 @@ def test_two_calls_must_carry_two_request_ids():
 
 def _card_desk(state_runs):
     desk, server = _driver({"state": _state(runs=state_runs)})
-    rid = desk.rid("first")
+    rid = desk.session.rid("first")
     server.receive(make_interaction_request(rid, "i1", "permission", "t", "b",
                                             (InteractionButton("yes", "Yes"), InteractionButton("no", "No"))))
-    desk.expect_interaction_request("first")
+    desk.interactions.expect_interaction_request("first")
     return desk, server, rid
 
 
@@ -374,43 +374,44 @@ def _run(rid: str, status: str = "running", decision: str | None = None) -> dict
 def test_wrong_decisions_name_what_the_card_never_had():
     desk, server, rid = _card_desk([])
     for case in ("an unknown interactionId", "a button the card never had"):
-        desk.answer_interaction_wrongly(case)
+        desk.interactions.answer_interaction_wrongly(case)
     sent = [a for w, a, _ in server.sent if w == "interaction_decision"]
     assert sent[0][0] == rid and sent[0][1] != "i1" and sent[0][2] == "yes"
     assert sent[1][:2] == (rid, "i1") and sent[1][2] not in ("yes", "no")
     with pytest.raises(AssertionError, match="unknown decision case 'another requestId'"):
-        desk.answer_interaction_wrongly("another requestId")  # the pairing key is interactionId (阶段 10)
+        desk.interactions.answer_interaction_wrongly("another requestId")  # the pairing key is interactionId (阶段 10)
     with pytest.raises(AssertionError, match="not 'maybe'"):
-        desk.answer_interaction_with("maybe")
+        desk.interactions.answer_interaction_with("maybe")
 
 
 def test_the_card_stays_open_only_without_cancel_end_or_decision():
     desk, _, rid = _card_desk([_run("x")])
-    desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid)])
-    desk.check_card_still_open("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid, decision="allow")])
+    desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.interactions.check_card_still_open("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid, decision="allow")])
     with pytest.raises(AssertionError, match="decision 'allow'"):
-        desk.check_card_still_open("first")
+        desk.interactions.check_card_still_open("first")
     desk, server, rid = _card_desk([_run(rid)])
     server.receive(make_interaction_cancel(rid, "i1", "turn-ended"))
     with pytest.raises(AssertionError, match="did not expect"):
-        desk.check_card_still_open("first")
+        desk.interactions.check_card_still_open("first")
 
 
 def test_an_x_mention_goes_to_the_hello_default_and_runs_there():
     desk, server = _driver({"state": _state(sessions=[{"sessionId": "s1", "externalKey": "x:k", "workspace": "repo",
                                                          "archived": False}])})
-    desk.hellos[-1] = make_hello(1, "dev", "Desk", ("chat", "repo"), ("claude",), default_workspace="repo").payload
-    assert desk.dispatch_x_mention("m") == "repo"
+    desk.session.hellos[-1] = make_hello(1, "dev", "Desk", ("chat", "repo"), ("claude",),
+                                         default_workspace="repo").payload
+    assert desk.default_workspace.dispatch_x_mention("m") == "repo"
     what, args, kwargs = server.sent[-1]
     assert what == "dispatch" and args[1].startswith("x:") and args[2] == "repo" and kwargs["source"]["im"] == "x"
-    server.receive(make_task_ack(desk.rid("m"), "accepted", None, "s1", None))
-    desk.check_run_in_workspace("m", "repo")
-    desk.control.answers["state"] = _state(sessions=[{"sessionId": "s1", "externalKey": "x:k", "workspace": "chat",
-                                                      "archived": False}])
+    server.receive(make_task_ack(desk.session.rid("m"), "accepted", None, "s1", None))
+    desk.default_workspace.check_run_in_workspace("m", "repo")
+    desk.session.control.answers["state"] = _state(sessions=[{"sessionId": "s1", "externalKey": "x:k",
+                                                              "workspace": "chat", "archived": False}])
     with pytest.raises(AssertionError, match="workspace 'chat', not 'repo'"):
-        desk.check_run_in_workspace("m", "repo")
+        desk.default_workspace.check_run_in_workspace("m", "repo")
     desk, _ = _driver()
     with pytest.raises(AssertionError, match="names no defaultWorkspace"):
-        desk.dispatch_x_mention("m")
+        desk.default_workspace.dispatch_x_mention("m")

@@ -82,18 +82,18 @@ def test_every_control_answer_the_driver_reads_is_checked_first():
     desk = make_driver(control=FakeControl({"script-next-turn": {"ok": "yes"}, "disconnect": {}}))
     with pytest.raises(AssertionError, match=r"to script-next-turn does not match docs/desktop-control-api\.schema\.json "
                                              r"\(\$defs/script-next-turn\.response\) at /ok:"):
-        desk.script_next_turn({"progress": []})
+        desk.actions.script_next_turn({"progress": []})
     with pytest.raises(AssertionError, match=r"\(\$defs/disconnect\.response\) at /: 'ok' is a required property"):
-        desk.call("disconnect")
+        desk.session.call("disconnect")
 
 
 def test_outbox_empty_counts_only_the_scenarios_requests():
     desk = make_driver(control=FakeControl({"state": _state(outbox=["someone-else"])}))
-    desk.rid("first")
-    desk.check_outbox_empty()
-    desk.control.answers["state"] = _state(outbox=[desk.rid("first")])
+    desk.session.rid("first")
+    desk.state.check_outbox_empty()
+    desk.session.control.answers["state"] = _state(outbox=[desk.session.rid("first")])
     with pytest.raises(AssertionError, match="keeps .* in its outbox"):
-        desk.check_outbox_empty()
+        desk.state.check_outbox_empty()
 
 
 def test_outbox_of_a_malformed_answer_fails_instead_of_passing_empty():
@@ -101,16 +101,16 @@ def test_outbox_of_a_malformed_answer_fails_instead_of_passing_empty():
     del answer["outbox"]
     desk = make_driver(control=FakeControl({"state": answer}))
     with pytest.raises(AssertionError, match=rf"{SCHEMA_NAME} at /: 'outbox' is a required property"):
-        desk.check_outbox_empty()
+        desk.state.check_outbox_empty()
 
 
 def test_ran_once_reads_the_run_count_after_the_timer_window():
     clock = FakeClock()
     desk = make_driver(clock=clock)
-    rid = desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid)])
-    desk.check_ran_once("first")
-    assert clock.slept == [desk.timer]  # a second run is background work: the longer window, not the grace
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.state.check_ran_once("first")
+    assert clock.slept == [desk.session.timer]  # a second run is background work: the longer window, not the grace
 
 
 @pytest.mark.parametrize(("runs", "message"), [
@@ -123,28 +123,28 @@ def test_ran_once_reads_the_run_count_after_the_timer_window():
 ])
 def test_ran_once_fails(runs: list[Any], message: str):
     desk = make_driver()
-    rid = desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid, n) for n in runs])
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid, n) for n in runs])
     with pytest.raises(AssertionError, match=message):
-        desk.check_ran_once("first")
+        desk.state.check_ran_once("first")
 
 
 def test_finished_polls_until_the_state_shows_it():
     clock = FakeClock()
     desk = make_driver(clock=clock, step_timeout=5.0)
-    rid = desk.rid("first")
-    desk.control.answers["state"] = [_state(runs=[_run(rid, status="running")]), _state(runs=[_run(rid)])]
-    desk.check_finished_offline("first")
-    assert len(desk.control.calls) == 2
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = [_state(runs=[_run(rid, status="running")]), _state(runs=[_run(rid)])]
+    desk.state.check_finished_offline("first")
+    assert len(desk.session.control.calls) == 2
 
 
 def test_finished_fails_when_the_state_never_shows_it():
     clock = FakeClock()
     desk = make_driver(clock=clock, step_timeout=1.0)
-    rid = desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid, status="running")])
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid, status="running")])
     with pytest.raises(AssertionError, match=r"never showed 'first' finished within 1 s"):
-        desk.check_finished_offline("first")
+        desk.state.check_finished_offline("first")
     assert clock.now >= 1.0
 
 
@@ -153,19 +153,19 @@ def test_finished_fails_when_the_state_never_shows_it():
 def test_polling_stops_at_a_malformed_or_refused_answer(answer: Any):
     clock = FakeClock()
     desk = make_driver(clock=clock, step_timeout=5.0)
-    desk.control.answers["state"] = answer
+    desk.session.control.answers["state"] = answer
     with pytest.raises(AssertionError):
-        desk.check_finished_offline("first")
-    assert len(desk.control.calls) == 1 and clock.now == 0.0
+        desk.state.check_finished_offline("first")
+    assert len(desk.session.control.calls) == 1 and clock.now == 0.0
 
 
 def test_reopened_round_finished_needs_a_reopen():
     desk = make_driver()
     with pytest.raises(AssertionError, match="no turn.reopen was received"):
-        desk.check_reopened_round_finished_offline()
-    desk.reopen_ids.append("reopen-1")
-    desk.control.answers["state"] = _state(runs=[_run("reopen-1", status="error")])
-    desk.check_reopened_round_finished_offline()
+        desk.state.check_reopened_round_finished_offline()
+    desk.session.reopen_ids.append("reopen-1")
+    desk.session.control.answers["state"] = _state(runs=[_run("reopen-1", status="error")])
+    desk.state.check_reopened_round_finished_offline()
 
 
 
@@ -174,41 +174,42 @@ def test_a_turn_that_ended_before_the_desktop_went_offline_is_not_testable(reope
     """A turn.end received before the disconnect: the offline path was not exercised; and the same check passes
     when the turn.end comes only on the next connection."""
     desk = make_driver()
-    rid = "reopen-1" if reopened else desk.rid("first")
-    desk.reopen_ids.append("reopen-1")
-    desk.control.answers["state"] = _state(runs=[_run(rid)])
-    check = desk.check_reopened_round_finished_offline if reopened else lambda: desk.check_finished_offline("first")
-    desk.server.new_connection()
-    desk.server.receive(make_turn_end(rid, desk.key("first"), "s1", "ok", "done", None), conn=0)
+    rid = "reopen-1" if reopened else desk.session.rid("first")
+    desk.session.reopen_ids.append("reopen-1")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid)])
+    check = desk.state.check_reopened_round_finished_offline if reopened \
+        else lambda: desk.state.check_finished_offline("first")
+    desk.session.server.new_connection()
+    desk.session.server.receive(make_turn_end(rid, desk.session.key("first"), "s1", "ok", "done", None), conn=0)
     with pytest.raises(NotTestable, match=r"ended before the desktop went offline \(its turn.end arrived on "
                                           r"connection 1\)"):
         check()
-    desk.server.connections[0].received.clear()
-    desk.server.receive(make_turn_end("other", desk.key("first"), "s1", "ok", "done", None), conn=0)
+    desk.session.server.connections[0].received.clear()
+    desk.session.server.receive(make_turn_end("other", desk.session.key("first"), "s1", "ok", "done", None), conn=0)
     check()
 
 def test_offered_for_reopen():
     desk = make_driver()
-    desk.control.answers["state"] = _state(reopenable=[desk.rid("first")])
-    desk.check_offered_for_reopen("first")
+    desk.session.control.answers["state"] = _state(reopenable=[desk.session.rid("first")])
+    desk.state.check_offered_for_reopen("first")
     with pytest.raises(AssertionError, match="still offers 'first'"):
-        desk.check_not_offered_for_reopen("first")
-    desk.control.answers["state"] = _state()
-    desk.check_not_offered_for_reopen("first")
+        desk.state.check_not_offered_for_reopen("first")
+    desk.session.control.answers["state"] = _state()
+    desk.state.check_not_offered_for_reopen("first")
     with pytest.raises(AssertionError, match="does not offer 'first'"):
-        desk.check_offered_for_reopen("first")
+        desk.state.check_offered_for_reopen("first")
 
 
 def test_run_in_session_of_a_takeover():
     from simulator.hook import make_task_ack
 
     desk = make_driver()
-    desk.server.receive(make_task_ack(desk.rid("first"), "accepted", session_id="s1"))
-    desk.control.answers["state"] = _state(runs=[_run(desk.rid("second"), session="s1")])
-    desk.check_run_in_session_of("second", "first")
-    desk.control.answers["state"] = _state(runs=[_run(desk.rid("second"), session="s2")])
+    desk.session.server.receive(make_task_ack(desk.session.rid("first"), "accepted", session_id="s1"))
+    desk.session.control.answers["state"] = _state(runs=[_run(desk.session.rid("second"), session="s1")])
+    desk.state.check_run_in_session_of("second", "first")
+    desk.session.control.answers["state"] = _state(runs=[_run(desk.session.rid("second"), session="s2")])
     with pytest.raises(AssertionError, match="in session 's2', not 's1'"):
-        desk.check_run_in_session_of("second", "first")
+        desk.state.check_run_in_session_of("second", "first")
 
 
 def test_retry_answer():
@@ -224,22 +225,22 @@ def test_retry_answer():
 
 def test_retry_desktop_only():
     desk = make_driver(control=FakeControl({"retry-turn": {"ok": True, "reopenRequestId": None}}))
-    desk.retry("first")
-    desk.check_retry_desktop_only()
-    desk.control.answers["retry-turn"] = {"ok": True, "reopenRequestId": "r2"}
-    desk.retry("first")
+    desk.actions.retry("first")
+    desk.state.check_retry_desktop_only()
+    desk.session.control.answers["retry-turn"] = {"ok": True, "reopenRequestId": "r2"}
+    desk.actions.retry("first")
     with pytest.raises(AssertionError, match="was offered for reopen"):
-        desk.check_retry_desktop_only()
-    assert desk.control.calls[-1] == ("retry-turn", {"requestId": desk.rid("first")})
+        desk.state.check_retry_desktop_only()
+    assert desk.session.control.calls[-1] == ("retry-turn", {"requestId": desk.session.rid("first")})
 
 
 def test_advance_clock_without_the_capability_is_not_testable():
     desk = make_driver(control=FakeControl(capabilities={"state"}))
     with pytest.raises(NotTestable):
-        desk.advance_clock(30)
+        desk.actions.advance_clock(30)
     desk = make_driver(control=FakeControl(capabilities={"advance-clock"}))
-    desk.advance_clock(30)
-    assert desk.control.calls == [("advance-clock", {"ms": 30 * 24 * 60 * 60 * 1000})]
+    desk.actions.advance_clock(30)
+    assert desk.session.control.calls == [("advance-clock", {"ms": 30 * 24 * 60 * 60 * 1000})]
 
 
 # -- settle (docs/control-api.md, desktop ``settle``; docs/waits.md) ---------------------------------------------------
@@ -252,52 +253,52 @@ def _settling(answer: Any) -> tuple[Any, FakeClock]:
 
     clock = FakeClock()
     desk = make_driver(control=FakeControl({"settle": answer}, capabilities={"settle", "state"}), clock=clock)
-    desk.server.answer = lambda what, args, kwargs: [make_pong()] if what == "ping" else []
+    desk.session.server.answer = lambda what, args, kwargs: [make_pong()] if what == "ping" else []
     return desk, clock
 
 
 def test_ran_once_with_settle_reads_the_state_once_the_desktop_settled():
     desk, clock = _settling({"settled": True})
-    rid = desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid)])
-    desk.check_ran_once("first")
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.state.check_ran_once("first")
     assert clock.slept == []  # no fixed window: the barrier, then the desktop's word
-    assert [c for c, _ in desk.control.calls] == ["settle", "state"]
-    assert desk.control.calls[0][1] == {"timeoutMs": round(desk.timer * 1000)}
-    assert [w for w, _, _ in desk.server.sent] == ["ping"]
+    assert [c for c, _ in desk.session.control.calls] == ["settle", "state"]
+    assert desk.session.control.calls[0][1] == {"timeoutMs": round(desk.session.timer * 1000)}
+    assert [w for w, _, _ in desk.session.server.sent] == ["ping"]
 
 
 def test_nothing_from_work_with_settle_ends_on_the_desktops_word():
     desk, _ = _settling({"settled": True})
-    desk.check_no_reopen()
-    assert desk.server.none_windows == [0.0]
-    assert ("settle", {"timeoutMs": round(desk.timer * 1000)}) in desk.control.calls
+    desk.reopen.check_no_reopen()
+    assert desk.session.server.none_windows == [0.0]
+    assert ("settle", {"timeoutMs": round(desk.session.timer * 1000)}) in desk.session.control.calls
 
 
 def test_a_settle_that_did_not_settle_leaves_what_is_left_of_the_window():
     desk, clock = _settling({"settled": False})
-    desk.check_no_reopen()  # answered at once: the whole window is still to watch
-    assert desk.server.none_windows == [desk.timer]
+    desk.reopen.check_no_reopen()  # answered at once: the whole window is still to watch
+    assert desk.session.server.none_windows == [desk.session.timer]
 
     def waits_then_unsettled(body: Any) -> Any:
         clock.now += 1.0
         return {"settled": False}
 
-    desk.control.answers["settle"] = waits_then_unsettled
-    desk.server.none_windows.clear()
-    desk.check_no_reopen()
-    assert desk.server.none_windows == [pytest.approx(desk.timer - 1.0)]
+    desk.session.control.answers["settle"] = waits_then_unsettled
+    desk.session.server.none_windows.clear()
+    desk.reopen.check_no_reopen()
+    assert desk.session.server.none_windows == [pytest.approx(desk.session.timer - 1.0)]
 
 
 @pytest.mark.parametrize("answer", [{"settled": "yes"}, {}], ids=["mistyped", "without settled"])
 def test_a_malformed_settle_answer_gets_the_whole_window(answer):
     desk, clock = _settling(answer)
-    desk.check_no_reopen()
-    assert desk.server.none_windows == [desk.timer]
-    rid = desk.rid("first")
-    desk.control.answers["state"] = _state(runs=[_run(rid)])
-    desk.check_ran_once("first")
-    assert clock.slept == [desk.timer]
+    desk.reopen.check_no_reopen()
+    assert desk.session.server.none_windows == [desk.session.timer]
+    rid = desk.session.rid("first")
+    desk.session.control.answers["state"] = _state(runs=[_run(rid)])
+    desk.state.check_ran_once("first")
+    assert clock.slept == [desk.session.timer]
 
 
 def test_a_refused_settle_gets_the_whole_window():
@@ -305,16 +306,16 @@ def test_a_refused_settle_gets_the_whole_window():
         raise SubjectRefused("control API POST settle answered HTTP 500", status=500, body="{}", code=None)
 
     desk, _ = _settling(refuse)
-    desk.check_no_reopen()
-    assert desk.server.none_windows == [desk.timer]
-    assert any(e.summary == "settle failed" for e in desk.wire.events()), "the fallback is noted"
+    desk.reopen.check_no_reopen()
+    assert desk.session.server.none_windows == [desk.session.timer]
+    assert any(e.summary == "settle failed" for e in desk.session.wire.events()), "the fallback is noted"
 
 
 def test_without_settle_the_timer_window_is_watched():
     desk = make_driver(control=FakeControl(capabilities={"state"}))
-    desk.check_no_reopen()
-    assert desk.server.none_windows == [desk.timer]
-    assert desk.control.calls == []
+    desk.reopen.check_no_reopen()
+    assert desk.session.server.none_windows == [desk.session.timer]
+    assert desk.session.control.calls == []
 
 
 # -- externalKeys in the spec's format convention --------------------------------------------------------------
@@ -327,15 +328,17 @@ def test_external_keys_follow_the_provider_convention_of_the_lane():
     from simulator.hook import make_hello
 
     desk = make_driver()
-    desk.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
-    assert desk.key("thread").startswith("slack:") and desk.key("thread") == desk.key("thread")
-    assert desk.key("other") != desk.key("thread")
+    desk.session.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
+    assert desk.session.key("thread").startswith("slack:") and desk.session.key("thread") == desk.session.key("thread")
+    assert desk.session.key("other") != desk.session.key("thread")
     telegram = make_driver(features=("provider-bind-v1", "provider:telegram"))
-    telegram.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",), features=("provider-bind-v1",)).payload)
-    assert telegram.key("thread").startswith("telegram:")
+    telegram.session.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",),
+                                              features=("provider-bind-v1",)).payload)
+    assert telegram.session.key("thread").startswith("telegram:")
     undeclared = make_driver(features=("provider-bind-v1", "provider:telegram"))
-    undeclared.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
-    assert undeclared.lane_provider() == "slack"  # the desktop did not declare the channel: never a Telegram lane
+    undeclared.session.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",)).payload)
+    # the desktop did not declare the channel: never a Telegram lane
+    assert undeclared.session.lane_provider() == "slack"
 
 
 def test_only_a_lifecycle_preference_sent_after_the_change_answers_it():
@@ -348,11 +351,11 @@ def test_only_a_lifecycle_preference_sent_after_the_change_answers_it():
     server = FakeServer()
     desk = make_driver(server, FakeControl({"set-lifecycle-preference": {"ok": True}}))
     server.receive(make_lifecycle_preference(False))  # sent at the handshake, before the user did anything
-    desk.set_lifecycle_preference(False)
+    desk.actions.set_lifecycle_preference(False)
     with pytest.raises(MissingFrame):
-        desk.check_lifecycle_sent(False)
+        desk.connection.check_lifecycle_sent(False)
     server.receive(make_lifecycle_preference(False))  # the answer to the change
-    desk.check_lifecycle_sent(False)
+    desk.connection.check_lifecycle_sent(False)
 
 
 def test_a_late_answer_to_the_harness_s_own_first_change_does_not_answer_the_users_change():
@@ -365,13 +368,14 @@ def test_a_late_answer_to_the_harness_s_own_first_change_does_not_answer_the_use
     server = FakeServer()
     server.answer = lambda what, args, kwargs: [make_pong()] if what == "ping" else []
     desk = make_driver(server, FakeControl({"set-lifecycle-preference": {"ok": True}}))
-    desk.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",), lifecycle_announcement=False).payload)
-    desk.set_lifecycle_preference(False)  # already False: True is set first, then False
+    desk.session.hellos.append(make_hello(1, "dev", "Desk", ("chat",), ("claude",),
+                                          lifecycle_announcement=False).payload)
+    desk.actions.set_lifecycle_preference(False)  # already False: True is set first, then False
     server.receive(make_lifecycle_preference(True))  # the first change's frame, late
     with pytest.raises(AssertionError, match=r"only with enabled \[True\]"):
-        desk.check_lifecycle_sent(False)
+        desk.connection.check_lifecycle_sent(False)
     server.receive(make_lifecycle_preference(False))
-    desk.check_lifecycle_sent(False)
+    desk.connection.check_lifecycle_sent(False)
 
 
 def test_a_turn_end_that_never_comes_is_reported_with_the_ack_the_harness_saw():
@@ -383,6 +387,6 @@ def test_a_turn_end_that_never_comes_is_reported_with_the_ack_the_harness_saw():
 
     server = FakeServer()
     desk = make_driver(server)
-    server.receive(make_task_ack(desk.rid("first"), "rejected", reason="invalid"))
+    server.receive(make_task_ack(desk.session.rid("first"), "rejected", reason="invalid"))
     with pytest.raises(MissingFrame, match=r"what the desktop answered about 'first': task.ack rejected \(invalid\)"):
-        desk.end_entry("first")
+        desk.session.end_entry("first")

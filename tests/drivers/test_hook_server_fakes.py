@@ -12,7 +12,7 @@ from typing import Any
 from test_timing import FakeClock
 
 from simulator.control import ControlClient
-from simulator.drivers.hook_server import HookServerDriver
+from simulator.drivers.hook_server import HookServerDriver, HookServerScenario
 from simulator.errors import MissingFrame, NotTestable
 from simulator.hook import HookMessage, MessageType, WelcomePayload
 from simulator.roles.hook_desktop import DesktopRole
@@ -194,10 +194,11 @@ def make_driver(answers: dict[str, Answer] | None = None, *, token: str | None =
                 ) -> tuple[HookServerDriver, FakeControl, FakeClock]:
     """A driver over fakes: the control API answers ``answers``; devices are ``FakeRole``s (or ``role_factory``'s)."""
     control, clock = FakeControl(answers), FakeClock()
-    driver = HookServerDriver(url="ws://hook.invalid/hook", token=token, control=control, wire=WireLog(),
-                              step_timeout=step_timeout, note=lambda identity: None,
-                              role_factory=role_factory,  # type: ignore[arg-type]
-                              clock=clock, sleep=clock.sleep)
+    driver = HookServerDriver(HookServerScenario(url="ws://hook.invalid/hook", token=token, control=control,
+                                                 wire=WireLog(), step_timeout=step_timeout,
+                                                 note=lambda identity: None,
+                                                 role_factory=role_factory,  # type: ignore[arg-type]
+                                                 clock=clock, sleep=clock.sleep))
     return driver, control, clock
 
 
@@ -215,5 +216,5 @@ def test_the_fake_control_client_speaks_like_the_real_one():
 
 def test_make_driver_gives_fake_devices():
     driver, _, _ = make_driver()
-    assert isinstance(driver.device("A").role, FakeRole)
-    assert driver.device("A").role.role == "desktop-A"
+    assert isinstance(driver.scenario.device("A").role, FakeRole)
+    assert driver.scenario.device("A").role.role == "desktop-A"

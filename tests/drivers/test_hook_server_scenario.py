@@ -14,74 +14,74 @@ def test_an_unknown_request_name_fails_with_a_clear_message():
     driver, _, _ = make_driver()
     with pytest.raises(AssertionError, match=r"no request named 'first' in this scenario \(the feature uses it "
                                              r"before it exists\)"):
-        driver.rid("first")
+        driver.scenario.rid("first")
 
 
 def test_chats_get_fresh_ids_once_and_slack_unless_named():
     driver, _, _ = make_driver()
-    assert driver.chat("c") == driver.chat("c") != driver.chat("d")
-    driver.providers["d"] = "telegram"
-    assert (driver.provider("c"), driver.provider("d")) == ("slack", "telegram")
+    assert driver.scenario.chat("c") == driver.scenario.chat("c") != driver.scenario.chat("d")
+    driver.scenario.providers["d"] = "telegram"
+    assert (driver.scenario.provider("c"), driver.scenario.provider("d")) == ("slack", "telegram")
 
 
 def test_a_round_gets_a_fresh_uuid_and_leads_back_to_its_task():
     driver, _, _ = make_driver()
-    driver.request_ids["task"] = "r-task"
-    first = driver.new_round("round-1", "task")
-    driver.new_round("round-2", "round-1")
-    assert first != driver.rid("round-2") and len(first) == 36
-    assert driver.root("round-2") == "task"
-    driver.rounds["loop"] = "loop"
-    assert driver.root("loop") == "loop"  # a cycle ends instead of spinning
+    driver.scenario.request_ids["task"] = "r-task"
+    first = driver.scenario.new_round("round-1", "task")
+    driver.scenario.new_round("round-2", "round-1")
+    assert first != driver.scenario.rid("round-2") and len(first) == 36
+    assert driver.scenario.root("round-2") == "task"
+    driver.scenario.rounds["loop"] = "loop"
+    assert driver.scenario.root("loop") == "loop"  # a cycle ends instead of spinning
 
 
 def test_the_dispatch_of_a_round_is_its_tasks_and_a_task_never_received_fails():
     driver, _, _ = make_driver()
     with pytest.raises(AssertionError, match="task 'task' was never received by a device"):
-        driver.dispatch("task")
+        driver.scenario.dispatch("task")
     payload = make_task_dispatch("r-task", "slack:C:T", "chat", None, "hi").payload
-    driver.dispatches["task"] = [payload]
-    driver.new_round("round", "task")
-    assert driver.dispatch("round") is payload
+    driver.scenario.dispatches["task"] = [payload]
+    driver.scenario.new_round("round", "task")
+    assert driver.scenario.dispatch("round") is payload
 
 
 def test_a_device_is_created_once_with_the_default_hello():
     driver, _, _ = make_driver()
-    a = driver.device("A")
-    assert driver.device("A") is a and a.hello == DEFAULT_HELLO and a.hello is not DEFAULT_HELLO
-    assert driver.first_device() is a
+    a = driver.scenario.device("A")
+    assert driver.scenario.device("A") is a and a.hello == DEFAULT_HELLO and a.hello is not DEFAULT_HELLO
+    assert driver.scenario.first_device() is a
 
 
 def test_a_scenario_without_a_device_says_so():
     driver, _, _ = make_driver()
     with pytest.raises(AssertionError, match="the scenario has no device yet"):
-        driver.first_device()
+        driver.scenario.first_device()
 
 
 def test_eventually_polls_on_the_drivers_clock_up_to_the_step_limit():
     driver, _, clock = make_driver(step_timeout=0.5)
     with pytest.raises(AssertionError, match="still not"):
-        driver.eventually(lambda: (_ for _ in ()).throw(AssertionError("still not")))
+        driver.scenario.eventually(lambda: (_ for _ in ()).throw(AssertionError("still not")))
     assert clock.now >= 0.5 and clock.now < 0.6
-    assert driver.quiet == min(GRACE_S, 0.5) and driver.timer == min(QUIET_S, 0.5)
+    assert driver.scenario.quiet == min(GRACE_S, 0.5) and driver.scenario.timer == min(QUIET_S, 0.5)
 
 
 def test_settle_waits_after_the_barrier_of_the_open_connections_only():
     driver, _, clock = make_driver()
-    driver.device("A")  # never connected: no barrier ping
-    driver.settle()
+    driver.scenario.device("A")  # never connected: no barrier ping
+    driver.scenario.settle()
     assert clock.now == SETTLE_S
-    assert driver.device("A").role.sent == []
+    assert driver.scenario.device("A").role.sent == []
 
 
 def test_settle_with_the_servers_word_looks_at_once():
     """docs/control-api.md "How the harness uses `settle`": a server that answers ``settled: true`` is looked at
     at once; ``settled: false`` leaves what is left of ``SETTLE_S``; ``settle`` is asked bounded by the grace."""
     driver, control, clock = make_driver({"settle": {"settled": True}})
-    driver.settle()
-    assert clock.now == 0 and control.calls == [("settle", {"timeoutMs": round(driver.quiet * 1000)})]
+    driver.scenario.settle()
+    assert clock.now == 0 and control.calls == [("settle", {"timeoutMs": round(driver.scenario.quiet * 1000)})]
     control.answers["settle"] = {"settled": False}
-    driver.settle()
+    driver.scenario.settle()
     assert clock.now == pytest.approx(SETTLE_S)
 
 
@@ -92,32 +92,32 @@ def test_a_failed_settle_waits_the_grace_and_is_noted(answer):
     if isinstance(answer, RuntimeError):
         answer = SubjectRefused("control API POST settle answered HTTP 500", status=500, body="{}", code=None)
     driver, _, clock = make_driver({"settle": answer})
-    driver.settle()
+    driver.scenario.settle()
     assert clock.now == pytest.approx(SETTLE_S)
-    assert any(e.summary == "settle failed" for e in driver.wire.events())
+    assert any(e.summary == "settle failed" for e in driver.scenario.wire.events())
 
 
 def test_a_negative_check_with_settle_watches_nothing_after_the_servers_word():
     driver, _, _ = make_driver({"settle": {"settled": True}})
-    role = driver.device("A").role
-    driver.none_arrives(role, "task.dispatch")
+    role = driver.scenario.device("A").role
+    driver.scenario.none_arrives(role, "task.dispatch")
     assert role.watched == [("task.dispatch", 0.0)]
     driver, _, _ = make_driver()  # no settle: the grace
-    role = driver.device("A").role
-    driver.none_arrives(role, "task.dispatch")
-    assert role.watched == [("task.dispatch", driver.quiet)]
+    role = driver.scenario.device("A").role
+    driver.scenario.none_arrives(role, "task.dispatch")
+    assert role.watched == [("task.dispatch", driver.scenario.quiet)]
 
 
 def test_finish_undoes_newest_first_goes_on_after_a_failure_and_closes_every_device():
     driver, _, _ = make_driver()
     done = []
-    driver.on_teardown(lambda: done.append("first"))
-    driver.on_teardown(lambda: (_ for _ in ()).throw(RuntimeError("control API gone")))
-    driver.on_teardown(lambda: done.append("last"))
-    driver.device("A")
-    driver.finish()
+    driver.scenario.on_teardown(lambda: done.append("first"))
+    driver.scenario.on_teardown(lambda: (_ for _ in ()).throw(RuntimeError("control API gone")))
+    driver.scenario.on_teardown(lambda: done.append("last"))
+    driver.scenario.device("A")
+    driver.scenario.finish()
     assert done == ["last", "first"]
-    assert driver.device("A").role.closed_by_harness
+    assert driver.scenario.device("A").role.closed_by_harness
 
 
 def _discarded(at: int) -> dict:
@@ -136,8 +136,8 @@ def test_the_delayed_cleanup_ends_on_the_servers_clock_once_it_shows_a_discarded
 
     driver, control, clock = make_driver({"advance-clock": advance, "set-cleanup-latency": {"ok": True},
                                           "dropped-frames": lambda b: {"dropped": list(entries)}})
-    driver.delay_cleanup(1500)
-    driver.wait_for_cleanup()
+    driver.channel.delay_cleanup(1500)
+    driver.channel.wait_for_cleanup()
     assert clock.now == 0  # no sleep on the real clock
     assert ("advance-clock", {"ms": 1501}) in control.calls
 
@@ -149,8 +149,8 @@ def test_the_delayed_cleanup_is_waited_out_without_the_servers_evidence():
 
     for answers in ({"advance-clock": {"now": 1}, "dropped-frames": {"dropped": [_discarded(1)]}}, {}):
         driver, _, clock = make_driver({**answers, "set-cleanup-latency": {"ok": True}})
-        driver.delay_cleanup(1500)
-        driver.wait_for_cleanup()
+        driver.channel.delay_cleanup(1500)
+        driver.channel.wait_for_cleanup()
         assert clock.now == pytest.approx(1.5 + CLEANUP_MARGIN_S)
 
 
@@ -174,7 +174,7 @@ def test_no_offline_notice_is_looked_for_at_once_once_the_server_read_the_close_
     has had its clean-up run". With the device's connection listed closed and ``settled: true``, the look is at
     once."""
     driver, control, clock = make_driver(_offline_answers())
-    driver.expect_no_notice("A", "offline")
+    driver.records.expect_no_notice("A", "offline")
     assert clock.now == 0
     assert [c for c, _ in control.calls] == ["connections", "settle", "notices"]
 
@@ -187,9 +187,9 @@ def test_no_offline_notice_is_looked_for_at_once_once_the_server_read_the_close_
 ], ids=["close-not-read", "not-settled", "no-settle", "no-connections"])
 def test_no_offline_notice_waits_the_whole_timer_window_without_the_servers_word(answers: dict):
     driver, _, clock = make_driver(answers, step_timeout=5.0)
-    driver.expect_no_notice("A", "offline")
-    assert clock.now == pytest.approx(driver.timer, abs=0.11)
-    assert driver.timer == QUIET_S
+    driver.records.expect_no_notice("A", "offline")
+    assert clock.now == pytest.approx(driver.scenario.timer, abs=0.11)
+    assert driver.scenario.timer == QUIET_S
 
 
 def test_an_offline_notice_fails_the_check_either_way():
@@ -197,7 +197,7 @@ def test_an_offline_notice_fails_the_check_either_way():
         answers["notices"] = lambda body: {"notices": [{"deviceId": body["deviceId"], "kind": "offline", "at": 1}]}
         driver, _, _ = make_driver(answers)
         with pytest.raises(AssertionError, match="shows a offline notice for device 'A'"):
-            driver.expect_no_notice("A", "offline")
+            driver.records.expect_no_notice("A", "offline")
 
 
 def test_a_look_at_the_channel_ends_on_the_servers_word_with_one_last_look():
@@ -211,20 +211,20 @@ def test_a_look_at_the_channel_ends_on_the_servers_word_with_one_last_look():
         raise AssertionError("the message still reads 'Working…'")
 
     with pytest.raises(AssertionError, match="still reads"):
-        driver.eventually(check)
-    assert clock.now < 1.0 and ("settle", {"timeoutMs": round(driver.quiet * 1000)}) in control.calls
+        driver.scenario.eventually(check)
+    assert clock.now < 1.0 and ("settle", {"timeoutMs": round(driver.scenario.quiet * 1000)}) in control.calls
     assert looks[-1] >= GRACE_S  # the last look came after the server's word
 
 
 def test_a_server_that_does_not_settle_is_looked_at_to_the_step_limit():
     driver, _, clock = make_driver({"settle": {"settled": False}}, step_timeout=1.0)
     with pytest.raises(AssertionError, match="not yet"):
-        driver.eventually(lambda: (_ for _ in ()).throw(AssertionError("not yet")))
+        driver.scenario.eventually(lambda: (_ for _ in ()).throw(AssertionError("not yet")))
     assert clock.now >= 1.0
 
 
 def test_a_device_asks_for_the_servers_word_only_where_settle_is_offered():
     with_settle, control, _ = make_driver({"settle": {"settled": True}})
-    assert with_settle.device("A").role.settled() is True and control.calls[-1][0] == "settle"
+    assert with_settle.scenario.device("A").role.settled() is True and control.calls[-1][0] == "settle"
     without, _, _ = make_driver()
-    assert without.device("A").role.settled() is False
+    assert without.scenario.device("A").role.settled() is False

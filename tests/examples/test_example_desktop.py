@@ -18,7 +18,6 @@ import os
 import re
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 from conformance_runs import (PYTHON, ROOT, RUN_TIMEOUT_S, Run, assert_judges_every_requirement, child_env, free_port,

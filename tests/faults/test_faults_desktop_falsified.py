@@ -1,7 +1,7 @@
 """The fault profile against a desktop (features/faults/desktop.feature, ``-m faults``) judges desktops it
 has never seen: the reference passes it, embedded and as a separate process dialling the harness, so does the
 example desktop written from the documents alone (examples/desktop/desktop.py), and broken variants of the reference
-desktop that mishandle a dropped connection (simulator/reference/desktop/fault_variants.py, and the other variants
+desktop that mishandle a dropped connection (simulator/reference/broken/desktop/faults.py, and the other variants
 that break the same rules) fail it under the right id (every requirement proven able to fail). Every desktop but the
 embedded one is a separate process reached through ``--target desktop=listen:…``.
 """
@@ -18,29 +18,18 @@ from conformance_runs import (
     serving,
 )
 
+from simulator.reference.broken import cases
+
 FEATURES = "features/faults/test_faults.py"
 #: Few rounds: enough to meet each fault, cheap enough for CI.
 PROFILE = ["-m", "faults", "--desktop-drop-rounds=5", "--step-timeout=3"]
 
 _D = "FAULT-DESKTOP-"
 ALL = {_D + r for r in ("DROP-DISPATCH-01", "DROP-END-01", "DROP-PROGRESS-01", "DROP-REOPEN-01", "STORM-01")}
-#: desktop variant → (the requirements it breaks, what may fail beside them and why).
+#: desktop variant → (the requirements it breaks, what may fail beside them), from the registry
+#: (simulator/reference/broken/desktop/, ``run="faults"``; each registration says why).
 VARIANTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # acks kept per connection: a task re-dispatched after a reconnect is acked afresh and run again
-    "reruns-redelivered": (frozenset({_D + "DROP-DISPATCH-01"}), frozenset({_D + "STORM-01"})),
-    # reruns any redelivered task (on one connection too); the storm re-dispatches some acked tasks
-    "redelivery-runs-twice": (frozenset({_D + "DROP-DISPATCH-01"}), frozenset({_D + "STORM-01"})),
-    # the outbox emptied when the connection closes: a turn.end not accepted is never sent again (a dispatch
-    # round's turn.end too, when the turn ends while the connection is down: whether it does is timing)
-    "end-not-resent": (frozenset({_D + "DROP-END-01"}), frozenset({_D + "DROP-PROGRESS-01", _D + "DROP-DISPATCH-01"})),
-    # the outbox kept after accepted: the turn.end comes again on the next connection
-    "accepted-kept": (frozenset({_D + "DROP-END-01"}), frozenset()),
-    # a turn cut off from its connection sends nothing more: its turn.end is lost (a dispatch round's turn too)
-    "turns-die-with-connection": (frozenset({_D + "DROP-PROGRESS-01", _D + "STORM-01"}),
-                                  frozenset({_D + "DROP-DISPATCH-01"})),
-    # the reopen round cached and replayed after a reconnect
-    "reopen-replayed": (frozenset({_D + "DROP-REOPEN-01"}), frozenset()),
-}
+    c.name: (c.breaks, c.also) for c in cases("desktop", run="faults")}
 
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 

@@ -14,6 +14,8 @@ from conformance_runs import (
     PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving,
 )
 
+from simulator.reference.broken import cases
+
 FEATURES = "features/faults/test_faults.py"
 FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
 _S = "FAULT-HOOK-SERVER-"
@@ -23,19 +25,10 @@ IDS = [_S + r for r in ("DROP-DISPATCH-01", "DROP-ACK-01", "DROP-PROGRESS-01", "
 #: Small figures for CI: enough rounds to meet every drop point, a storm of 20 desktops.
 PROFILE = ["-m", "faults", "--drop-rounds=6", "--storm-desktops=20", "--storm-rounds=2", "--step-timeout=2",
            *(f"--req={rid}" for rid in IDS)]
-#: hook server reference variant → (the requirements it breaks, what may fail beside them and why).
-VARIANTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # a redelivery under a fresh requestId: the drop after dispatch never gets its task back, the storm's desktops
-    # get tasks no user message was given
-    "redelivery-new-id": (frozenset({_S + "DROP-DISPATCH-01", _S + "STORM-01"}), frozenset()),
-    "acked-task-redelivered": (frozenset({_S + "DROP-ACK-01", _S + "DROP-PROGRESS-01"}), frozenset()),
-    # the storm's drops after turn.end meet the same silence
-    "replay-unanswered": (frozenset({_S + "DROP-END-01"}), frozenset({_S + "STORM-01"})),
-    # the storm republishes whenever a desktop's drop came after the server had read its turn.end
-    "resent-end-republished": (frozenset({_S + "DROP-END-01"}), frozenset({_S + "STORM-01"})),
-    "no-disconnect-cleanup": (frozenset({_S + "DROP-REOPEN-01"}), frozenset()),
-    "cleanup-ignores-owner": (frozenset({_S + "DROP-REOPEN-02"}), frozenset()),
-}
+#: hook server reference variant → (the requirements it breaks, what may fail beside them), from the variants'
+#: registrations with ``run="faults"`` (simulator/reference/broken/hook_server).
+VARIANTS: dict[str, tuple[frozenset[str], frozenset[str]]] = {c.name: (c.breaks, c.also)
+                                                              for c in cases("hook-server", run="faults")}
 
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 

@@ -14,17 +14,17 @@ from conformance_runs import (
     PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving,
 )
 
+from simulator.reference.broken import cases
+
 FEATURES = "features/faults/test_faults.py"
 #: One kill after each step of a task's lifecycle (the default), with a short step limit: cheap enough for CI.
 PROFILE = ["-m", "faults", "--kill-cycles=6", "--fault-seed=3", "--step-timeout=3", "--req=FAULT-HOOK-SERVER-KILL-*"]
 _K = "FAULT-HOOK-SERVER-KILL-"
 REFERENCE_CMD = (f"cmd:{PYTHON} -m simulator serve hook-server --listen 127.0.0.1:0 --control 127.0.0.1:0 "
                  f"--db {{state}}/hook.sqlite3")
-#: reference variant → (the requirement it breaks, what may fail beside it).
-VARIANTS: dict[str, tuple[str, frozenset[str]]] = {
-    "accepted-before-commit": (_K + "ACCEPTED-01", frozenset()),
-    "republishes-after-restart": (_K + "ONCE-01", frozenset()),
-}
+#: reference variant → (the requirement it breaks, what may fail beside it), from the variants' registrations with
+#: ``run="kill"`` (simulator/reference/broken/hook_server): each breaks one requirement.
+VARIANTS: dict[str, tuple[str, frozenset[str]]] = {c.name: (*c.breaks, c.also) for c in cases("hook-server", run="kill")}
 
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 

@@ -17,7 +17,7 @@ def test_kill_points_cover_every_step_in_each_round_and_repeat_with_the_seed():
 
 def test_open_tasks_are_those_without_an_answer_in_order():
     ledger = Ledger()
-    a, b, c = ledger.add("a", "c1"), ledger.add("b", "c2"), ledger.add("c", "c3")
+    a, b, _ = ledger.add("a", "c1"), ledger.add("b", "c2"), ledger.add("c", "c3")
     b.answered_state = "accepted"
     ledger.not_redelivered.append("c")
     assert ledger.open_tasks() == [a]

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from simulator.errors import ConfigError
 from simulator.fuzz.mcp_inputs import ID_SLOT, Expect, McpInput, McpKind, ToolSeed, mcp_inputs, with_id

@@ -25,7 +25,7 @@ def js_equal(a, b) -> bool:
         fb = b if isinstance(b, float) else float(b) if abs(b) < 2**1024 else math.inf * (1 if b > 0 else -1)
         return fa == fb
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(js_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(js_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(js_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b

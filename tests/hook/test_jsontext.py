@@ -44,7 +44,7 @@ def same(a, b) -> bool:
         elif isinstance(x, list):
             if len(x) != len(y):
                 return False
-            stack.extend(zip(x, y))
+            stack.extend(zip(x, y, strict=True))
         elif isinstance(x, dict):
             if list(x) != list(y):
                 return False

@@ -1,6 +1,7 @@
 """The rules of features/hook/desktop/rules.feature judge real desktops: the reference passes them,
-embedded and as a separate process dialling the harness, and each broken variant that wraps the reference's machine
-(simulator/reference/desktop/variants.py) fails exactly the requirement it breaks, and no other of these.
+embedded and as a separate process dialling the harness, and each broken variant of the reference's machine registered
+for them (``run="rules"``, simulator/reference/broken/desktop/) fails exactly the requirement it breaks, and no other
+of these.
 
 Each case runs the desktop features in a subprocess (``features/hook/test_hook_desktop.py``, limited with ``--req``
 to the requirement ids of this issue) and reads the verdicts from its ``report.json`` (tests/conformance_runs.py):
@@ -9,9 +10,8 @@ to the requirement ids of this issue) and reads the verdicts from its ``report.j
 * external: ``--target desktop=listen:127.0.0.1:P --control desktop=http://127.0.0.1:Q`` and one
   ``python -m simulator serve desktop --connect ws://127.0.0.1:P/hook --control 127.0.0.1:Q`` started here.
 
-Before these requirements existed, every variant below passed the whole desktop feature set (they break rules no
-scenario looked at: a hello's stale preference, an archive that archives nothing, unthrottled or concatenated
-progress, a folder's path in a query answer).
+Each variant breaks a rule only these requirements look at: a hello's stale preference, an archive that archives
+nothing, unthrottled or concatenated progress, a folder's path in a query answer.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from conformance_runs import (
     PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features, serving,
 )
 
+from simulator.reference.broken import cases
+from simulator.reference.broken.desktop.select import ENV as VARIANT_ENV
+
 FEATURES = "features/hook/test_hook_desktop.py"
-VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
 
 #: The requirements of rules.feature; every run below judges all of them.
 RULES = frozenset({
@@ -33,19 +35,9 @@ RULES = frozenset({
     "HOOK-DESKTOP-PROGRESS-THROTTLE-01", "HOOK-DESKTOP-NO-LOCAL-PATH-01",
 })
 
-#: Broken variant → the one requirement that must fail on it (every other id of RULES must pass).
-VARIANTS: dict[str, str] = {
-    # every hello carries the preference the desktop started with.
-    "lifecycle-hello-stale": "HOOK-DESKTOP-HELLO-LIFECYCLE-02",
-    # session.archive is dropped: the externalKey keeps its session.
-    "archive-ignored": "HOOK-DESKTOP-ARCHIVE-02",
-    # every progress snapshot is sent at once.
-    "progress-unthrottled": "HOOK-DESKTOP-PROGRESS-THROTTLE-01",
-    # throttled, but each progress frame joins every snapshot sent so far.
-    "progress-concatenated": "HOOK-DESKTOP-PROGRESS-REPLACE-01",
-    # the workspaces query is answered with the folders' absolute paths.
-    "workspace-paths-in-query": "HOOK-DESKTOP-NO-LOCAL-PATH-01",
-}
+#: Broken variant → the one requirement that must fail on it (every other id of RULES must pass), from the registry
+#: (simulator/reference/broken/desktop/).
+VARIANTS: dict[str, str] = {c.name: rid for c in cases("desktop", run="rules") for rid in c.breaks}
 
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 

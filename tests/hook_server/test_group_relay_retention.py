@@ -32,6 +32,7 @@ from websockets.sync.client import connect
 
 from simulator.control import ControlClient
 from simulator.hook import make_hello, make_provider_bind_start, parse_hook_message, serialize_hook_message
+from simulator.reference.broken.hook_server import select
 from simulator.reference.hookserver import start_server
 
 pytestmark = pytest.mark.timeout(600)
@@ -164,7 +165,7 @@ def _recv(ws, type_: str, timeout: float = 5.0):
 def test_no_group_content_reachable_from_the_embedded_machine_after_a_relay(variant: str | None) -> None:
     """The correct server keeps nothing; the broken ``relay-mirrors-group-chat`` (it keeps each message as a channel
     message) shows that the walk finds content where there is some."""
-    handle = start_server(token="t", variant=variant or "")
+    handle = start_server(token="t", **select.build(variant or "").start_options())
     try:
         control = ControlClient(handle.control_url, role="hook-server")
         tag = uuid.uuid4().hex

@@ -4,7 +4,7 @@ in pytest's). Small: a few users, a few lifecycles each, every wait bounded; no 
 * against the embedded reference, one process: every lifecycle judged complete, the server's view agrees, the echo
   baseline ran with the same users, the report's limits section carries the figures;
 * a master and two workers on loopback: the master's figures add up what the workers ran;
-* the load-only broken variants (simulator/reference/hookserver/load_variants.py): the run exits 1 and names the
+* the load-only broken variants (simulator/reference/broken/hook_server/load.py): the run exits 1 and names the
   lost or duplicated tasks.
 """
 
@@ -70,10 +70,9 @@ def test_a_variant_that_loses_or_duplicates_tasks_fails_the_run_naming_them(tmp_
                                                                             reason: str) -> None:
     """Exactly the 5th and the 10th task of the server's life are struck; the run names them with the stage that
     shows it (a slow machine may add lost tasks of its own, never ones that were not dispatched)."""
-    from simulator.reference.hookserver.load_variants import EVERY, LOAD_ONLY
-    from simulator.reference.hookserver.variants import Variant
+    from simulator.reference.broken.hook_server.load import EVERY, LOAD_ONLY
 
-    assert Variant(variant) in LOAD_ONLY
+    assert variant in LOAD_ONLY
     code, s, text = _load(tmp_path, "--users", str(USERS), "--tasks-per-user", str(TASKS), "--run-time", "60s",
                           "--grace", grace, "--no-echo", "--variant", variant)
     assert code == 1, text

@@ -15,6 +15,9 @@ Each case runs ``pytest features/probekit`` in a subprocess, the way an implemen
   trust" run this way, some restricted to the requirement they break (``--req``); so do all those for "Every
   requirement proven able to fail", each on only the requirement it breaks.
 
+Which requirements each broken subject breaks is its registration (``simulator.reference.broken``); this module keeps
+only how each case runs it (``DRIVES``).
+
 The runs are independent processes, started together (a few at a time) when the first case needs them.
 """
 
@@ -30,7 +33,10 @@ from conformance_runs import (
     FAILING, PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_caught, child_env, free_port, run_features, serving,
 )
 
+from simulator.reference import broken
+
 SERVE = [PYTHON, "-m", "simulator", "serve", "probekit-mcp"]
+SUBJECT = "probekit-mcp"
 
 #: The toolset scenarios that need a subject environment other than MCP_TOOLSET=full (DEFAULT-01: MCP_TOOLSET unset).
 NEEDS_OTHER_ENV = {
@@ -61,132 +67,89 @@ class Case:
     reason: str | None = None
 
 
-def _falsifier(variant: str, requirement: str, reason: str, *, strict: bool = False) -> Case:
-    """A case of a variant that subclasses ProbeKit: the in-memory reference of ``variant``, run on ``requirement``
-    only (a @should under ``--strict-conformance``, where its failure is a fail verdict), which must fail for
-    ``reason``."""
-    return Case(variant, "ref", caught_by=frozenset({requirement}),
-                args=("--req", requirement, *(("--strict-conformance",) if strict else ())), reason=reason)
+@dataclass(frozen=True)
+class Drive:
+    """How one case runs a broken subject: its transport and server environment, extra run arguments, whether the run
+    selects only the requirements the subject breaks (``--req``; ``strict``: under ``--strict-conformance``, where a
+    @should's failure is a fail verdict), and a text the reason of each failing scenario of them must contain."""
+
+    variant: str
+    transport: str = "ref"
+    env: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    only_its_requirements: bool = False
+    strict: bool = False
+    reason: str | None = None
+
+
+def _alone(variant: str, reason: str, *, strict: bool = False) -> Drive:
+    """In memory, on only the requirements ``variant`` breaks, each failing for ``reason``."""
+    return Drive(variant, only_its_requirements=True, strict=strict, reason=reason)
+
+
+#: Case name → how it runs its broken subject. What each breaks (and what may fail with it) is the subject's
+#: registration (simulator/reference/broken/probekit/, ``breaks`` and ``also``): the docstring there says why.
+DRIVES: dict[str, Drive] = {
+    # only a core subject shows it (MCP_SHOW_ALL under core lists 48 too)
+    "core-missing-tool-stdio": Drive("core-missing-tool", "stdio"),
+    # under core only the core listing applies: every other scenario needs another environment
+    "core-missing-tool-http-core": Drive("core-missing-tool", "http", (("MCP_TOOLSET", "core"),),
+                                         only_its_requirements=True),
+    "error-without-iserror": Drive("error-without-iserror", "http", args=WITHOUT_OTHER_ENV),
+    "invalid-structured": Drive("invalid-structured", "http", args=WITHOUT_OTHER_ENV),
+    "cancel-after-complete": Drive("cancel-after-complete", "http", args=WITHOUT_OTHER_ENV),
+    "secret-in-form": Drive("secret-in-form", "http", args=WITHOUT_OTHER_ENV),
+    "all-calls-fail": _alone("all-calls-fail", "no call answered a successful structured result"),
+    # a @should: a failure under --strict-conformance
+    "no-secret-elicitation": Drive("no-secret-elicitation", args=("--strict-conformance",),
+                                   reason="no url-mode elicitation"),
+    "unknown-tool-error": Drive("unknown-tool-error", reason="detect_shell: an unknown-tool error"),
+    "no-meta-schema": Drive("no-meta-schema"),
+    "lax-input": Drive("lax-input"),
+    "toolset-leak": Drive("toolset-leak"),
+    # -- "Every requirement proven able to fail": each run in memory on only the requirement it breaks.
+    "full-missing-tool": _alone("full-missing-tool", "missing ['genchangelog']"),
+    "default-core": _alone("default-core", "under MCP_TOOLSET=None lists 15 tools"),
+    "ui-missing-tool": _alone("ui-missing-tool", "missing ['sync_ui_data']"),
+    "workflow-missing-tool": _alone("workflow-missing-tool", "missing ['gen_mock']"),
+    "ui-lists-internal-steps": _alone("ui-lists-internal-steps", "lists 'init_component_catalog'"),
+    "ui-steps-outside-toolset": _alone("ui-steps-outside-toolset", "the call failed: start_ui"),
+    "show-all-only-true": _alone("show-all-only-true", "under MCP_TOOLSET=core lists 15 tools"),
+    "error-as-protocol-error": _alone("error-as-protocol-error", "a JSON-RPC error instead of isError: true"),
+    "commit-gitmoji": _alone("commit-gitmoji", "is not a Conventional Commits header"),
+    "commit-text-summary": _alone("commit-text-summary", "does not carry finalMessage", strict=True),
+    "workflow-name-without-prefix": _alone("workflow-name-without-prefix", "workflowName is 'bugfix'", strict=True),
+    "options-as-bullets": _alone("options-as-bullets", "does not offer numbered options"),
+    "form-answer-dropped": _alone("form-answer-dropped", "does not contain 'harness-answer-7f3a'"),
+    "form-for-any-elicitation": _alone("form-for-any-elicitation", "sent to a client that did not declare form mode"),
+    "task-created-submitted": _alone("task-created-submitted", "status 'submitted'"),
+    "task-without-poll-interval": _alone("task-without-poll-interval", "has no positive pollInterval"),
+    "task-get-without-update-time": _alone("task-get-without-update-time", "tasks/get: no lastUpdatedAt"),
+    "task-result-is-task": _alone("task-result-is-task", "has no content[0] text"),
+    "task-result-without-related": _alone("task-result-without-related",
+                                          "tasks/result lacks _meta['io.modelcontextprotocol/related-task']"),
+    "task-list-only-finished": _alone("task-list-only-finished", "tasks/list does not hold"),
+    "task-cancel-not-recorded": _alone("task-cancel-not-recorded", "expected 'cancelled'"),
+    # the scenario starts the reference as its own stdio process
+    "stdout-chatter": _alone("stdout-chatter", "are not MCP messages"),
+    "task-never-expires": _alone("task-never-expires", "tasks/get still answers the task after its ttl passed"),
+}
+
+
+def _case(drive: Drive) -> Case:
+    """The case of ``drive``, with what its subject's registration says it breaks."""
+    registered = broken.lookup(SUBJECT, drive.variant)
+    selection = tuple(arg for rid in sorted(registered.breaks) for arg in ("--req", rid)) \
+        if drive.only_its_requirements else ()
+    return Case(drive.variant, drive.transport, drive.env, caught_by=registered.breaks, may_also_fail=registered.also,
+                args=(*drive.args, *selection, *(("--strict-conformance",) if drive.strict else ())),
+                reason=drive.reason)
 
 
 CASES: dict[str, Case] = {
     "stdio": Case(None, "stdio"),
     "http": Case(None, "http"),
-    # gencommit missing from core: only a core subject shows it (the variant drops it from a core server
-    # altogether, so MCP_SHOW_ALL under core lists 48 too).
-    "core-missing-tool-stdio": Case("core-missing-tool", "stdio", caught_by=frozenset({"PROBE-TOOLSET-CORE-01"}),
-                                    may_also_fail=frozenset({"PROBE-TOOLSET-SHOWALL-01"})),
-    # (under core only the core listing applies: every other scenario needs another environment)
-    "core-missing-tool-http-core": Case("core-missing-tool", "http", (("MCP_TOOLSET", "core"),),
-                                        caught_by=frozenset({"PROBE-TOOLSET-CORE-01"}),
-                                        args=("--req", "PROBE-TOOLSET-CORE-01")),
-    # a failing call answers an error text without isError: true: on the wire, invalid input answered as a success
-    # (a tool with an outputSchema then looks like a success without structuredContent; no call is seen to fail, so
-    # the shape of a failure cannot be observed).
-    "error-without-iserror": Case("error-without-iserror", "http",
-                                  caught_by=frozenset({"PROBE-INPUT-VALIDATE-01"}),
-                                  may_also_fail=frozenset({"PROBE-OUTPUT-STRUCTURED-01", "PROBE-OUTPUT-ERROR-01"}),
-                                  args=WITHOUT_OTHER_ENV),
-    # gencommit's structuredContent violates its outputSchema (and so the design's CommitMessage schema).
-    "invalid-structured": Case("invalid-structured", "http",
-                               caught_by=frozenset({"PROBE-OUTPUT-STRUCTURED-01"}),
-                               may_also_fail=frozenset({"PROBE-COMMIT-CONVENTIONAL-01"}), args=WITHOUT_OTHER_ENV),
-    # tasks/cancel of a completed task succeeds.
-    "cancel-after-complete": Case("cancel-after-complete", "http",
-                                  caught_by=frozenset({"PROBE-TASK-CANCEL-TERMINAL-01"}), args=WITHOUT_OTHER_ENV),
-    # a token/password is asked in a form.
-    "secret-in-form": Case("secret-in-form", "http", caught_by=frozenset({"PROBE-ELICIT-SECRET-01"}),
-                           may_also_fail=frozenset({"PROBE-ELICIT-URL-ONLY-01"}), args=WITHOUT_OTHER_ENV),
-    # every call fails, so no structured result is ever seen; "every structured result is valid" must not
-    # pass on zero of them.
-    "all-calls-fail": Case("all-calls-fail", "ref", caught_by=frozenset({"PROBE-OUTPUT-STRUCTURED-01"}),
-                           args=("--req", "PROBE-OUTPUT-STRUCTURED-01"),
-                           reason="no call answered a successful structured result"),
-    # a token question to a client declaring both modes is answered in text, no url elicitation is sent;
-    # "every elicitation is url mode" must not hold vacuously. A @should: a failure under --strict-conformance.
-    "no-secret-elicitation": Case("no-secret-elicitation", "ref",
-                                  caught_by=frozenset({"PROBE-ELICIT-SECRET-URL-01"}),
-                                  args=("--strict-conformance",), reason="no url-mode elicitation"),
-    # a listed tool answers "unknown tool": a missing tool, not a text answer.
-    "unknown-tool-error": Case("unknown-tool-error", "ref", caught_by=frozenset({"PROBE-OUTPUT-TEXT-01"}),
-                               reason="detect_shell: an unknown-tool error"),
-    # structured results without _meta.schema, the design's channel for the schema.
-    "no-meta-schema": Case("no-meta-schema", "ref",
-                           caught_by=frozenset({"PROBE-OUTPUT-STRUCTURED-01", "PROBE-COMMIT-SCHEMA-01",
-                                                "PROBE-WORKFLOW-REPORT-01"})),
-    # arguments of the wrong type are accepted (MCP 2025-11-25: "Servers MUST: Validate all tool inputs"); with
-    # nothing refused, no failure is seen either.
-    "lax-input": Case("lax-input", "ref", caught_by=frozenset({"PROBE-INPUT-VALIDATE-01"}),
-                      may_also_fail=frozenset({"PROBE-OUTPUT-ERROR-01"})),
-    # tools outside the toolset are callable, and start_* refuse {} for a missing argument: a `start_ui({})` under
-    # core would pass on that missing-argument error; the call that succeeds under full must not.
-    "toolset-leak": Case("toolset-leak", "ref", caught_by=frozenset({"PROBE-TOOLSET-OUTSIDE-01"})),
-    # -- "Every requirement proven able to fail": variants that subclass ProbeKit (variant_kits.py), each run
-    # in memory on only the requirement it breaks. A whole run of each (measured) fails that requirement and nothing
-    # else but where noted (a @should: warn without --strict-conformance).
-    # the full toolset lists 48 tools (a whole run also fails DEFAULT-01, unset meaning full, and OUTPUT-TEXT-01,
-    # whose sweep over every tool of full counts the unlisted one as missing).
-    "full-missing-tool": _falsifier("full-missing-tool", "PROBE-TOOLSET-FULL-01", "missing ['genchangelog']"),
-    # MCP_TOOLSET unset runs core (a whole run fails DEFAULT-01 only: every other scenario sets MCP_TOOLSET).
-    "default-core": _falsifier("default-core", "PROBE-TOOLSET-DEFAULT-01", "under MCP_TOOLSET=None lists 15 tools"),
-    # the ui toolset lists 5 tools, sync_ui_data missing.
-    "ui-missing-tool": _falsifier("ui-missing-tool", "PROBE-TOOLSET-UI-01", "missing ['sync_ui_data']"),
-    # the workflow toolset lists 29 tools, gen_mock missing.
-    "workflow-missing-tool": _falsifier("workflow-missing-tool", "PROBE-TOOLSET-WORKFLOW-01", "missing ['gen_mock']"),
-    # the ui toolset lists start_ui's internal steps too (a whole run also fails UI-01, the exact list of 6).
-    "ui-lists-internal-steps": _falsifier("ui-lists-internal-steps", "PROBE-TOOLSET-UI-HIDDEN-01",
-                                          "lists 'init_component_catalog'"),
-    # start_ui refuses to run when its internal steps are outside the toolset: under ui, always.
-    "ui-steps-outside-toolset": _falsifier("ui-steps-outside-toolset", "PROBE-TOOLSET-UI-START-01",
-                                           "the call failed: start_ui"),
-    # MCP_SHOW_ALL=1 is ignored (only "true" counts).
-    "show-all-only-true": _falsifier("show-all-only-true", "PROBE-TOOLSET-SHOWALL-01",
-                                     "under MCP_TOOLSET=core lists 15 tools"),
-    # a failing call answers a JSON-RPC error instead of an errorResponse (isError: true).
-    "error-as-protocol-error": _falsifier("error-as-protocol-error", "PROBE-OUTPUT-ERROR-01",
-                                          "a JSON-RPC error instead of isError: true"),
-    # gencommit's finalMessage starts with a gitmoji, not the type.
-    "commit-gitmoji": _falsifier("commit-gitmoji", "PROBE-COMMIT-CONVENTIONAL-01",
-                                 "is not a Conventional Commits header"),
-    # gencommit's text is a summary without finalMessage (a @should).
-    "commit-text-summary": _falsifier("commit-text-summary", "PROBE-COMMIT-TEXT-01", "does not carry finalMessage",
-                                      strict=True),
-    # a start_* report's workflowName lacks the start_ prefix (a @should).
-    "workflow-name-without-prefix": _falsifier("workflow-name-without-prefix", "PROBE-WORKFLOW-NAME-01",
-                                               "workflowName is 'bugfix'", strict=True),
-    # the text question lists its options as bullets.
-    "options-as-bullets": _falsifier("options-as-bullets", "PROBE-ELICIT-FALLBACK-01",
-                                     "does not offer numbered options"),
-    # an accepted form's answer is not in the result text.
-    "form-answer-dropped": _falsifier("form-answer-dropped", "PROBE-ELICIT-FORM-01",
-                                      "does not contain 'harness-answer-7f3a'"),
-    # a url-only client gets form elicitations.
-    "form-for-any-elicitation": _falsifier("form-for-any-elicitation", "PROBE-ELICIT-URL-ONLY-01",
-                                           "sent to a client that did not declare form mode"),
-    # a created task has the status "submitted" (a whole run also fails TTL-01, which checks the created task
-    # whole before its timing).
-    "task-created-submitted": _falsifier("task-created-submitted", "PROBE-TASK-CREATE-01", "status 'submitted'"),
-    # a created task has no pollInterval.
-    "task-without-poll-interval": _falsifier("task-without-poll-interval", "PROBE-TASK-TTL-01",
-                                             "has no positive pollInterval"),
-    # tasks/get answers no lastUpdatedAt.
-    "task-get-without-update-time": _falsifier("task-get-without-update-time", "PROBE-TASK-GET-01",
-                                               "tasks/get: no lastUpdatedAt"),
-    # tasks/result answers the task object, not the tool's result.
-    "task-result-is-task": _falsifier("task-result-is-task", "PROBE-TASK-RESULT-01", "has no content[0] text"),
-    # tasks/result lacks the related-task _meta.
-    "task-result-without-related": _falsifier("task-result-without-related", "PROBE-TASK-RESULT-META-01",
-                                              "tasks/result lacks _meta['io.modelcontextprotocol/related-task']"),
-    # tasks/list holds only finished tasks.
-    "task-list-only-finished": _falsifier("task-list-only-finished", "PROBE-TASK-LIST-01", "tasks/list does not hold"),
-    # tasks/cancel answers the task cancelled, but it runs on.
-    "task-cancel-not-recorded": _falsifier("task-cancel-not-recorded", "PROBE-TASK-CANCEL-01",
-                                           "expected 'cancelled'"),
-    # every tools/call prints a plain line to stdout (the scenario starts the reference as its own stdio process).
-    "stdout-chatter": _falsifier("stdout-chatter", "PROBE-STDIO-STDOUT-01", "are not MCP messages"),
-    # a task's ttl is never enforced.
-    "task-never-expires": _falsifier("task-never-expires", "PROBE-TASK-EXPIRY-01",
-                                     "tasks/get still answers the task after its ttl passed"),
+    **{name: _case(drive) for name, drive in DRIVES.items()},
 }
 
 #: Conformant variants: other choices where the design is silent; every requirement must pass (ref runs).
@@ -299,3 +262,8 @@ def test_conformant_variant_passes_everything(runs, name: str):
     """Where the design is silent (the inputs of start_* and ask_user), another choice than the reference's is
     conformant too: every requirement passes, none is not applicable (in-memory runs apply every scenario)."""
     _assert_conformant(runs[name], set())
+
+
+def test_every_registered_variant_has_a_case():
+    """A broken subject registered for the features (``run="features"``) is run by at least one case."""
+    assert {d.variant for d in DRIVES.values()} == {c.name for c in broken.cases(SUBJECT, run="features")}

@@ -2,7 +2,7 @@
 references as separate processes pass it, and subjects that mishandle garbage fail it under the right id (every
 requirement proven able to fail). Every subject is a separate process reached through the public target
 options: the spec-written fake hook server (tests/frames/fake_hook_server.py) in a mode that breaks one rule, and
-broken variants of the reference desktop (simulator/reference/desktop/robustness_variants.py) dialling the harness.
+broken variants of the reference desktop (simulator/reference/broken/desktop/robustness.py) dialling the harness.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from conformance_runs import (
     PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, free_port, run_features,
     serving,
 )
+
+from simulator.reference.broken import cases
 
 FEATURES = "features/robustness/test_robustness.py"
 FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
@@ -36,23 +38,14 @@ SERVER_FAKES: dict[str, tuple[str, frozenset[str]]] = {
     # the same cap closes the connection on the fuzzer's frame just over 48 MiB (a drop was due: the close fails KEEP)
     "small-frames": (_S + "LIMITS-01", frozenset({_S + "KEEP-01"})),
 }
-#: hook server reference variant → (the requirement it breaks, what may fail beside it).
+#: hook server reference variant → (the requirement it breaks, what may fail beside it), from the variants'
+#: registrations with ``run="robustness"`` (simulator/reference/broken/hook_server).
 SERVER_VARIANTS: dict[str, tuple[str, frozenset[str]]] = {
-    "garbage-forgets-tasks": (_S + "LIFECYCLE-01", frozenset()),
-}
-#: desktop variant → (the requirement it breaks, what may fail beside it).
+    c.name: (*c.breaks, c.also) for c in cases("hook-server", run="robustness")}
+#: desktop variant → (the requirement it breaks, what may fail beside it), from the registrations with
+#: ``run="robustness"`` (simulator/reference/broken/desktop).
 DESKTOP_VARIANTS: dict[str, tuple[str, frozenset[str]]] = {
-    # gone after the crash: nothing later can be observed (LIFECYCLE and LIMITS meet no desktop: error)
-    "garbage-crashes": (_D + "KEEP-01", frozenset({_D + "PING-01", _D + "NO-EFFECT-01", _D + "PING-FLOOD-01",
-                                                   _D + "LIFECYCLE-01", _D + "LIMITS-01"})),
-    "garbage-answered": (_D + "NO-EFFECT-01", frozenset()),
-    # the desktop keeps its one connection across scenarios: the flood meets the same deaf connection
-    "deaf-after-garbage": (_D + "PING-01", frozenset({_D + "KEEP-01", _D + "NO-EFFECT-01", _D + "PING-FLOOD-01",
-                                                      _D + "LIFECYCLE-01", _D + "LIMITS-01"})),
-    "pongs-capped": (_D + "PING-FLOOD-01", frozenset()),
-    "small-frame-cap": (_D + "LIMITS-01", frozenset()),
-    "garbage-drops-dispatch": (_D + "LIFECYCLE-01", frozenset()),
-}
+    c.name: (*c.breaks, c.also) for c in cases("desktop", run="robustness")}
 
 pytestmark = pytest.mark.timeout(RUN_TIMEOUT_S * 2)
 

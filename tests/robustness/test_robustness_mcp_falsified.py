@@ -2,9 +2,9 @@
 judges subjects it has never seen: the references as separate processes pass it over stdio and over Streamable
 HTTP, and subjects that mishandle garbage fail it under the right id (every requirement proven able to
 fail). Every subject is a separate process reached through the public target options: broken variants of the
-references (simulator/reference/mcp_robustness_variants.py: one server middleware each), and the spec-written fake
-MCP server (tests/robustness/fake_mcp_server.py) for the rule an SDK-based server cannot be made to break (an error
-code that is no integer).
+references (simulator/reference/broken/mcp_transport.py: one server middleware each, registered with the requirement
+it breaks, ``run="robustness"``), and the spec-written fake MCP server (tests/robustness/fake_mcp_server.py) for the
+rule an SDK-based server cannot be made to break (an error code that is no integer).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from conformance_runs import (
     PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, child_env, run_features, serving,
 )
 
+from simulator.reference import broken
+
 FEATURES = "features/robustness/test_robustness.py"
 FAKE = str(ROOT / "tests" / "robustness" / "fake_mcp_server.py")
 #: A small budget: enough to meet each fault within a few batches, cheap enough for CI; --strict-conformance makes
@@ -23,31 +25,32 @@ FAKE = str(ROOT / "tests" / "robustness" / "fake_mcp_server.py")
 PROFILE = ["-m", "robustness", "--fuzz-frames=120", "--step-timeout=2", "--strict-conformance"]
 _C, _P = "ROBUST-CCWEB-", "ROBUST-PROBEKIT-"
 NAMES = ("ALIVE-01", "ANSWER-01", "ERROR-SHAPE-01", "ERROR-CODE-01")
-#: (subject, the reference's serve command) by role.
+#: The reference's serve command (its broken subjects' subject name) by role.
 SERVE = {"ccweb": "ccweb-mcp", "probekit": "probekit-mcp"}
 PREFIX = {"ccweb": _C, "probekit": _P}
 
 
-def _everything_but(prefix: str, *kept: str) -> frozenset[str]:
-    return frozenset(prefix + n for n in NAMES if n not in kept)
+#: The transport each (role, variant) runs over: both transports are covered for each fault.
+TRANSPORT: dict[str, str] = {
+    "ccweb-crash-on-huge-argument": "http",
+    "probekit-crash-on-huge-argument": "stdio",
+    "ccweb-silent-unknown-method": "stdio",
+    "probekit-silent-unknown-method": "http",
+    "ccweb-unknown-method-wrong-code": "stdio",
+    "probekit-unknown-method-wrong-code": "http",
+}
 
 
-#: (role, variant, transport) → (the requirement it breaks, what may fail beside it and why).
+def _only(ids: frozenset[str]) -> str:
+    (rid,) = ids
+    return rid
+
+
+#: (role, variant) → (role, variant, transport, the requirement it breaks, what may fail beside it): the
+#: registrations of ``run="robustness"`` (their docstrings say why the others may fail).
 VARIANTS: dict[str, tuple[str, str, str, str, frozenset[str]]] = {
-    # a crash leaves the rest unobservable (or a request unanswered): every other property may lack evidence
-    "ccweb-crash-on-huge-argument": ("ccweb", "crash-on-huge-argument", "http", _C + "ALIVE-01",
-                                     _everything_but(_C, "ALIVE-01")),
-    "probekit-crash-on-huge-argument": ("probekit", "crash-on-huge-argument", "stdio", _P + "ALIVE-01",
-                                        _everything_but(_P, "ALIVE-01")),
-    # an unknown method unanswered: ERROR-CODE then has no error to an unknown method to judge
-    "ccweb-silent-unknown-method": ("ccweb", "silent-unknown-method", "stdio", _C + "ANSWER-01",
-                                    frozenset({_C + "ERROR-CODE-01"})),
-    "probekit-silent-unknown-method": ("probekit", "silent-unknown-method", "http", _P + "ANSWER-01",
-                                       frozenset({_P + "ERROR-CODE-01"})),
-    "ccweb-unknown-method-wrong-code": ("ccweb", "unknown-method-wrong-code", "stdio", _C + "ERROR-CODE-01",
-                                        frozenset()),
-    "probekit-unknown-method-wrong-code": ("probekit", "unknown-method-wrong-code", "http", _P + "ERROR-CODE-01",
-                                           frozenset()),
+    f"{role}-{c.name}": (role, c.name, TRANSPORT[f"{role}-{c.name}"], _only(c.breaks), c.also)
+    for role, subject in SERVE.items() for c in broken.cases(subject, run="robustness")
 }
 #: name → (the role the fake is judged as, its mode, the requirement it breaks, what may fail beside it and why).
 FAKES: dict[str, tuple[str, str, str, frozenset[str]]] = {

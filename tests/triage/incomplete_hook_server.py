@@ -11,7 +11,14 @@ redelivery at the next hello, durability (no `restart`), `settle`, `ping-desktop
 
     python tests/triage/incomplete_hook_server.py --listen 127.0.0.1:0 --control 127.0.0.1:0 [--token T]
 """
-import argparse, asyncio, http.server, json, signal, threading, time, uuid
+import argparse
+import asyncio
+import http.server
+import json
+import signal
+import threading
+import time
+import uuid
 from http import HTTPStatus
 
 from websockets.asyncio.server import serve

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance_runs import PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, child_env, serving
+from tests.conformance_runs import PYTHON, RUN_TIMEOUT_S, Run, RunPool, child_env, serving
 
 INCOMPLETE = Path(__file__).with_name("incomplete_hook_server.py")
 #: What a reader sees at most (docs/targets.md "The console").

@@ -153,7 +153,6 @@ class StormDesktop:
             raise _Closed(f"{self.device_id}: the connection went away: {exc!r}") from None
 
     async def _read(self, ws: ClientConnection) -> None:
-        st = self.storm
         try:
             async for raw in ws:
                 result = parse_hook_message(raw)
@@ -298,7 +297,7 @@ class _Storm:
                 rids = await self.inject(desktops, round_no)
                 self.report.tasks += len(rids)
                 plans = [self.rng.choice(POINTS) for _ in desktops]
-                await asyncio.gather(*(d.run_round(rid, point) for d, rid, point in zip(desktops, rids, plans)))
+                await asyncio.gather(*(d.run_round(rid, point) for d, rid, point in zip(desktops, rids, plans, strict=True)))
                 self.report.rounds += 1
                 self.unknown_dispatches(desktops)
                 if self.lost_ids or self.report.duplicated:

@@ -4,8 +4,8 @@
 
 Theory of operation. ``connect_desktop`` listens with a fresh ``ServerRole`` per scenario and lets the desktop dial
 in (the embedded reference, or an external desktop on ``listen:HOST:PORT``); the returned ``DesktopDriver`` holds
-the scenario state (``DesktopSession``: names → fresh requestIds and externalKeys, what the desktop sent so far) and
-offers the operations of the steps. The turns the desktop's agent runs are scripted through its control API
+the scenario state (``desk.session``, a ``DesktopSession``: names → fresh requestIds and externalKeys, what the desktop
+sent so far) and one part per family of operations, each a module below (``desk.acks``, ``desk.bindings``, …). The turns the desktop's agent runs are scripted through its control API
 (``script-next-turn``): expectations come from the feature.
 
 Verdicts: no pass without evidence. A judgement reads what the desktop sent or what its control API answered, never a
@@ -33,7 +33,7 @@ called from ``simulator.hook``.
 | ``queries`` | query.request from the harness, the answers judged against the hello and the sessions |
 | ``tools`` | gateway tools: the agent's ``call-tool``, tool.request / tool.response, ``state.toolCalls`` |
 | ``default_workspace`` | an X-lane task to the hello's default workspace, the session it runs in |
-| ``driver`` | ``DesktopDriver``, all of the above in one class |
+| ``driver`` | ``DesktopDriver``: the session and one part per module above, each given what it builds on |
 | ``connect`` | ``connect_desktop``, ``bearer_token``, ``parse_features`` |
 """
 

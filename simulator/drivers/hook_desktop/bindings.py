@@ -88,15 +88,16 @@ class SlackScenario:
     view_before: dict[str, Any] | None = None
 
 
-class BindingOps(DesktopSession):
+@dataclass(eq=False)
+class BindingOps:
     """The Slack binding, multi-team and Slack preference operations of a desktop scenario."""
 
-    @property
-    def slack(self) -> SlackScenario:
-        found = self.__dict__.get("_slack_scenario")
-        if found is None:
-            found = self.__dict__["_slack_scenario"] = SlackScenario()
-        return found
+    session: DesktopSession
+
+    #: What the scenario knows about Slack.
+    slack: SlackScenario = field(default_factory=SlackScenario)
+    #: The desktop's prefs.get payload, once read (``_prefs_get_frame``).
+    prefs_get: Any = None
 
     def team(self, name: str) -> str:
         """The Slack teamId of team ``name`` (fresh per scenario)."""
@@ -107,26 +108,26 @@ class BindingOps(DesktopSession):
 
     def require_desktop_multi_team(self) -> None:
         """Not applicable unless the desktop declares ``multi-team`` in its hello (阶段 13: "能力协商双向")."""
-        if HOOK_FEATURE_MULTI_TEAM not in self.server.desktop_features:
+        if HOOK_FEATURE_MULTI_TEAM not in self.session.server.desktop_features:
             raise NotApplicable(f"the desktop does not declare {HOOK_FEATURE_MULTI_TEAM} in hello.features")
 
     # -- the desktop's user (control API) ---------------------------------------------------------------------
 
     def sign_in_with_slack(self, team: str | None = None) -> None:
         """Control ``slack-bind``: "Sign in with Slack" (``team``: re-authorise that team)."""
-        self.user_action("slack-bind", {"teamId": self.team(team)} if team else {})
+        self.session.user_action("slack-bind", {"teamId": self.team(team)} if team else {})
 
     def sign_out_of_slack(self, team: str | None = None, *, pending_only: bool = False) -> None:
         """Control ``slack-revoke``: sign out of ``team`` (None: of Slack), or cancel the sign-in in flight."""
         body: dict[str, Any] = {"pendingOnly": True} if pending_only else {}
         if team:
             body["teamId"] = self.team(team)
-        self.user_action("slack-revoke", body)
+        self.session.user_action("slack-revoke", body)
 
     def _request_id(self, capability: str, body: dict[str, Any]) -> str:
         """The ``requestId`` the desktop answered (``$defs/<capability>.response``: a non-empty string, checked by
         ``call`` before it is read)."""
-        return self.user_action(capability, body)["requestId"]
+        return self.session.user_action(capability, body)["requestId"]
 
     def ask_slack_prefs(self) -> None:
         """Control ``prefs-get``; the answer's requestId is what the prefs.get must carry."""
@@ -145,58 +146,57 @@ class BindingOps(DesktopSession):
         """bind.update pending with a fresh authorize URL (an https URL of the identity provider with a state nonce)."""
         url = f"https://slack.com/openid/connect/authorize?response_type=code&state={uuid.uuid4().hex}"
         self.slack.authorize_url = url
-        self.server.send_message(make_bind_update("pending", None, None, None, authorize_url=url, team_id=None))
+        self.session.server.send_message(make_bind_update("pending", None, None, None, authorize_url=url, team_id=None))
 
     def send_confirmed(self, team: str) -> None:
-        self.server.send_message(make_bind_update("confirmed", self.slack_user(team), f"User of {team}", None,
-                                                  team_id=self.team(team), team_name=f"Team {team}"))
+        self.session.server.send_message(make_bind_update("confirmed", self.slack_user(team), f"User of {team}", None,
+                                                          team_id=self.team(team), team_name=f"Team {team}"))
 
     def send_revoked(self, team: str | None) -> None:
-        self.server.send_message(make_bind_update("revoked", None, None, None,
-                                                  team_id=self.team(team) if team else None))
+        self.session.server.send_message(make_bind_update("revoked", None, None, None,
+                                                          team_id=self.team(team) if team else None))
 
     def send_not_installed(self, with_install_url: bool) -> None:
         """bind.update failed, reason not-installed, with a fresh installUrl or without one."""
         url = f"https://slack.com/apps/A{uuid.uuid4().hex[:8].upper()}" if with_install_url else None
         self.slack.install_url = url
-        self.server.send_message(make_bind_update("failed", None, None, "The Slack app is not installed",
-                                                  reason="not-installed", install_url=url or ABSENT))
+        self.session.server.send_message(make_bind_update("failed", None, None, "The Slack app is not installed",
+                                                          reason="not-installed", install_url=url or ABSENT))
 
     def send_bind_state(self, teams: Iterable[str]) -> None:
         entries = tuple(BindStateEntry(self.team(t), self.slack_user(t), f"Team {t}", f"User of {t}") for t in teams)
-        self.server.send_message(make_bind_state(entries))
+        self.session.server.send_message(make_bind_state(entries))
 
     def answer_prefs_get(self, entries: list[dict[str, Any]]) -> None:
         """prefs.state answering the desktop's prefs.get (replyTo = the requestId that frame carried)."""
         get = self._prefs_get_frame()
-        self.server.prefs_state(True, entries, reply_to=get.request_id)
+        self.session.server.prefs_state(True, entries, reply_to=get.request_id)
 
     def push_prefs(self, entries: list[dict[str, Any]]) -> None:
         """A pushed prefs.state (replyTo null): a change made in the channel (/model)."""
-        self.server.prefs_state(True, entries, reply_to=None)
+        self.session.server.prefs_state(True, entries, reply_to=None)
 
     def push_unbound(self) -> None:
-        self.server.prefs_state(False, (), reply_to=None)
+        self.session.server.prefs_state(False, (), reply_to=None)
 
     def send_malformed(self, type_: str, payload: Mapping[str, Any]) -> None:
         """A ``type_`` frame with ``payload`` as given (not validated), after noting what the desktop shows."""
         if self.slack.view_before is None:
             self.slack.view_before = self.slack_view()
-        self.server.send_frame({"v": 1, "type": type_, "id": str(uuid.uuid4()), "ts": int(time.time() * 1000),
-                                "payload": dict(payload)})
+        self.session.server.send_frame({"v": 1, "type": type_, "id": str(uuid.uuid4()), "ts": int(time.time() * 1000),
+                                        "payload": dict(payload)})
 
     # -- what the desktop sent ----------------------------------------------------------------------------------
 
     def _prefs_get_frame(self) -> Any:
-        found = self.__dict__.get("_prefs_get_payload")
-        if found is None:
-            found = self.__dict__["_prefs_get_payload"] = self.server.expect_payload(MessageType.PREFS_GET.value)
-        return found
+        if self.prefs_get is None:
+            self.prefs_get = self.session.server.expect_payload(MessageType.PREFS_GET.value)
+        return self.prefs_get
 
     def check_bind_start(self, team: str | None = None) -> None:
         """§5 阶段 5 bind.start: "新端发空对象 {}(设备身份取连接 hello 的 deviceId);可选 teamId = 给指定 team 重新授权时
         pin 授权页 …;email 字段仅用于 server 识别旧客户端(deprecated)": no email; ``{}``, or exactly ``{teamId}``."""
-        wire = self.server.expect_payload(MessageType.BIND_START.value).to_wire()
+        wire = self.session.server.expect_payload(MessageType.BIND_START.value).to_wire()
         assert "email" not in wire, f"bind.start carries email ({wire['email']!r}): only old clients send it"
         given = {k: v for k, v in wire.items() if v is not None}
         want = {"teamId": self.team(team)} if team else {}
@@ -205,7 +205,7 @@ class BindingOps(DesktopSession):
     def check_bind_start_without_team(self) -> None:
         """§5 阶段 13 "其余为已有帧的可选 teamId 扩展 … bind.start … 能力协商双向 … 任一侧缺席则整体回落单绑定行为":
         without multi-team negotiated, the bind.start carries no teamId (the user's team choice is not sent)."""
-        wire = self.server.expect_payload(MessageType.BIND_START.value).to_wire()
+        wire = self.session.server.expect_payload(MessageType.BIND_START.value).to_wire()
         assert wire.get("teamId") is None, (
             f"bind.start names team {wire['teamId']!r} although multi-team is not on for this connection: "
             f"{json.dumps(wire)}")
@@ -213,7 +213,7 @@ class BindingOps(DesktopSession):
     def check_bind_revoke(self, team: str | None = None, *, pending_only: bool = False) -> None:
         """§5 阶段 5 bind.revoke: "teamId 非空 = 只解绑该 team,空/缺省 = 解绑本设备全部 …;pendingOnly=true = 只作废在途
         授权、不动已确认绑定。desktop 仅在 server 声明 multi-team 后才发带 teamId 的形态"."""
-        wire = self.server.expect_payload(MessageType.BIND_REVOKE.value).to_wire()
+        wire = self.session.server.expect_payload(MessageType.BIND_REVOKE.value).to_wire()
         if pending_only:
             assert wire.get("pendingOnly") is True, f"bind.revoke {json.dumps(wire)} does not say pendingOnly: true"
             return
@@ -237,7 +237,7 @@ class BindingOps(DesktopSession):
     def check_prefs_set(self, workspace: str, fields: Mapping[str, Any], team: str | None = None) -> None:
         """§5 阶段 11 prefs.set: "部分更新某目录偏好(undefined 不动、null 显式清空)": exactly the keys the user changed
         (a key left as it was is left out), and ``teamId`` only as the scenario says (阶段 13)."""
-        p = self.server.expect_payload(MessageType.PREFS_SET.value)
+        p = self.session.server.expect_payload(MessageType.PREFS_SET.value)
         wire = p.to_wire()
         assert p.request_id == self.slack.prefs_set_id, (
             f"prefs.set requestId {p.request_id!r}, the control API answered {self.slack.prefs_set_id!r}")
@@ -256,10 +256,10 @@ class BindingOps(DesktopSession):
     # -- what the desktop shows (control state) -----------------------------------------------------------------
 
     def slack_view(self) -> dict[str, Any]:
-        return checked_slack_view(self.call("state"))
+        return checked_slack_view(self.session.call("state"))
 
     def _poll(self, holds: Any, what: str) -> dict[str, Any]:
-        return self.poll(self.slack_view, holds, what)
+        return self.session.poll(self.slack_view, holds, what)
 
     def _link(self, view: dict[str, Any]) -> Any:
         auth = view["slack"]["authorization"]
@@ -310,7 +310,7 @@ class BindingOps(DesktopSession):
         """After a ping barrier, the desktop shows the bindings of exactly ``names`` (the frames before changed
         nothing else)."""
         want = set(names)
-        self.barrier()
+        self.session.barrier()
         shown = self._shown_teams(self.slack_view())
         assert shown == want, (
             f"the desktop shows the Slack bindings of the teams {sorted(shown)}, expected {sorted(want)}")
@@ -337,7 +337,7 @@ class BindingOps(DesktopSession):
         shows (read after a ping barrier)."""
         before = self.slack.view_before
         assert before is not None, "the harness sent no malformed frame in this scenario"
-        self.barrier()
+        self.session.barrier()
         after = self.slack_view()
         assert after == before, (f"the desktop's Slack view changed after malformed frames: before "
                                  f"{json.dumps(before)[:400]}, after {json.dumps(after)[:400]}")

@@ -22,6 +22,7 @@ from ...targets import Role
 from ...wirelog import Direction, WireLog
 from .answers import checked_control
 from .driver import DesktopDriver
+from .session import DesktopSession
 
 if TYPE_CHECKING:
     from ...config import HarnessConfig
@@ -89,8 +90,8 @@ def connect_desktop(*, config: HarnessConfig, subjects: Subjects, wire: WireLog,
     else:
         control = subjects.control(ROLE, wire)
         clear_leftover_scripts(control, wire)
-    desk = DesktopDriver(server=server, control=control, features=features, step_timeout=config.step_timeout,
-                         wire=wire, tmp=tmp, token=token, defer=defer)
-    desk.reconnect()
+    desk = DesktopDriver(DesktopSession(server=server, control=control, features=features,
+                                        step_timeout=config.step_timeout, wire=wire, tmp=tmp, token=token, defer=defer))
+    desk.session.reconnect()
     harness.note_subject(ROLE, target.raw, dict(server.identity))
     return desk

@@ -8,6 +8,7 @@ A "nothing was sent" check holds only on a connection that stays open and answer
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ...errors import MissingFrame
 from ...hook import MessageType
@@ -17,46 +18,50 @@ from .session import DesktopSession
 __all__ = ["ConnectionChecks"]
 
 
-class ConnectionChecks(DesktopSession):
+@dataclass(eq=False)
+class ConnectionChecks:
     """Operations on the connection of a desktop scenario as a whole."""
+
+    session: DesktopSession
 
     def check_alive(self) -> None:
         """The connection stays open, the desktop answers a ping with a valid pong and sent no invalid frame."""
-        self.server.ping()
-        pong = self.server.expect(MessageType.PONG.value)
+        self.session.server.ping()
+        pong = self.session.server.expect(MessageType.PONG.value)
         assert pong.ok, f"the desktop's pong is invalid: {pong.issue}"
-        bad = [e for e in self.server.pending() if not e.ok]
+        bad = [e for e in self.session.server.pending() if not e.ok]
         assert not bad, f"the desktop sent an invalid frame: {bad[0].issue}"
 
     def check_every_ping_answered(self) -> None:
         """§5 阶段 1 "ping / pong 双向 心跳,收到 ping 必须回 pong。payload 恒空对象", also while a turn runs: one valid pong
         per ping ``ping_while_running`` sent, read from what the desktop sent, the last one before that turn's
         turn.end. "payload 恒空对象" is the core's pong check: a pong with any payload field is not valid."""
-        assert self.pings and self.ping_request is not None, "the harness sent no ping before this step"
-        last = self.ping_floor
-        for n in range(1, self.pings + 1):
+        assert self.session.pings and self.session.ping_request is not None, "the harness sent no ping before this step"
+        last = self.session.ping_floor
+        for n in range(1, self.session.pings + 1):
             def pong_after(e: Inbound, f: int = last) -> bool:
                 return e.type == MessageType.PONG and e.seq > f
 
-            pong_after.description = f"pong {n} of {self.pings}"  # type: ignore[attr-defined]
-            entry = self.server.expect(pong_after)
-            assert entry.ok, f"the desktop's pong {n} of {self.pings} is invalid: {entry.issue}"
+            pong_after.description = f"pong {n} of {self.session.pings}"  # type: ignore[attr-defined]
+            entry = self.session.server.expect(pong_after)
+            assert entry.ok, f"the desktop's pong {n} of {self.session.pings} is invalid: {entry.issue}"
             last = entry.seq
-        rid = self.rid(self.ping_request)
-        ended = [e.seq for e in list(self.server.connection.received)
+        rid = self.session.rid(self.session.ping_request)
+        ended = [e.seq for e in list(self.session.server.connection.received)
                  if e.type == MessageType.TURN_END and e.request_id == rid]
         assert not ended or ended[0] > last, (
-            f"the desktop answered the last of {self.pings} pings only after the turn of {self.ping_request!r} ended")
+            f"the desktop answered the last of {self.session.pings} pings only after the turn of "
+            f"{self.session.ping_request!r} ended")
 
     def check_bearer_token(self) -> None:
         """The desktop's latest upgrade request carried ``Authorization: Bearer <the token>`` (the token is never
         shown: only its scheme and length)."""
-        assert self.token, "this scenario's server requires no token"
-        assert self.server.handshakes, "no handshake was recorded"
-        _path, headers = self.server.handshakes[-1]
+        assert self.session.token, "this scenario's server requires no token"
+        assert self.session.server.handshakes, "no handshake was recorded"
+        _path, headers = self.session.server.handshakes[-1]
         got = headers.get("authorization")
         assert got is not None, "the desktop's upgrade request has no Authorization header"
-        assert got == f"Bearer {self.token}", (
+        assert got == f"Bearer {self.session.token}", (
             "the desktop's Authorization header is not 'Bearer <the token>' "
             f"(scheme {got.split(' ', 1)[0]!r}, {len(got)} characters)")
 
@@ -65,7 +70,7 @@ class ConnectionChecks(DesktopSession):
         当前设备的 … 上下线通知偏好"): a frame sent before the change (``lifecycle_mark``) does not answer it, nor does
         a late frame of the other value (the answer to the harness's own earlier change, ``set_lifecycle_preference``);
         an invalid one fails."""
-        mark = self.lifecycle_mark
+        mark = self.session.lifecycle_mark
         name = MessageType.LIFECYCLE_PREFERENCE.value
 
         def after_change(e: Inbound) -> bool:
@@ -73,9 +78,9 @@ class ConnectionChecks(DesktopSession):
         after_change.description = (  # type: ignore[attr-defined]
             f"a lifecycle.preference enabled={str(enabled).lower()} sent after the change")
         try:
-            entry = self.server.expect(after_change)
+            entry = self.session.server.expect(after_change)
         except MissingFrame as missing:
-            others = [e.message.payload.enabled for e in self.server.connection.received
+            others = [e.message.payload.enabled for e in self.session.server.connection.received
                       if e.type == name and e.seq > mark and e.ok]
             if others:
                 raise AssertionError(f"after the user set the preference to {enabled}, the desktop sent "
@@ -85,9 +90,9 @@ class ConnectionChecks(DesktopSession):
 
     def check_lifecycle_not_sent(self) -> None:
         """§2: without lifecycle-announcement-v1 in welcome the desktop sends no lifecycle.preference."""
-        self.none_answered(MessageType.LIFECYCLE_PREFERENCE.value)
+        self.session.none_answered(MessageType.LIFECYCLE_PREFERENCE.value)
 
     def check_no_frame_of(self, types: Iterable[str]) -> None:
         """The desktop sends no frame of ``types`` (``none_answered``)."""
         names = set(types)
-        self.none_answered(lambda e: e.type in names)
+        self.session.none_answered(lambda e: e.type in names)

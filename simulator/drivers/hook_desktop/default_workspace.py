@@ -12,37 +12,45 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import dataclass
 
+from .session import DesktopSession
 from .state import StateChecks
 
 __all__ = ["DefaultWorkspaceChecks"]
 
 
-class DefaultWorkspaceChecks(StateChecks):
-    """The default-workspace operations of a desktop scenario."""
+@dataclass(eq=False)
+class DefaultWorkspaceChecks:
+    """The default-workspace operations of a desktop scenario, over the session and its control ``state``
+    (``state``)."""
+
+    session: DesktopSession
+    state: StateChecks
 
     def dispatch_x_mention(self, name: str) -> str:
         """A task from an X mention (a single-message channel) to the defaultWorkspace of the desktop's latest hello:
         what a server sends for a new X lane ("本 lane 已定的目录 > hello.defaultWorkspace > chat"). Returns the alias."""
-        assert self.hellos, "no hello was received"
-        default = self.hellos[-1].default_workspace
+        assert self.session.hellos, "no hello was received"
+        default = self.session.hellos[-1].default_workspace
         assert isinstance(default, str) and default, (
             "the desktop's latest hello names no defaultWorkspace: there is no default to dispatch to")
-        self.key_names[name] = name
-        self.keys.setdefault(name, f"x:conformance-mention-{uuid.uuid4()}")
+        self.session.key_names[name] = name
+        self.session.keys.setdefault(name, f"x:conformance-mention-{uuid.uuid4()}")
         text = f"@bot Conformance mention {name}."
-        self.server.dispatch(self.rid(name), self.key(name), default, prompt=text,
-                             source={"im": "x", "userText": text})
+        self.session.server.dispatch(self.session.rid(name), self.session.key(name), default, prompt=text,
+                                     source={"im": "x", "userText": text})
         return default
 
     def check_run_in_workspace(self, name: str, alias: str) -> None:
         """默认工作目录 "结果是这类渠道的任务只能永远落在内置「对话」伪目录上,碰不到本地仓库。做法:desktop 在握手时声明一个默认别名,
         server 在新建 lane 时按…取值": the task is accepted into a session, and the desktop's state shows that session in
         workspace ``alias`` (the default), not in the chat pseudo-folder."""
-        ack = self.first_ack(name)
+        ack = self.session.first_ack(name)
         assert ack.result == "accepted" and ack.session_id, (
             f"the desktop did not accept {name!r} into a session: {ack.result!r} ({ack.reason!r})")
-        sessions = [s for s in self.state()["sessions"] if isinstance(s, dict) and s.get("sessionId") == ack.session_id]
+        sessions = [s for s in self.state.state()["sessions"]
+                    if isinstance(s, dict) and s.get("sessionId") == ack.session_id]
         assert sessions, f"the desktop's state lists no session {ack.session_id!r} (the one it acked {name!r} into)"
         session = sessions[-1]
         assert "workspace" in session, (

@@ -21,12 +21,14 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType
 from .answers import checked_fields
 from .providers import ProviderChecks
-from .session import TELEGRAM
+from .session import TELEGRAM, DesktopSession
+from .state import StateChecks
 
 __all__ = ["GroupRelayChecks", "checked_window", "checked_run_context"]
 
@@ -48,33 +50,39 @@ def checked_run_context(run: dict[str, Any]) -> list[str] | None:
     return checked_fields(run, "state", ("groupContext",), definition="run")["groupContext"]
 
 
-class GroupRelayChecks(ProviderChecks):
-    """The group relay operations of a desktop scenario."""
+@dataclass(eq=False)
+class GroupRelayChecks:
+    """The group relay operations of a desktop scenario, over the session, its control ``state`` (``state``) and the
+    provider families' bookkeeping (``providers``: the ids of the bindings a recipient names)."""
 
-    @property
-    def relayed(self) -> dict[str, dict[str, Any]]:
-        """message name → the group.message payload the harness relayed (wire form), the latest per name."""
-        return self.__dict__.setdefault("_relayed", {})
+    session: DesktopSession
+    state: StateChecks
+    providers: ProviderChecks
+
+    #: message name → the group.message payload the harness relayed (wire form), the latest per name.
+    relayed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: chat name → its Telegram supergroup id (``chat_id``).
+    chats: dict[str, str] = field(default_factory=dict)
 
     def require_hello_features(self, features: Iterable[str]) -> None:
         """Not applicable unless the desktop declares every one of ``features`` in its own hello (§1: "基础能力协商
         双向"; the recipient generation is negotiated the same way)."""
         for feature in features:
-            self.require_hello(feature)
+            self.providers.require_hello(feature)
 
     def message_id(self, name: str) -> str:
-        return self.pid("message", name)
+        return self.providers.pid("message", name)
 
     def chat_id(self, name: str) -> str:
         """A fresh Telegram supergroup id for chat ``name`` (a canonical negative decimal), one per scenario."""
-        chats = self.__dict__.setdefault("_chats", {})
-        return chats.setdefault(name, f"-100{uuid.uuid4().int % 10 ** 10:010d}")
+        return self.chats.setdefault(name, f"-100{uuid.uuid4().int % 10 ** 10:010d}")
 
     def recipient(self, binding: str, *, other_principal: bool = False) -> dict[str, str]:
         """{bindingId, principalId} of binding ``binding`` as ``push_confirmed`` confirmed it (``other_principal``: the
         same bindingId with a principal it was never confirmed for)."""
         principal = f"{binding}:other" if other_principal else binding
-        return {"bindingId": self.pid("binding", binding), "principalId": self.pid("principal", principal)}
+        return {"bindingId": self.providers.pid("binding", binding),
+                "principalId": self.providers.pid("principal", principal)}
 
     def _payload(self, message: str, chat: str, recipient: dict[str, str] | None) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -87,9 +95,9 @@ class GroupRelayChecks(ProviderChecks):
         return payload
 
     def _send(self, p: dict[str, Any], *, validate: bool = True) -> None:
-        self.server.group_message(p["provider"], p["chatId"], p["messageId"], p["author"], p["text"], p["sentAt"],
-                                  p["threadId"], p["chatName"], p.get("recipient"), p.get("fileNames"),
-                                  validate=validate)
+        self.session.server.group_message(p["provider"], p["chatId"], p["messageId"], p["author"], p["text"],
+                                          p["sentAt"], p["threadId"], p["chatName"], p.get("recipient"),
+                                          p.get("fileNames"), validate=validate)
 
     def relay(self, message: str, chat: str, recipient: dict[str, str] | None) -> None:
         """group.message ``message`` in chat ``chat`` to ``recipient`` (None: the field left out)."""
@@ -107,8 +115,8 @@ class GroupRelayChecks(ProviderChecks):
         build it where the value breaks 阶段 19): a desktop that took it would show it."""
         payload = self._payload(message, chat, self.recipient(binding))
         payload["author"][field] = value
-        self.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()), "ts": 1,
-                                "payload": payload})
+        self.session.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()),
+                                        "ts": 1, "payload": payload})
 
     def relay_malformed(self, message: str, chat: str, binding: str) -> None:
         """group.message frames to ``binding`` that fail the core's checks, each of which a lenient desktop would enter
@@ -123,21 +131,21 @@ class GroupRelayChecks(ProviderChecks):
             {k: v for k, v in good.items() if k != "chatId"},
         ]
         for payload in frames:
-            self.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()), "ts": 1,
-                                    "payload": payload})
-        self.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()), "ts": 1,
-                                "payload": [good["messageId"]]})
-        self.server.send_raw('{"v":1,"type":"group.message","id":"garbage-y","ts":1,"payload":{"messageId":"'
-                             + good["messageId"] + '"')
+            self.session.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()),
+                                            "ts": 1, "payload": payload})
+        self.session.server.send_frame({"v": 1, "type": MessageType.GROUP_MESSAGE.value, "id": str(uuid.uuid4()),
+                                        "ts": 1, "payload": [good["messageId"]]})
+        self.session.server.send_raw('{"v":1,"type":"group.message","id":"garbage-y","ts":1,"payload":{"messageId":"'
+                                     + good["messageId"] + '"')
 
     def dispatch_triggered(self, name: str, message: str) -> None:
         """task.dispatch of ``name`` whose source.triggerMessageId is the messageId of group message ``message``
         (阶段 14: "与 group.message.messageId 同一 id 空间")."""
-        self.key_names[name] = name
-        self.keys.setdefault(name, self.fresh_key(TELEGRAM))  # group relay is Telegram's (阶段 14)
-        self.server.dispatch(self.rid(name), self.key_for(name), HOOK_CHAT_WORKSPACE_ALIAS,
-                             prompt=f"Conformance task {name}.",
-                             source={"im": TELEGRAM, "triggerMessageId": self.message_id(message)})
+        self.session.key_names[name] = name
+        self.session.keys.setdefault(name, self.session.fresh_key(TELEGRAM))  # group relay is Telegram's (阶段 14)
+        self.session.server.dispatch(self.session.rid(name), self.session.key_for(name), HOOK_CHAT_WORKSPACE_ALIAS,
+                                     prompt=f"Conformance task {name}.",
+                                     source={"im": TELEGRAM, "triggerMessageId": self.message_id(message)})
 
     # -- what the desktop shows --------------------------------------------------------------------------------------
 
@@ -147,7 +155,8 @@ class GroupRelayChecks(ProviderChecks):
 
     def check_shown(self, message: str) -> dict[str, Any]:
         """The window shows an entry of ``message`` (polled: the desktop enters it once it has read the frame)."""
-        state = self.poll_state(lambda s: bool(self._entries(s, message)), f"group message {message!r} in its window")
+        state = self.state.poll_state(lambda s: bool(self._entries(s, message)),
+                                      f"group message {message!r} in its window")
         return self._entries(state, message)[0]
 
     def check_shown_as_relayed(self, message: str) -> None:
@@ -164,27 +173,27 @@ class GroupRelayChecks(ProviderChecks):
     def check_not_shown(self, message: str) -> None:
         """The window holds no entry of ``message``, read after a pong (the desktop read the frames, its connection
         open)."""
-        self.barrier()
-        shown = self._entries(self.state(), message)
+        self.session.barrier()
+        shown = self._entries(self.state.state(), message)
         assert not shown, f"the desktop entered group message {message!r} in its window: {json.dumps(shown)[:500]}"
 
     def check_shown_once(self, message: str) -> None:
         """阶段 14: "messageId(… 桌面窗口条目同键关联)": one entry per messageId, read after a pong."""
         self.check_shown(message)
-        self.barrier()
-        shown = self._entries(self.state(), message)
+        self.session.barrier()
+        shown = self._entries(self.state.state(), message)
         assert len(shown) == 1, f"the desktop's window holds {len(shown)} entries of messageId " \
                                 f"{self.message_id(message)} ({message!r}): {json.dumps(shown)[:500]}"
 
     def check_group_context(self, name: str, others: Iterable[str], trigger: str) -> None:
         """阶段 14 "desktop 据此在本地窗口中精确剔除"当前消息"": the context of ``name`` holds ``others`` (entries of the
         trigger's chat the feature names: those before the trigger) and not the trigger itself."""
-        rid = self.rid(name)
+        rid = self.session.rid(name)
 
         def run_of(state: dict[str, Any]) -> dict[str, Any] | None:
             return next((r for r in state["runs"] if r["requestId"] == rid), None)
 
-        state = self.poll_state(lambda s: run_of(s) is not None, f"a run of {name!r}")
+        state = self.state.poll_state(lambda s: run_of(s) is not None, f"a run of {name!r}")
         context = checked_run_context(run_of(state))  # type: ignore[arg-type]
         assert context is not None, (
             f"the desktop assembled no group context for {name!r} (groupContext null) although its triggerMessageId "

@@ -10,6 +10,7 @@ in a later hello.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MissingFrame, NotApplicable, NotTestable
@@ -49,14 +50,17 @@ def _declares_default(hello: Any, alias: str) -> None:
                             f"is optional (默认工作目录: 兼容:字段可选), so this desktop declares no default")
 
 
-class HelloChecks(DesktopSession):
+@dataclass(eq=False)
+class HelloChecks:
     """Operations on the hellos of a desktop scenario (the latest is ``hellos[-1]``)."""
+
+    session: DesktopSession
 
     def resent_hello(self) -> Any:
         """The hello the desktop re-sends on its own on the open connection (§5 阶段 1 "别名映射变更后重发 hello 即时生效
         (server 以最新一帧为准)"). A desktop that sends none fails (``MissingFrame``); the harness never forces one."""
-        hello = self.server.expect_payload(MessageType.HELLO.value, self.step_timeout)
-        self.hellos.append(hello)
+        hello = self.session.server.expect_payload(MessageType.HELLO.value, self.session.step_timeout)
+        self.session.hellos.append(hello)
         return hello
 
     def next_hello(self) -> Any:
@@ -66,25 +70,25 @@ class HelloChecks(DesktopSession):
         try:
             return self.resent_hello()
         except (MissingFrame, HookConnectionClosed):
-            self.server.drop()
-            return self.reconnect()
+            self.session.server.drop()
+            return self.session.reconnect()
 
     def check_first_workspace(self, alias: str) -> None:
         """§5 阶段 1 hello: the first alias of ``workspaces`` is the built-in chat pseudo-folder."""
-        ws = self.hellos[-1].workspaces
+        ws = self.session.hellos[-1].workspaces
         assert ws and ws[0] == alias, f"hello.workspaces starts with {ws[:1]!r}, not {alias!r}"
 
     def check_lifecycle_explicit(self) -> None:
         """上下线通知偏好: the hello states ``lifecycleAnnouncement`` (its type, boolean when present, is the core's
         hello check; this judges that it is present at all)."""
-        value = self.hellos[-1].lifecycle_announcement
+        value = self.session.hellos[-1].lifecycle_announcement
         assert value is not ABSENT, "hello.lifecycleAnnouncement is left out (an old server would default it)"
 
     def check_lifecycle_reported(self, want: bool) -> None:
         """§1 "hello.lifecycleAnnouncement 在握手时上报当前值"; §5 hello "缺省按 true": the latest hello's value, a missing
         field read as true, is the preference the user set while the desktop was offline."""
-        assert self.hellos, "no hello was received"
-        sent = self.hellos[-1].lifecycle_announcement
+        assert self.session.hellos, "no hello was received"
+        sent = self.session.hellos[-1].lifecycle_announcement
         effective = True if sent is ABSENT or sent is None else sent
         shown = "left out (read as true)" if sent is ABSENT else json.dumps(sent)
         value = json.dumps(want)
@@ -95,13 +99,13 @@ class HelloChecks(DesktopSession):
     def check_default_member_if_given(self) -> None:
         """§5 阶段 1 hello: "可选 defaultWorkspace(…必须是 workspaces 的成员…)": judged when the hello names one (a hello
         without it conforms; ``check_default_member`` needs one)."""
-        hello = self.hellos[-1]
+        hello = self.session.hellos[-1]
         if given(hello.default_workspace):
             _default_member(hello)
 
     def check_default_member(self) -> None:
         """§5 阶段 1 hello: "defaultWorkspace(本连接的默认工作区别名;必须是 workspaces 的成员)", on a hello that names one."""
-        hello = self.hellos[-1]
+        hello = self.session.hellos[-1]
         assert given(hello.default_workspace), "the hello names no defaultWorkspace: there is nothing to judge"
         _default_member(hello)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ...hook import MessageType
@@ -26,38 +27,41 @@ WRONG_DECISIONS = ("an unknown interactionId", "a button the card never had")
 __all__ = ["WRONG_DECISIONS", "InteractionOps"]
 
 
-class InteractionOps(DesktopSession):
+@dataclass(eq=False)
+class InteractionOps:
     """Operations on the interaction cards of a desktop scenario (the latest is ``last_interaction()``)."""
+
+    session: DesktopSession
 
     def expect_interaction_request(self, name: str) -> Any:
         """The desktop's interaction.request for ``name`` (valid: the core's check), recorded."""
-        req = self.server.expect_payload(MessageType.INTERACTION_REQUEST.value,
-                                         where=lambda p: p.request_id == self.rid(name), timeout=None)
-        self.interactions.setdefault(name, []).append(req)
+        req = self.session.server.expect_payload(MessageType.INTERACTION_REQUEST.value,
+                                                 where=lambda p: p.request_id == self.session.rid(name), timeout=None)
+        self.session.interactions.setdefault(name, []).append(req)
         return req
 
     def answer_interaction(self) -> None:
         """interaction.decision for the latest card: its first button."""
-        req = self.last_interaction()
-        self.server.interaction_decision(req.request_id, req.interaction_id, req.buttons[0].id)
+        req = self.session.last_interaction()
+        self.session.server.interaction_decision(req.request_id, req.interaction_id, req.buttons[0].id)
 
     def answer_interaction_later(self) -> None:
         """Another decision for the latest card: a second one, or one after the card timed out. What the desktop does
         then is judged on the frames it sends after this decision (the inbox is drained first)."""
-        self.server.drain()
+        self.session.server.drain()
         self.answer_interaction()
 
     def check_interaction_cancelled(self) -> None:
         """阶段 10 "interaction.cancel … 交互已在 desktop 收口(超时自决/turn 结束),通知 server 改写卡片": the card is
         withdrawn with a valid interaction.cancel naming its request. Before or after the turn.end: the spec lists the
         turn's end among the causes and fixes no order."""
-        req = self.last_interaction()
+        req = self.session.last_interaction()
 
         def withdrawn(e: Any) -> bool:
             return e.type == MessageType.INTERACTION_CANCEL and e.ok and e.payload.interaction_id == req.interaction_id
         withdrawn.description = (  # type: ignore[attr-defined]
             f"a valid interaction.cancel of the card {req.interaction_id}")
-        cancel = self.server.expect(withdrawn, consume=False)
+        cancel = self.session.server.expect(withdrawn, consume=False)
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")
 
@@ -65,41 +69,41 @@ class InteractionOps(DesktopSession):
 
     def answer_interaction_with(self, button_id: str) -> None:
         """interaction.decision for the latest card, pressing ``button_id`` (one of its buttons, per the feature)."""
-        req = self.last_interaction()
+        req = self.session.last_interaction()
         ids = [b.id for b in req.buttons]
         assert button_id in ids, f"the card has the buttons {ids!r}, not {button_id!r}: the feature presses a button"
-        self.server.interaction_decision(req.request_id, req.interaction_id, button_id)
+        self.session.server.interaction_decision(req.request_id, req.interaction_id, button_id)
 
     def answer_interaction_wrongly(self, case: str) -> None:
         """A decision for the latest card that names what the card never had (``WRONG_DECISIONS``): an interactionId
         the desktop never sent, the requestId of no task, or a buttonId not among the card's."""
         assert case in WRONG_DECISIONS, f"unknown decision case {case!r} in the feature (known: {WRONG_DECISIONS})"
-        req = self.last_interaction()
+        req = self.session.last_interaction()
         rid, iid, button = req.request_id, req.interaction_id, req.buttons[0].id
         if case == WRONG_DECISIONS[0]:
             iid = f"no-such-interaction-{uuid.uuid4()}"
         else:
             button = f"never-a-button-{uuid.uuid4().hex[:8]}"
-        self.server.interaction_decision(rid, iid, button)
+        self.session.server.interaction_decision(rid, iid, button)
 
     def send_malformed_decision(self, changes: dict[str, Any]) -> None:
         """An interaction.decision for the latest card (its requestId, interactionId and first button) with
         ``changes`` applied, which make it fail the core's check; sent as given."""
-        req = self.last_interaction()
+        req = self.session.last_interaction()
         payload = {"requestId": req.request_id, "interactionId": req.interaction_id, "buttonId": req.buttons[0].id,
                    **changes}
-        self.server.send_frame({"v": 1, "type": MessageType.INTERACTION_DECISION.value, "id": str(uuid.uuid4()),
-                                "ts": 1, "payload": payload})
+        self.session.server.send_frame({"v": 1, "type": MessageType.INTERACTION_DECISION.value, "id": str(uuid.uuid4()),
+                                        "ts": 1, "payload": payload})
 
     def check_card_still_open(self, name: str) -> None:
         """阶段 10 "desktop 查自己登记的按钮→决策映射;迟到/未知静默忽略": the card of ``name`` is still open: within the
         quiet window the desktop sends neither its interaction.cancel nor the turn.end (on a live connection), and after
         a ping barrier its state shows the run not finished, with no decision taken."""
-        rid = self.rid(name)
-        self.none_from_work(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
-                            and e.request_id == rid)
-        self.barrier()
-        state = self.call("state")  # checked against $defs/state.response (``DesktopSession.call``)
+        rid = self.session.rid(name)
+        self.session.none_from_work(lambda e: e.type in (MessageType.INTERACTION_CANCEL, MessageType.TURN_END)
+                                    and e.request_id == rid)
+        self.session.barrier()
+        state = self.session.call("state")  # checked against $defs/state.response (``DesktopSession.call``)
         runs = [r for r in state["runs"] if r["requestId"] == rid]
         assert runs, f"the desktop's state lists no run of {name!r}"
         run = runs[-1]

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...hook import MessageType
 from .answers import checked_answer, checked_fields
 from .providers import ProviderChecks
+from .session import DesktopSession
+from .state import StateChecks
 
 __all__ = ["MessageOpChecks", "checked_ops", "checked_op_answer"]
 
@@ -38,17 +41,21 @@ def checked_op_answer(answer: Any) -> str | None:
     return checked_answer(answer, "message-op")["opId"]
 
 
-class MessageOpChecks(ProviderChecks):
-    """The message operation operations of a desktop scenario."""
+@dataclass(eq=False)
+class MessageOpChecks:
+    """The message operation operations of a desktop scenario, over the session, its control ``state`` (``state``)
+    and the provider families' bookkeeping (``providers``)."""
 
-    @property
-    def message_ops(self) -> dict[str, dict[str, Any]]:
-        """op name → {"request": the turn's name, "action": the action asked for, "opId": the answered opId}."""
-        return self.__dict__.setdefault("_message_ops", {})
+    session: DesktopSession
+    state: StateChecks
+    providers: ProviderChecks
+
+    #: op name → {"request": the turn's name, "action": the action asked for, "opId": the answered opId}.
+    ops: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def _op(self, op: str) -> dict[str, Any]:
-        assert op in self.message_ops, f"the desktop's agent asked for no message operation {op!r} before this step"
-        return self.message_ops[op]
+        assert op in self.ops, f"the desktop's agent asked for no message operation {op!r} before this step"
+        return self.ops[op]
 
     def _op_id(self, op: str) -> str:
         op_id = self._op(op)["opId"]
@@ -62,21 +69,21 @@ class MessageOpChecks(ProviderChecks):
     def ask_message_op(self, op: str, name: str, action: dict[str, Any]) -> None:
         """The agent of the dispatched turn ``name`` operates on its channel thread with ``action`` (control
         ``message-op``)."""
-        self.require_hello(_FEATURE)
-        answer = self.user_action("message-op", {"requestId": self.rid(name), "action": action})
-        self.message_ops[op] = {"request": name, "action": action, "opId": checked_op_answer(answer)}
+        self.providers.require_hello(_FEATURE)
+        answer = self.session.user_action("message-op", {"requestId": self.session.rid(name), "action": action})
+        self.ops[op] = {"request": name, "action": action, "opId": checked_op_answer(answer)}
 
     def answer_op(self, op: str, *, ok: bool, message_id: str | None = None, error: str | None = None) -> None:
         """msg.op.result for ``op``: ok with ``message_id`` (also as messageIds), or not ok with ``error``."""
         if ok:
-            self.server.msg_op_result(self._op_id(op), True, message_id=message_id,
-                                      message_ids=None if message_id is None else [message_id])
+            self.session.server.msg_op_result(self._op_id(op), True, message_id=message_id,
+                                              message_ids=None if message_id is None else [message_id])
         else:
-            self.server.msg_op_result(self._op_id(op), False, error=error)
+            self.session.server.msg_op_result(self._op_id(op), False, error=error)
 
     def answer_unknown_op(self) -> None:
         """msg.op.result for an opId the desktop never sent."""
-        self.server.msg_op_result(str(uuid.uuid4()), True, message_id="never-sent", message_ids=["never-sent"])
+        self.session.server.msg_op_result(str(uuid.uuid4()), True, message_id="never-sent", message_ids=["never-sent"])
 
     def send_malformed_results(self, op: str) -> None:
         """msg.op.result frames for ``op`` that fail the core's checks, each of which would end it if taken: no ok,
@@ -92,30 +99,30 @@ class MessageOpChecks(ProviderChecks):
             [op_id, True],
         ]
         for payload in payloads:
-            self.server.send_frame({"v": 1, "type": MessageType.MSG_OP_RESULT.value, "id": str(uuid.uuid4()), "ts": 1,
-                                    "payload": payload})
-        self.server.send_raw('{"v":1,"type":"msg.op.result","id":"garbage-y","ts":1,"payload":{"opId":"'
-                             + op_id + '","ok":true')
+            self.session.server.send_frame({"v": 1, "type": MessageType.MSG_OP_RESULT.value, "id": str(uuid.uuid4()),
+                                            "ts": 1, "payload": payload})
+        self.session.server.send_raw('{"v":1,"type":"msg.op.result","id":"garbage-y","ts":1,"payload":{"opId":"'
+                                     + op_id + '","ok":true')
 
     # -- what the desktop sent ------------------------------------------------------------------------------------------
 
     def check_msg_op_sent(self, op: str) -> Any:
         """The desktop sends a valid msg.op with the opId it answered for ``op`` (its payload)."""
         op_id = self._op_id(op)
-        return self.server.expect_payload(MessageType.MSG_OP.value, where=lambda p: p.op_id == op_id,
-                                          what=f"opId {op_id}")
+        return self.session.server.expect_payload(MessageType.MSG_OP.value, where=lambda p: p.op_id == op_id,
+                                                  what=f"opId {op_id}")
 
     def check_msg_op(self, op: str, name: str) -> None:
         """UPSTREAM-FACTS: message operations "scoped by `externalKey`": msg.op with the answered opId (fresh: no other
         op of the scenario has it), ``scope.externalKey`` the turn's externalKey and the action as the agent gave it."""
         entry = self._op(op)
         op_id = self._op_id(op)
-        others = [o["opId"] for n, o in self.message_ops.items() if n != op]
+        others = [o["opId"] for n, o in self.ops.items() if n != op]
         assert op_id not in others, f"the desktop answered the opId {op_id} of {op!r} for another operation too"
         frame = self.check_msg_op_sent(op)
-        assert frame.scope.external_key == self.key_for(name), (
+        assert frame.scope.external_key == self.session.key_for(name), (
             f"msg.op {op!r} is scoped to externalKey {frame.scope.external_key!r}, not the externalKey of {name!r} "
-            f"({self.key_for(name)})")
+            f"({self.session.key_for(name)})")
         assert dict(frame.action) == entry["action"], (
             f"msg.op {op!r} carries the action {json.dumps(dict(frame.action))[:300]}, not the agent's "
             f"{json.dumps(entry['action'])[:300]}")
@@ -127,8 +134,8 @@ class MessageOpChecks(ProviderChecks):
 
     def _op_ended(self, op: str) -> dict[str, Any]:
         op_id = self._op_id(op)
-        state = self.poll_state(lambda s: (e := self._entry(s, op_id)) is not None and e["state"] != "pending",
-                                f"message operation {op!r} ended")
+        state = self.state.poll_state(lambda s: (e := self._entry(s, op_id)) is not None and e["state"] != "pending",
+                                      f"message operation {op!r} ended")
         return self._entry(state, op_id)  # type: ignore[return-value]
 
     def check_op_ok(self, op: str, message_id: str) -> None:
@@ -149,8 +156,8 @@ class MessageOpChecks(ProviderChecks):
     def check_op_pending(self, op: str) -> None:
         """``op`` still pending, read after a pong (the desktop read every result sent before)."""
         op_id = self._op_id(op)
-        self.barrier()
-        entry = self._entry(self.state(), op_id)
+        self.session.barrier()
+        entry = self._entry(self.state.state(), op_id)
         assert entry is not None, f"the desktop's state does not list message operation {op!r} (opId {op_id})"
         assert entry["state"] == "pending", (
             f"message operation {op!r} is {entry['state']!r}: a result that was not its own ended it: {entry!r}"[:600])
@@ -162,8 +169,8 @@ class MessageOpChecks(ProviderChecks):
         assert entry["opId"] is None, (
             f"the desktop answered message operation {op!r} with the opId {entry['opId']!r}: it offers msg.op although "
             f"welcome lacks msg-op-v1")
-        rid = self.rid(entry["request"])
+        rid = self.session.rid(entry["request"])
         kind = entry["action"].get("kind")
-        self.poll_state(lambda s: any(o["opId"] is None and o["requestId"] == rid and o["kind"] == kind
-                                      and o["state"] == "unavailable" for o in checked_ops(s)),
-                        f"message operation {op!r} unavailable")
+        self.state.poll_state(lambda s: any(o["opId"] is None and o["requestId"] == rid and o["kind"] == kind
+                                            and o["state"] == "unavailable" for o in checked_ops(s)),
+                              f"message operation {op!r} unavailable")

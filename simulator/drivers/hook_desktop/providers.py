@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import NotApplicable, SubjectRefused
@@ -27,6 +28,7 @@ from ...hook import (
     make_provider_bind_update,
 )
 from .answers import checked_fields
+from .session import DesktopSession
 from .state import StateChecks
 
 __all__ = ["ProviderChecks", "PROVIDER_STATE_FIELDS", "checked_providers"]
@@ -50,36 +52,39 @@ def checked_providers(state: dict[str, Any], provider: str) -> dict[str, Any]:
     return channel
 
 
-class ProviderChecks(StateChecks):
-    """The provider binding operations of a desktop scenario, and the bookkeeping the provider families share."""
+@dataclass(eq=False)
+class ProviderChecks:
+    """The provider binding operations of a desktop scenario, and the bookkeeping the provider families share, over
+    the session and its control ``state`` (``state``)."""
+
+    session: DesktopSession
+    state: StateChecks
 
     # -- scenario bookkeeping ---------------------------------------------------------------------------------------
 
-    @property
-    def provider_answers(self) -> dict[str, Any]:
-        """capability → the desktop's last answer (a dict) or refusal (``SubjectRefused``) in this scenario."""
-        return self.__dict__.setdefault("_provider_answers", {})
+    #: capability → the desktop's last answer (a dict) or refusal (``SubjectRefused``) in this scenario.
+    provider_answers: dict[str, Any] = field(default_factory=dict)
 
     def pid(self, kind: str, name: str) -> str:
         """The fresh id of the attempt / binding / scope named ``name`` (one per scenario)."""
-        return self.rid(f"{kind}:{name}")
+        return self.session.rid(f"{kind}:{name}")
 
     def require_hello(self, feature: str) -> None:
         """Not applicable unless the desktop declares ``feature`` in its own hello (§2: a family is used only when
         both sides declare it; this requirement concerns a desktop that offers it)."""
-        if feature not in self.server.desktop_features:
+        if feature not in self.session.server.desktop_features:
             raise NotApplicable(f"the desktop does not declare {feature} in hello.features")
 
     def require_not_hello(self, feature: str) -> None:
         """Not applicable when the desktop declares ``feature`` in its own hello: this requirement concerns a desktop
         that does not (a feature negotiated both ways stays off when either side leaves it out)."""
-        if feature in self.server.desktop_features:
+        if feature in self.session.server.desktop_features:
             raise NotApplicable(f"the desktop declares {feature} in hello.features: this requirement concerns a "
                                 f"desktop configured without it")
 
     def user_call(self, capability: str, body: dict[str, Any]) -> dict[str, Any]:
         """A user action the step expects to be accepted: the answer, which must carry ``ok`` true."""
-        answer = self.user_action(capability, body)
+        answer = self.session.user_action(capability, body)
         assert isinstance(answer, dict) and answer.get("ok") is True, (
             f"the desktop's answer to {capability} is not {{\"ok\": true, …}}: {answer!r}")
         self.provider_answers[capability] = answer
@@ -89,7 +94,7 @@ class ProviderChecks(StateChecks):
         """A user action the step expects to be refused: its answer or refusal, judged by ``check_refused``."""
         self.provider_answers.pop("last", None)
         try:
-            self.provider_answers["last"] = self.user_action(capability, body)
+            self.provider_answers["last"] = self.session.user_action(capability, body)
         except SubjectRefused as exc:
             self.provider_answers["last"] = exc
         self.provider_answers["last-capability"] = capability
@@ -139,7 +144,7 @@ class ProviderChecks(StateChecks):
                                 "principal_name": None, "scope_id": None, "scope_name": None, "connect_url": None,
                                 "expires_at": None, "reason": None, "remediation_url": None, "actions": ()}
         base.update(fields)
-        self.server.send_message(_STATUS_BUILDERS[frame](provider, base.pop("state"), **base))
+        self.session.server.send_message(_STATUS_BUILDERS[frame](provider, base.pop("state"), **base))
 
     def push_attempt(self, frame: str, provider: str, attempt: str, url: str,
                      actions: Iterable[str] = ("open_connect_url", "cancel")) -> None:
@@ -158,8 +163,8 @@ class ProviderChecks(StateChecks):
                    "bindingId": None, "principalId": None, "principalName": None, "scopeId": None, "scopeName": None,
                    "connectUrl": fields["connect_url"], "expiresAt": fields["expires_at"], "reason": None,
                    "remediationUrl": None, "actions": list(fields["actions"])}
-        self.server.send_frame({"v": 1, "type": frame, "id": self.pid("frame", json.dumps(payload)), "ts": 1,
-                                "payload": payload})
+        self.session.server.send_frame({"v": 1, "type": frame, "id": self.pid("frame", json.dumps(payload)), "ts": 1,
+                                        "payload": payload})
 
     def push_confirmed(self, frame: str, provider: str, binding: str) -> None:
         self._send_status(frame, provider, state="confirmed", binding_id=self.pid("binding", binding),
@@ -190,53 +195,56 @@ class ProviderChecks(StateChecks):
              "principalId": "p", "scopeId": "s"},
         ]
         for i, payload in enumerate(frames):
-            self.server.send_frame({"v": 1, "type": "provider.bind.update", "id": f"garbage-{i}", "ts": 1,
-                                    "payload": payload})
-        self.server.send_frame({"v": 1, "type": "provider.bind.state", "id": "garbage-x", "ts": 1, "payload": [bid]})
-        self.server.send_raw('{"v":1,"type":"provider.bind.update","id":"garbage-y","ts":1,"payload":')
+            self.session.server.send_frame({"v": 1, "type": "provider.bind.update", "id": f"garbage-{i}", "ts": 1,
+                                            "payload": payload})
+        self.session.server.send_frame({"v": 1, "type": "provider.bind.state", "id": "garbage-x", "ts": 1,
+                                        "payload": [bid]})
+        self.session.server.send_raw('{"v":1,"type":"provider.bind.update","id":"garbage-y","ts":1,"payload":')
 
     # -- what the desktop sent --------------------------------------------------------------------------------------
 
-    def _expect(self, type_: MessageType, what: str, **want: str) -> Any:
-        return self.server.expect_payload(
+    def expect_sent(self, type_: MessageType, what: str, **want: str) -> Any:
+        """The desktop's next valid ``type_`` payload whose fields (snake_case) equal ``want`` (``what`` names it in
+        a failure)."""
+        return self.session.server.expect_payload(
             type_.value, where=lambda p: all(getattr(p, k, None) == v for k, v in want.items()), what=what)
 
     def check_provider_bind_start(self, provider: str, scope: str | None) -> None:
         """§5 "provider.bind.start … 按 provider 发起一次绑定尝试;requestId 配对,scopeId 可选"."""
         rid = self.answered_request_id("provider-bind")
-        start = self._expect(MessageType.PROVIDER_BIND_START, f"requestId {rid}", request_id=rid)
+        start = self.expect_sent(MessageType.PROVIDER_BIND_START, f"requestId {rid}", request_id=rid)
         assert start.provider == provider, f"provider.bind.start names provider {start.provider!r}, not {provider!r}"
         got = None if start.scope_id is ABSENT else start.scope_id
         assert got == scope, f"provider.bind.start carries scopeId {got!r}, not {scope!r}"
 
     def check_cancel(self, provider: str, attempt: str) -> None:
         aid = self.pid("attempt", attempt)
-        cancel = self._expect(MessageType.PROVIDER_BIND_CANCEL, f"attempt {attempt}", attempt_id=aid)
+        cancel = self.expect_sent(MessageType.PROVIDER_BIND_CANCEL, f"attempt {attempt}", attempt_id=aid)
         assert cancel.provider == provider, f"provider.bind.cancel names provider {cancel.provider!r}"
 
     def check_no_cancel(self, attempt: str) -> None:
         """§5 provider.bind.cancel "只取消指定 attemptId": no cancel names ``attempt`` (``none_answered``)."""
         aid = self.pid("attempt", attempt)
-        self.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_CANCEL and e.ok
-                           and e.payload.attempt_id == aid)
+        self.session.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_CANCEL and e.ok
+                                   and e.payload.attempt_id == aid)
 
     def check_revoke(self, provider: str, binding: str) -> None:
         bid = self.pid("binding", binding)
-        revoke = self._expect(MessageType.PROVIDER_BIND_REVOKE, f"binding {binding}", binding_id=bid)
+        revoke = self.expect_sent(MessageType.PROVIDER_BIND_REVOKE, f"binding {binding}", binding_id=bid)
         assert revoke.provider == provider, f"provider.bind.revoke names provider {revoke.provider!r}"
 
     def check_no_revoke(self, binding: str) -> None:
         bid = self.pid("binding", binding)
-        self.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_REVOKE and e.ok
-                           and e.payload.binding_id == bid)
+        self.session.none_answered(lambda e: e.type == MessageType.PROVIDER_BIND_REVOKE and e.ok
+                                   and e.payload.binding_id == bid)
 
     # -- what the desktop shows (control state) ---------------------------------------------------------------------
 
     def channel(self, provider: str) -> dict[str, Any]:
-        return checked_providers(self.state(), provider)
+        return checked_providers(self.state.state(), provider)
 
     def _poll_channel(self, provider: str, shows: Any, what: str) -> dict[str, Any]:
-        state = self.poll_state(lambda s: shows(checked_providers(s, provider)), what)
+        state = self.state.poll_state(lambda s: shows(checked_providers(s, provider)), what)
         return checked_providers(state, provider)
 
     def _attempt(self, channel: dict[str, Any], attempt: str) -> dict[str, Any] | None:
@@ -249,9 +257,9 @@ class ProviderChecks(StateChecks):
 
     def check_channel_hidden(self, provider: str) -> None:
         """§2 "任一能力缺席都隐藏该渠道": ``visible`` false and nothing of this scenario shown."""
-        self.barrier()
+        self.session.barrier()
         channel = self.channel(provider)
-        mine = set(self.request_ids.values())
+        mine = set(self.session.request_ids.values())
         shown = [x for x in channel["attempts"] + channel["bindings"] if isinstance(x, dict)
                  and (x.get("attemptId") in mine or x.get("bindingId") in mine)]
         assert channel["visible"] is False, f"the desktop shows the {provider} channel: {json.dumps(channel)[:400]}"
@@ -279,14 +287,14 @@ class ProviderChecks(StateChecks):
             f"{shown.get('linkRejected')!r}: a link outside the allowlist must not be shown")
 
     def check_no_link(self, provider: str, attempt: str) -> None:
-        self.barrier()
+        self.session.barrier()
         shown = self._attempt(self.channel(provider), attempt) or {}
         assert shown.get("connectUrl") is None, (
             f"the desktop shows the link {shown.get('connectUrl')!r} of attempt {attempt!r}")
 
     def check_no_attempt(self, provider: str) -> None:
-        self.barrier()
-        mine = set(self.request_ids.values())
+        self.session.barrier()
+        mine = set(self.session.request_ids.values())
         shown = [a for a in self.channel(provider)["attempts"] if isinstance(a, dict) and a.get("attemptId") in mine]
         assert not shown, f"the desktop shows attempts of this scenario it must not have taken: {shown!r}"[:600]
 

@@ -18,7 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import MissingFrame, NotApplicable, NotTestable
-from ...hook import ABSENT, HOOK_FEATURE_SESSION_PICKER, MAX_QUERY_SESSIONS, QUERY_KINDS, MessageType
+from ...hook import (
+    ABSENT,
+    HOOK_FEATURE_SESSION_PICKER,
+    MAX_QUERY_SESSIONS,
+    QUERY_KINDS,
+    MessageType,
+)
 from ...roles.hook_conn import Inbound
 from .session import DesktopSession
 
@@ -36,27 +42,26 @@ class QueryScenario:
     marker: str = field(default_factory=lambda: f"private-note-{uuid.uuid4().hex[:12]}")
 
 
-class QueryChecks(DesktopSession):
+@dataclass(eq=False)
+class QueryChecks:
     """The query operations of a desktop scenario."""
 
-    @property
-    def queries(self) -> QueryScenario:
-        found = self.__dict__.get("_query_scenario")
-        if found is None:
-            found = self.__dict__["_query_scenario"] = QueryScenario()
-        return found
+    session: DesktopSession
+
+    #: What the scenario's queries left behind.
+    names: QueryScenario = field(default_factory=QueryScenario)
 
     # -- preconditions -----------------------------------------------------------------------------------------------
 
     def require_desktop_session_picker(self) -> None:
         """Not applicable unless the desktop declares session-picker-v1 in its own hello (§2: "只有 hello 与 welcome
         同时包含 … session-picker-v1 时才可使用对应新增帧"; this requirement concerns a desktop that offers the picker)."""
-        if HOOK_FEATURE_SESSION_PICKER not in self.server.desktop_features:
+        if HOOK_FEATURE_SESSION_PICKER not in self.session.server.desktop_features:
             raise NotApplicable(f"the desktop does not declare {HOOK_FEATURE_SESSION_PICKER} in hello.features")
 
     def latest_hello(self) -> Any:
         """The latest valid hello the desktop sent on the current connection (§5 阶段 1 "server 以最新一帧为准")."""
-        hellos = [e for e in self.server.connection.received if e.type == MessageType.HELLO and e.ok]
+        hellos = [e for e in self.session.server.connection.received if e.type == MessageType.HELLO and e.ok]
         assert hellos, "the desktop sent no valid hello on this connection"
         return hellos[-1].payload
 
@@ -66,8 +71,8 @@ class QueryChecks(DesktopSession):
         """§5 阶段 6 query.request of ``kind`` with a fresh queryId ("queryId(server 生成,响应回传配对…)")."""
         assert kind in QUERY_KINDS, f"unknown query kind {kind!r} in the feature"
         query_id = str(uuid.uuid4())
-        self.queries.asked[name] = (query_id, kind)
-        self.server.query(kind, query_id)
+        self.names.asked[name] = (query_id, kind)
+        self.session.server.query(kind, query_id)
         return query_id
 
     def dispatch_session_tasks(self, count: int) -> None:
@@ -76,24 +81,24 @@ class QueryChecks(DesktopSession):
         the order of dispatch. Each prompt (and ``source.userText``) carries the scenario's private marker, the user's
         text that a redacted session summary must not show."""
         assert count >= 1, "the feature dispatches no task"
-        start = len(self.queries.session_tasks)
+        start = len(self.names.session_tasks)
         for i in range(start + 1, start + count + 1):
             name = f"session-task-{i}"
-            self.key_names[name] = name
-            text = f"Summarise {self.queries.marker} for me (task {i})."
-            self.server.dispatch(self.rid(name), self.key(name), "chat", prompt=text,
-                                 source={"im": self.lane_provider(), "userText": text})
-            ack = self.ack(name)
+            self.session.key_names[name] = name
+            text = f"Summarise {self.names.marker} for me (task {i})."
+            self.session.server.dispatch(self.session.rid(name), self.session.key(name), "chat", prompt=text,
+                                         source={"im": self.session.lane_provider(), "userText": text})
+            ack = self.session.ack(name)
             if not (ack.result == "accepted" and ack.session_id):
                 raise NotTestable(f"the desktop did not accept task {i} of {count} into a session, so there are not "
                                   f"the sessions the query needs: task.ack {ack.result!r} ({ack.reason!r})")
-            self.end_entry(name)
-            self.queries.session_tasks.append(name)
+            self.session.end_entry(name)
+            self.names.session_tasks.append(name)
 
     # -- reading the answers -----------------------------------------------------------------------------------------
 
     def _answer_match(self, name: str):
-        query_id = self.queries.asked[name][0] if name in self.queries.asked else None
+        query_id = self.names.asked[name][0] if name in self.names.asked else None
         assert query_id is not None, f"the harness asked no query {name!r} before this step"
 
         def match(e: Inbound) -> bool:
@@ -104,20 +109,20 @@ class QueryChecks(DesktopSession):
     def answer(self, name: str) -> Any:
         """The desktop's query.response to query ``name`` (its queryId echoed, §5 阶段 6 "响应回传配对"), awaited up to
         the step limit; an invalid one fails with the core's issue."""
-        if name in self.queries.answers:
-            return self.queries.answers[name]
+        if name in self.names.answers:
+            return self.names.answers[name]
         try:
-            entry = self.server.expect(self._answer_match(name))
+            entry = self.session.server.expect(self._answer_match(name))
         except MissingFrame as missing:
             # 阶段 6 "queryId(server 生成,响应回传配对,server 自行超时)": the server times out on its own, so an
             # unanswered query is allowed and leaves nothing to judge
             raise NotTestable(f"the desktop did not answer query {name!r} (allowed: \"server 自行超时\"), so there is "
                               f"no answer to judge: {missing}") from None
         assert entry.ok, f"the desktop's query.response to {name!r} is invalid: {entry.issue}"
-        _, kind = self.queries.asked[name]
+        _, kind = self.names.asked[name]
         assert entry.payload.kind == kind, (
             f"the desktop answered the {kind} query {name!r} with a query.response of kind {entry.payload.kind!r}")
-        self.queries.answers[name] = entry.payload
+        self.names.answers[name] = entry.payload
         return entry.payload
 
     def _ok_answer(self, name: str) -> Any:
@@ -167,7 +172,7 @@ class QueryChecks(DesktopSession):
         """§5 阶段 6 "sessions 最多 20 条 {id,title,workspace,lastActiveAt},workspace 只能是别名": with more than 20 sessions
         at the desktop, the answer lists some and at most 20, ids unique, each workspace an alias of the latest hello,
         each lastActiveAt a positive integer (unix ms)."""
-        made = len(self.queries.session_tasks)
+        made = len(self.names.session_tasks)
         assert made > MAX_QUERY_SESSIONS, f"the scenario made {made} sessions: more than {MAX_QUERY_SESSIONS} needed"
         sessions = self._sessions(name)
         assert sessions, f"the desktop holds {made} sessions of this scenario, its answer lists none"
@@ -187,7 +192,7 @@ class QueryChecks(DesktopSession):
         other), whatever N (at most 20)."""
         sessions = self._sessions(name)
         assert sessions, "the sessions answer lists no session: there is nothing to judge"
-        order = [self.first_ack(t).session_id for t in self.queries.session_tasks]
+        order = [self.session.first_ack(t).session_id for t in self.names.session_tasks]
         latest = order[-len(sessions):]
         listed = [s.id for s in sessions]
         older = [sid for sid in listed if sid not in latest]
@@ -201,7 +206,7 @@ class QueryChecks(DesktopSession):
         prompt and source.userText carried)."""
         sessions = self._sessions(name)
         assert sessions, "the sessions answer lists no session: there is nothing to judge"
-        marker = self.queries.marker
+        marker = self.names.marker
         leaked = [s.title for s in sessions if marker in s.title]
         assert not leaked, f"{len(leaked)} session title(s) show the user's prompt text: {leaked[0][:200]!r}"
 
@@ -211,12 +216,12 @@ class QueryChecks(DesktopSession):
         live connection, after a ping answered with a pong (the desktop has read the query by then)."""
         match = self._answer_match(name)
         try:
-            entry = self.server.expect(match, self.timer)
+            entry = self.session.server.expect(match, self.session.timer)
         except MissingFrame:
-            self.barrier()
-            late = [e for e in self.server.pending() if match(e)]
+            self.session.barrier()
+            late = [e for e in self.session.server.pending() if match(e)]
             if not late:
-                self.note(f"no answer to the sessions query {name!r}: nothing disclosed", "query unanswered")
+                self.session.note(f"no answer to the sessions query {name!r}: nothing disclosed", "query unanswered")
                 return
             entry = late[0]
         assert entry.ok, f"the desktop's query.response to {name!r} is invalid: {entry.issue}"
@@ -237,8 +242,8 @@ class QueryChecks(DesktopSession):
                 self.answer(name)
             except NotTestable:
                 unanswered.append(name)
-        self.barrier()
-        again = [n for n in names if any(self._answer_match(n)(e) for e in self.server.pending())]
+        self.session.barrier()
+        again = [n for n in names if any(self._answer_match(n)(e) for e in self.session.server.pending())]
         assert not again, f"the desktop answered {again!r} more than once" + (
             f" and {unanswered!r} never: answers that do not echo their own query's queryId" if unanswered else "")
         if unanswered:

@@ -9,6 +9,7 @@ rule (requestId ≠ reopenOf, both non-empty) is the core's turn.reopen check; t
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ...errors import NotTestable
 from ...hook import MessageType
@@ -29,17 +30,21 @@ COUNTER_LIKE = re.compile(r"\D{0,32}?\d{1,9}")
 _ROUND_FRAMES = (MessageType.TURN_PROGRESS, MessageType.TURN_END)
 
 
-class ReopenChecks(DesktopSession):
+@dataclass(eq=False)
+class ReopenChecks:
     """Operations on the turn.reopen rounds of a desktop scenario (the current one is ``reopen()``)."""
 
+    session: DesktopSession
+
     def check_no_reopen(self) -> None:
-        self.none_from_work(MessageType.TURN_REOPEN.value)
+        self.session.none_from_work(MessageType.TURN_REOPEN.value)
 
     def check_reopen_of(self, name: str) -> None:
         """The desktop sends a turn.reopen of ``name``, with the externalKey ``name`` was dispatched with."""
-        reopen = self.reopen()
-        assert reopen.reopen_of == self.rid(name), f"reopenOf {reopen.reopen_of!r}, expected {self.rid(name)!r}"
-        assert reopen.external_key == self.key_for(name), f"turn.reopen externalKey {reopen.external_key!r}"
+        reopen = self.session.reopen()
+        assert reopen.reopen_of == self.session.rid(name), \
+            f"reopenOf {reopen.reopen_of!r}, expected {self.session.rid(name)!r}"
+        assert reopen.external_key == self.session.key_for(name), f"turn.reopen externalKey {reopen.external_key!r}"
 
     def check_reopen_id(self) -> None:
         """阶段 18 "desktop 必须用全局抗碰撞的标识(UUID v4 或同等强度),不得用递增计数器或会话内序号": the reopen requestId
@@ -47,9 +52,9 @@ class ReopenChecks(DesktopSession):
         of equal strength the harness recognises (``STRONG_IDS``) passes; any other id is *not testable* (one sample
         cannot show its strength). That it differs from reopenOf is the core's turn.reopen check (``SAME_AS``):
         ``reopen()`` returns only a valid turn.reopen."""
-        reopen = self.reopen()
+        reopen = self.session.reopen()
         rid = reopen.request_id
-        assert rid not in self.request_ids.values(), "turn.reopen reuses a server-generated requestId"
+        assert rid not in self.session.request_ids.values(), "turn.reopen reuses a server-generated requestId"
         assert not COUNTER_LIKE.fullmatch(rid), (
             f"turn.reopen requestId {rid!r} is a counter or sequence number, not a globally collision-resistant id")
         if not any(p.fullmatch(rid) for p in STRONG_IDS):
@@ -58,21 +63,22 @@ class ReopenChecks(DesktopSession):
 
     def check_reopen_first(self) -> None:
         """The turn.reopen comes before every turn.progress and the turn.end of its round (once that turn.end came)."""
-        reopen = self.reopen()
+        reopen = self.session.reopen()
         rid = reopen.request_id
-        self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, consume=False)
-        round_frames = [e for e in self.server.pending() if e.type in _ROUND_FRAMES and e.request_id == rid]
-        reopen_seq = self.reopens[-1].seq
+        self.session.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, consume=False)
+        round_frames = [e for e in self.session.server.pending() if e.type in _ROUND_FRAMES and e.request_id == rid]
+        reopen_seq = self.session.reopens[-1].seq
         early = [e for e in round_frames if e.seq < reopen_seq]
         assert not early, f"{early[0].type} of the reopened round came before its turn.reopen"
 
     def check_reopened_end_status(self, status: str) -> None:
-        rid = self.reopen().request_id
-        entry = self.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid, consume=False)
+        rid = self.session.reopen().request_id
+        entry = self.session.server.expect(lambda e: e.type == MessageType.TURN_END and e.request_id == rid,
+                                           consume=False)
         assert entry.payload.status == status, f"the reopened round ended {entry.payload.status!r}, expected {status!r}"
 
     def check_reopened_not_replayed(self) -> None:
         """"续跑轮的 turn.progress / turn.end 一律直发,不缓存、不在重连后补发": nothing more of the round arrives."""
-        rid = self.reopen().request_id
-        self.none_from_work(
+        rid = self.session.reopen().request_id
+        self.session.none_from_work(
             lambda e: e.type in (MessageType.TURN_REOPEN, *_ROUND_FRAMES) and e.request_id == rid)

@@ -15,23 +15,34 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ...errors import MissingFrame, NotTestable
-from ...hook import HOOK_FEATURE_SESSION_PICKER, QUERY_KINDS, MessageType, QueryKind, find_local_paths_in_frame
+from ...hook import (
+    HOOK_FEATURE_SESSION_PICKER,
+    QUERY_KINDS,
+    MessageType,
+    QueryKind,
+    find_local_paths_in_frame,
+)
 from ...roles.hook_conn import Inbound
 from .session import DesktopSession
 
 __all__ = ["RuleChecks"]
 
 
-class RuleChecks(DesktopSession):
+@dataclass(eq=False)
+class RuleChecks:
     """Operations that judge a desktop scenario across frames, connections and time."""
+
+    session: DesktopSession
 
     def progress_of(self, name: str) -> list[tuple[int, Inbound]]:
         """The turn.progress frames of request ``name`` (valid or not), once its turn.end arrived."""
-        self.last_end(name)
-        rid = self.rid(name)
-        return [(i, e) for i, e in self.received() if e.type == MessageType.TURN_PROGRESS and e.request_id == rid]
+        self.session.last_end(name)
+        rid = self.session.rid(name)
+        return [(i, e) for i, e in self.session.received()
+                if e.type == MessageType.TURN_PROGRESS and e.request_id == rid]
 
     def check_progress_replaces(self, name: str, expected: Sequence[str]) -> None:
         """§4 "latest-wins 帧(turn.progress …):丢帧无害,每帧整体替换,不拼接不累积", over at least two frames (fewer is
@@ -56,7 +67,7 @@ class RuleChecks(DesktopSession):
         """§5 turn.progress "desktop 负责节流(约 1.5s/帧)": no two frames of one connection arrived less than
         ``floor_s`` apart (the floor is the feature's, derived there)."""
         frames = self.progress_of(name)
-        close = [(b.t - a.t, a, b) for (ca, a), (cb, b) in zip(frames, frames[1:])
+        close = [(b.t - a.t, a, b) for (ca, a), (cb, b) in zip(frames, frames[1:], strict=False)
                  if ca == cb and b.t - a.t < floor_s]
         if close:
             gap, a, b = min(close, key=lambda c: c[0])
@@ -70,32 +81,32 @@ class RuleChecks(DesktopSession):
         harness may not send (§2: only when hello and welcome both carry session-picker-v1)."""
         assert kind in QUERY_KINDS, f"unknown query kind {kind!r} in the feature"
         if kind == QueryKind.SESSIONS:
-            declared = HOOK_FEATURE_SESSION_PICKER in self.server.desktop_features
-            if not declared or HOOK_FEATURE_SESSION_PICKER not in self.features:
-                self.note(f"sessions query not sent: {HOOK_FEATURE_SESSION_PICKER} is not declared by "
-                          f"{'the desktop' if not declared else 'this scenario welcome'}", "query skipped")
+            declared = HOOK_FEATURE_SESSION_PICKER in self.session.server.desktop_features
+            if not declared or HOOK_FEATURE_SESSION_PICKER not in self.session.features:
+                self.session.note(f"sessions query not sent: {HOOK_FEATURE_SESSION_PICKER} is not declared by "
+                                  f"{'the desktop' if not declared else 'this scenario welcome'}", "query skipped")
                 return
         query_id = str(uuid.uuid4())
-        self.server.query(kind, query_id)
+        self.session.server.query(kind, query_id)
 
         def answer(e: Inbound) -> bool:
             return e.type == MessageType.QUERY_RESPONSE and e.query_id == query_id
         answer.description = f"a query.response to {kind} ({query_id})"  # type: ignore[attr-defined]
         try:
-            self.server.expect(answer, consume=False)
+            self.session.server.expect(answer, consume=False)
         except MissingFrame:
-            self.note(f"no answer to the {kind} query within {self.step_timeout:g} s (allowed: the server times out "
-                      "on its own)", "query unanswered")
+            self.session.note(f"no answer to the {kind} query within {self.session.step_timeout:g} s (allowed: the "
+                              "server times out on its own)", "query unanswered")
 
     def known_folders(self) -> list[str]:
         """The scenario's temporary folder (every workspace folder it registers lives there), as given and resolved."""
-        base = str(self.tmp)
+        base = str(self.session.tmp)
         return sorted({base, os.path.realpath(base)})
 
     def check_no_local_paths(self) -> None:
         """§2 "workspace 是别名:本地绝对路径只存在于 desktop,永不过网线": every string of every frame the desktop sent in
         the scenario (``find_local_paths_in_frame``); no frame at all leaves nothing to judge, a failure."""
-        frames = self.received()
+        frames = self.session.received()
         assert frames, "the desktop sent no frame at all in this scenario: nothing to judge"
         known = self.known_folders()
         found: list[str] = []

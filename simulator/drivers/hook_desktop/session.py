@@ -1,4 +1,5 @@
-"""The scenario state of a desktop under test and the primitives every desktop operation builds on.
+"""The scenario state of a desktop under test and the primitives every desktop operation builds on: every part of
+the driver (``driver.DesktopDriver``) takes this one object.
 
 ``DesktopSession`` holds what one scenario knows: the harness's ``ServerRole`` the desktop dialled, the desktop's
 control API, the features the harness's ``welcome`` names, the names the feature gives to requests ("first", …) and
@@ -25,7 +26,11 @@ from typing import Any
 
 from ...control import ControlClient
 from ...errors import MissingFrame, SubjectTimeout
-from ...hook import HOOK_FEATURE_PROVIDER_BIND, HOOK_FEATURE_PROVIDER_TELEGRAM, MessageType
+from ...hook import (
+    HOOK_FEATURE_PROVIDER_BIND,
+    HOOK_FEATURE_PROVIDER_TELEGRAM,
+    MessageType,
+)
 from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
 from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window

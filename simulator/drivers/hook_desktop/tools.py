@@ -20,6 +20,7 @@ from typing import Any
 from ...hook import ABSENT, MessageType
 from ..timing import POLL_S, NotYet, eventually
 from .answers import checked_answer, checked_fields
+from .session import DesktopSession
 from .state import StateChecks
 
 __all__ = ["ToolChecks", "ToolScenario", "checked_call_answer", "checked_tool_calls"]
@@ -47,19 +48,19 @@ class ToolScenario:
     teams: dict[str, str] = field(default_factory=dict)
 
 
-class ToolChecks(StateChecks):
-    """The gateway tool operations of a desktop scenario."""
+@dataclass(eq=False)
+class ToolChecks:
+    """The gateway tool operations of a desktop scenario, over the session and its control ``state`` (``state``)."""
 
-    @property
-    def tools(self) -> ToolScenario:
-        found = self.__dict__.get("_tool_scenario")
-        if found is None:
-            found = self.__dict__["_tool_scenario"] = ToolScenario()
-        return found
+    session: DesktopSession
+    state: StateChecks
+
+    #: The scenario's calls by name.
+    calls: ToolScenario = field(default_factory=ToolScenario)
 
     def tool_team(self, name: str) -> str:
         """The Slack teamId of team ``name`` (fresh per scenario)."""
-        return self.tools.teams.setdefault(name, f"T{uuid.uuid4().hex[:10].upper()}")
+        return self.calls.teams.setdefault(name, f"T{uuid.uuid4().hex[:10].upper()}")
 
     # -- the agent (control API) -------------------------------------------------------------------------------------
 
@@ -73,13 +74,13 @@ class ToolChecks(StateChecks):
             body["teamId"] = self.tool_team(team)
         if timeout_ms is not None:
             body["timeoutMs"] = timeout_ms
-        self.tools.asked[name] = body
-        answer = checked_call_answer(self.user_action("call-tool", body))
-        self.tools.answers[name] = answer
+        self.calls.asked[name] = body
+        answer = checked_call_answer(self.session.user_action("call-tool", body))
+        self.calls.answers[name] = answer
         return answer
 
     def _answer(self, name: str) -> dict[str, Any]:
-        answer = self.tools.answers.get(name)
+        answer = self.calls.answers.get(name)
         assert answer is not None, f"the agent made no call {name!r} before this step"
         return answer
 
@@ -87,7 +88,7 @@ class ToolChecks(StateChecks):
         rid = self._answer(name)["requestId"]
         assert rid is not None, (
             f"the desktop answered call-tool {name!r} with requestId null: it sent no tool.request although "
-            f"slack-tools was in welcome ({self.features!r})")
+            f"slack-tools was in welcome ({self.session.features!r})")
         return rid
 
     # -- the wire: tool.request ----------------------------------------------------------------------------------
@@ -96,18 +97,18 @@ class ToolChecks(StateChecks):
         """The desktop's tool.request of call ``name``: the one whose requestId is the one its control API answered
         (阶段 12 "requestId(desktop 生成,response 回显配对)"), valid (the core's check), naming the tool asked and the
         args given."""
-        if name in self.tools.requests:
-            return self.tools.requests[name]
+        if name in self.calls.requests:
+            return self.calls.requests[name]
         rid = self._tool_request_id(name)
-        req = self.server.expect_payload(MessageType.TOOL_REQUEST.value, where=lambda p: p.request_id == rid,
-                                         what=f"call {name!r}, requestId {rid}")
-        asked = self.tools.asked[name]
+        req = self.session.server.expect_payload(MessageType.TOOL_REQUEST.value, where=lambda p: p.request_id == rid,
+                                                 what=f"call {name!r}, requestId {rid}")
+        asked = self.calls.asked[name]
         assert req.tool == asked["tool"], (
             f"tool.request names the tool {req.tool!r}, the agent called {asked['tool']!r}")
         if "args" in asked:
             got = None if req.args is ABSENT else dict(req.args)
             assert got == asked["args"], f"tool.request carries args {got!r}, the agent gave {asked['args']!r}"
-        self.tools.requests[name] = req
+        self.calls.requests[name] = req
         return req
 
     def check_tool_request(self, name: str) -> None:
@@ -136,35 +137,36 @@ class ToolChecks(StateChecks):
     def check_no_tool_request(self) -> None:
         """阶段 12 "发送前先查 welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路": no tool.request within the
         quiet window, on a connection that stays open and answers ping."""
-        self.none_from_work(MessageType.TOOL_REQUEST.value)
+        self.session.none_from_work(MessageType.TOOL_REQUEST.value)
 
     # -- the harness as the server: tool.response ---------------------------------------------------------------------
 
     def answer_tool(self, name: str, result: Any) -> None:
         """tool.response ok for call ``name`` with ``result``."""
-        self.server.tool_response(self.tool_request(name).request_id, True, result)
+        self.session.server.tool_response(self.tool_request(name).request_id, True, result)
 
     def fail_tool(self, name: str, code: str, message: str) -> None:
         """tool.response ok:false for call ``name`` with ``error {code, message}``."""
-        self.server.tool_response(self.tool_request(name).request_id, False, error={"code": code, "message": message})
+        self.session.server.tool_response(self.tool_request(name).request_id, False,
+                                          error={"code": code, "message": message})
 
     def answer_unknown_tool_call(self) -> None:
         """tool.response whose replyTo names no call the desktop made."""
-        self.server.tool_response(str(uuid.uuid4()), True, {"conformance": "unknown replyTo"})
+        self.session.server.tool_response(str(uuid.uuid4()), True, {"conformance": "unknown replyTo"})
 
     def send_malformed_tool_response(self, name: str, payload: dict[str, Any]) -> None:
         """A tool.response that fails the core's check, its replyTo the requestId of call ``name`` (unless the payload
         gives one), sent as given."""
         body = {"replyTo": self.tool_request(name).request_id, **payload}
-        self.server.send_frame({"v": 1, "type": MessageType.TOOL_RESPONSE.value, "id": str(uuid.uuid4()),
-                                "ts": 1, "payload": body})
+        self.session.server.send_frame({"v": 1, "type": MessageType.TOOL_RESPONSE.value, "id": str(uuid.uuid4()),
+                                        "ts": 1, "payload": body})
 
     # -- the control state: state.toolCalls --------------------------------------------------------------------------
 
     def tool_call(self, name: str) -> dict[str, Any]:
         """The ``state.toolCalls`` entry of call ``name`` (by the callId its control API answered)."""
         call_id = self._answer(name)["callId"]
-        found = [c for c in checked_tool_calls(self.state()) if c["callId"] == call_id]
+        found = [c for c in checked_tool_calls(self.state.state()) if c["callId"] == call_id]
         assert found, f"the desktop's state.toolCalls lists no call {call_id!r} ({name!r})"
         return found[-1]
 
@@ -173,11 +175,12 @@ class ToolChecks(StateChecks):
         def look() -> dict[str, Any]:
             call = self.tool_call(name)
             if call["state"] == "pending":
-                raise NotYet(f"the desktop's state still shows call {name!r} pending after {self.step_timeout:g} s: "
-                             f"{json.dumps(call)[:400]}")
+                raise NotYet(f"the desktop's state still shows call {name!r} pending after "
+                             f"{self.session.step_timeout:g} s: {json.dumps(call)[:400]}")
             return call
 
-        return eventually(look, self.step_timeout, poll=POLL_S * 4, clock=self.clock, sleep=self.sleep, retry=NotYet)
+        return eventually(look, self.session.step_timeout, poll=POLL_S * 4, clock=self.session.clock,
+                          sleep=self.session.sleep, retry=NotYet)
 
     def check_tool_call_ok(self, name: str, result: Any) -> None:
         """阶段 12 tool.response "replyTo 回显 requestId … result 形状由具体工具约定": the answer reached the agent, ok with
@@ -208,7 +211,7 @@ class ToolChecks(StateChecks):
 
     def check_tool_call_pending(self, name: str) -> None:
         """Call ``name`` still waits for its answer: read after a ping barrier (every frame sent before it was read)."""
-        self.barrier()
+        self.session.barrier()
         call = self.tool_call(name)
         assert call["state"] == "pending", (
             f"call {name!r} shows {call['state']!r} although no valid answer named it: {json.dumps(call)[:400]}")
@@ -221,6 +224,6 @@ class ToolChecks(StateChecks):
 
     def check_tool_call_still(self, name: str, state: str) -> None:
         """After a ping barrier call ``name`` still shows ``state`` (a late or unknown answer changed nothing)."""
-        self.barrier()
+        self.session.barrier()
         call = self.tool_call(name)
         assert call["state"] == state, f"call {name!r} shows {call['state']!r} now, it showed {state!r} before"

@@ -30,13 +30,14 @@ The far side of the server (the IM channel) is driven and observed through its c
 | ``card_limits`` | interaction cards at the limits: 24 buttons, an open kind, refused cards |
 | ``workspaces`` | the default workspace must be one of hello's workspaces |
 | ``provider_errors`` | a provider's raw error text in no frame the server sends |
-| ``driver`` | ``HookServerDriver``: all of the above over one scenario |
+| ``driver`` | ``HookServerDriver``: the scenario and one part per module above, each given what it builds on |
 """
 
 from .auth import BadToken, Refusal, RefusalStage
-from .behavior import BehaviorOps
 from .bad_input import oversized_progress
+from .behavior import BehaviorOps
 from .bindings import BindingOps, SlackNames, parse_bindings
+from .card_limits import MALFORMED_CARDS, CardLimitOps
 from .cards import PRESS_REFUSAL, Card
 from .channel import CLEANUP_MARGIN_S
 from .channel_checks import UNCHANGED_FIELDS
@@ -49,19 +50,37 @@ from .control_answers import (
     ControlSchema,
     Listing,
 )
-from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
+from .deliveries import (
+    CODE_RE,
+    LEAK_WINDOW,
+    MAX_DELIVERY_FRAMES,
+    RAW_RESPONSE_MARKERS,
+    check_delivery_error,
+    leaks,
+)
+from .driver import HOOK_SERVER_ROLE, HookServerDriver
 from .group_relay import CONTENT_LISTINGS, GroupMessage, GroupRelayOps, RelayState
 from .message_ops import MALFORMED_OPS, MessageOps, OpsState
-from .card_limits import MALFORMED_CARDS, CardLimitOps
+from .provider_bindings import PROVIDER_FRAME_TYPES, ProviderBindingOps, ProviderState
 from .provider_errors import ProviderErrorChecks
-from .queries import MALFORMED_ANSWERS, QUERY_COMMANDS, QueryNames, QueryOps, query_answer
-from .tools import MALFORMED_TOOL_REQUESTS, ToolNames, ToolOps
-from .workspaces import FOREIGN_DEFAULT_HELLO, WorkspaceOps
-from .deliveries import CODE_RE, LEAK_WINDOW, MAX_DELIVERY_FRAMES, RAW_RESPONSE_MARKERS, check_delivery_error, leaks
-from .driver import HOOK_SERVER_ROLE, HookServerDriver
-from .scenario import DEFAULT_HELLO, DEFAULT_PROVIDER, SETTLE_S, Device, HookServerScenario
+from .queries import (
+    MALFORMED_ANSWERS,
+    QUERY_COMMANDS,
+    QueryNames,
+    QueryOps,
+    query_answer,
+)
+from .scenario import (
+    DEFAULT_HELLO,
+    DEFAULT_PROVIDER,
+    SETTLE_S,
+    Device,
+    HookServerScenario,
+)
 from .tasks import REDELIVERY_SAME, redelivery_changes
+from .tools import MALFORMED_TOOL_REQUESTS, ToolNames, ToolOps
 from .turns import unknown_external_key
+from .workspaces import FOREIGN_DEFAULT_HELLO, WorkspaceOps
 
 __all__ = [
     "CLEANUP_MARGIN_S", "CODE_RE", "DEFAULT_HELLO", "DEFAULT_PROVIDER", "HOOK_SERVER_CONTROL_SCHEMA",

@@ -47,7 +47,12 @@ class Refusal:
     detail: str = ""
 
 
-class AuthOps(HookServerScenario):
+@dataclass(eq=False)
+class AuthOps:
+    """A desktop without the bearer token (spec §7): dials and judges the refusal, over the scenario (``scenario``)."""
+
+    scenario: HookServerScenario
+
     #: What happened to the last stranger that dialled (``connect_badly``), for ``expect_refused`` to judge.
     refusal: Refusal | None = None
 
@@ -55,7 +60,7 @@ class AuthOps(HookServerScenario):
         """The run must say which bearer token the server was started with (``--hook-token``): without it the
         harness cannot tell a server that refuses strangers from one it cannot talk to. Not a capability the server
         declared absent, so *not testable* (a failure), never *not applicable*."""
-        if not self.token:
+        if not self.scenario.token:
             raise NotTestable("the run gives no hook token: start the hook server under test with its bearer token "
                               "and give the run --hook-token TOKEN, so the harness can judge the refusal of a desktop "
                               "without it")
@@ -64,12 +69,12 @@ class AuthOps(HookServerScenario):
         """Dial ``how`` and say hello. The refusal comes at the upgrade (an HTTP error status: ``HandshakeRejected``,
         caught here and only here) or at the hook level (the server closes the connection); a welcome, or a
         connection left open without one for the step limit, is recorded for ``expect_refused`` to judge."""
-        role = self.new_role("desktop-unauthenticated")
-        self.devices[f"unauthenticated-{len(self.devices)}"] = Device("unauthenticated", role, {})
+        role = self.scenario.new_role("desktop-unauthenticated")
+        self.scenario.devices[f"unauthenticated-{len(self.scenario.devices)}"] = Device("unauthenticated", role, {})
         token = None if how is BadToken.MISSING else f"wrong-{uuid.uuid4().hex}"
         refusal = self.refusal = Refusal(how)
         try:
-            role.connect(self.url, token)
+            role.connect(self.scenario.url, token)
         except HandshakeRejected as exc:
             refusal.stage, refusal.status, refusal.reason = RefusalStage.UPGRADE, exc.status, exc.body.strip()
             return refusal
@@ -81,7 +86,7 @@ class AuthOps(HookServerScenario):
         except HookConnectionClosed:
             pass  # closed before the hello could go out: the close is read below
         try:  # the first of a welcome (or a dispatch) and the close
-            entry = role.expect((MessageType.WELCOME, MessageType.TASK_DISPATCH), timeout=self.step_timeout)
+            entry = role.expect((MessageType.WELCOME, MessageType.TASK_DISPATCH), timeout=self.scenario.step_timeout)
         except HookConnectionClosed as exc:
             close = exc.close or role.closed
             refusal.stage = RefusalStage.CLOSED

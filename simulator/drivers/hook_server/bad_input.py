@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import time
 import uuid
+from dataclasses import dataclass
 
-from ...hook import HOOK_MAX_FRAME_CHARS, TurnEndStatus, make_turn_end, make_turn_progress, serialize_hook_message
+from ...hook import (
+    HOOK_MAX_FRAME_CHARS,
+    TurnEndStatus,
+    make_turn_end,
+    make_turn_progress,
+    serialize_hook_message,
+)
 from .scenario import HookServerScenario
 
 __all__ = ["BadInputOps", "oversized_progress"]
@@ -22,30 +29,35 @@ def oversized_progress(request_id: str) -> str:
     return text
 
 
-class BadInputOps(HookServerScenario):
+@dataclass(eq=False)
+class BadInputOps:
+    """Frames a well-behaved desktop never sends (spec §3, §5 turn.end), over the scenario (``scenario``)."""
+
+    scenario: HookServerScenario
+
     def send_unknown_type(self, dev: str, type_: str) -> None:
         """A well-formed frame of a type the protocol does not know (a newer peer's)."""
         frame = {"v": 1, "type": type_, "id": f"sim-{uuid.uuid4()}", "ts": int(time.time() * 1000),
                  "payload": {"note": "a message type from a newer peer"}}
-        self.device(dev).role.send_frame(frame)
+        self.scenario.device(dev).role.send_frame(frame)
 
     def send_stray_progress(self, dev: str) -> None:
         """turn.progress for a request the server never dispatched."""
-        self.device(dev).role.progress(str(uuid.uuid4()), "progress before hello")
+        self.scenario.device(dev).role.progress(str(uuid.uuid4()), "progress before hello")
 
     def send_raw_text(self, dev: str, text: str) -> None:
-        self.device(dev).role.send_raw(text)
+        self.scenario.device(dev).role.send_raw(text)
 
     def send_invalid_end(self, dev: str, name: str) -> None:
         """turn.end of ``name`` with status ok and an errorMessage (invalid: §5 errorMessage only with error)."""
-        original = self.dispatch(name)
-        d = self.device(dev)
-        msg = make_turn_end(self.rid(name), original.external_key, d.role.session_for(original.request_id),
+        original = self.scenario.dispatch(name)
+        d = self.scenario.device(dev)
+        msg = make_turn_end(self.scenario.rid(name), original.external_key, d.role.session_for(original.request_id),
                             TurnEndStatus.OK.value, "should not be published", "an errorMessage next to status ok",
                             validate=False)
         d.role.send_message(msg)
 
     def send_oversized(self, dev: str, name: str) -> None:
         """turn.progress of ``name`` longer than the frame limit (sending it may take a while)."""
-        text = oversized_progress(self.rid(name))
-        self.device(dev).role.send_raw(text, timeout=max(self.step_timeout, 30.0))
+        text = oversized_progress(self.scenario.rid(name))
+        self.scenario.device(dev).role.send_raw(text, timeout=max(self.scenario.step_timeout, 30.0))

@@ -31,7 +31,9 @@ from ...hook import (
     make_prefs_set,
 )
 from ...roles.hook_conn import Inbound
+from .channel import ChannelOps
 from .records import RecordChecks
+from .scenario import HookServerScenario
 
 __all__ = ["BindingOps", "PREF_KEYS", "SlackNames", "parse_bindings"]
 
@@ -68,13 +70,17 @@ def parse_bindings(text: str) -> list[tuple[str, str]]:
     return out
 
 
-class BindingOps(RecordChecks):
-    @property
-    def slack(self) -> SlackNames:
-        names = self.__dict__.get("_slack_names")
-        if names is None:
-            names = self.__dict__["_slack_names"] = SlackNames()
-        return names
+@dataclass(eq=False)
+class BindingOps:
+    """Slack sign-in, multi-team and Slack preferences (spec §5 阶段 5, 11, 13), over the scenario (``scenario``),
+    the channel (``channel``) and the dropped-frame log (``records``)."""
+
+    scenario: HookServerScenario
+    channel: ChannelOps
+    records: RecordChecks
+
+    #: The scenario's Slack users, teams and preference requests.
+    slack: SlackNames = field(default_factory=SlackNames)
 
     def _ids(self, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """(user, team) names → sorted (teamId, slackUserId)."""
@@ -82,7 +88,7 @@ class BindingOps(RecordChecks):
 
     def _multi_team_on(self, dev: str) -> bool:
         """Both sides declared multi-team (spec 阶段 13 "能力协商双向")."""
-        d = self.device(dev)
+        d = self.scenario.device(dev)
         return HOOK_FEATURE_MULTI_TEAM in d.hello.get("features", ()) and \
             HOOK_FEATURE_MULTI_TEAM in d.role.server_features
 
@@ -91,8 +97,8 @@ class BindingOps(RecordChecks):
     def start_sign_in(self, dev: str, team: str | None = None) -> None:
         """bind.start (new desktops send ``{}``; ``teamId`` pins a team), then the barrier: the server has read it."""
         kwargs = {"team_id": self.slack.team(team)} if team else {}
-        self.device(dev).role.send_message(make_bind_start(**kwargs))
-        self.barrier()
+        self.scenario.device(dev).role.send_message(make_bind_start(**kwargs))
+        self.scenario.barrier()
 
     def revoke(self, dev: str, team: str | None = None, *, pending_only: bool = False) -> None:
         """bind.revoke ``{}`` (all), ``{teamId}`` or ``{pendingOnly: true}``, then the barrier."""
@@ -101,12 +107,12 @@ class BindingOps(RecordChecks):
             kwargs["team_id"] = self.slack.team(team)
         if pending_only:
             kwargs["pending_only"] = True
-        self.device(dev).role.send_message(make_bind_revoke(**kwargs))
-        self.barrier()
+        self.scenario.device(dev).role.send_message(make_bind_revoke(**kwargs))
+        self.scenario.barrier()
 
     def ask_prefs(self, dev: str, name: str) -> None:
         rid = self.slack.requests[name] = str(uuid.uuid4())
-        self.device(dev).role.send_message(make_prefs_get(request_id=rid))
+        self.scenario.device(dev).role.send_message(make_prefs_get(request_id=rid))
 
     def set_prefs(self, dev: str, workspace: str, patch: Mapping[str, Any], name: str, team: str | None = None) -> None:
         """prefs.set of ``workspace`` with the keys of ``patch`` (absent keys are left out of the frame)."""
@@ -117,12 +123,12 @@ class BindingOps(RecordChecks):
         kwargs = {PREF_KEYS[k]: v for k, v in patch.items()}
         if team:
             kwargs["team_id"] = self.slack.team(team)
-        self.device(dev).role.send_message(make_prefs_set(request_id=rid, workspace=workspace, **kwargs))
+        self.scenario.device(dev).role.send_message(make_prefs_set(request_id=rid, workspace=workspace, **kwargs))
 
     # -- the identity provider and the channel (control API) ------------------------------------------------------
 
     def _authorize(self, dev: str, body: dict[str, Any]) -> None:
-        self.ctl("slack-authorize", {"deviceId": self.device(dev).role.device_id, **body})
+        self.scenario.ctl("slack-authorize", {"deviceId": self.scenario.device(dev).role.device_id, **body})
 
     def confirm_sign_in(self, dev: str, user: str, team: str) -> None:
         """The identity provider confirms the device's pending sign-in as ``user`` of ``team``."""
@@ -150,19 +156,19 @@ class BindingOps(RecordChecks):
 
     def channel_sets_prefs(self, user: str, team: str, workspace: str, patch: Mapping[str, Any]) -> None:
         """A change made in the channel (the ``/model`` card), control ``channel-set-prefs``."""
-        self.ctl("channel-set-prefs", {"provider": "slack", "teamId": self.slack.team(team),
-                                       "slackUserId": self.slack.user(user), "workspace": workspace, **patch})
+        self.scenario.ctl("channel-set-prefs", {"provider": "slack", "teamId": self.slack.team(team),
+                                                "slackUserId": self.slack.user(user), "workspace": workspace, **patch})
 
     def inject_team_task(self, name: str, text: str, chat: str, team: str) -> None:
         """A user of ``team`` writes ``text`` (``inject-message`` with ``teamId``)."""
-        self.inject_task(name, text, chat, team_id=self.slack.team(team))
+        self.channel.inject_task(name, text, chat, team_id=self.slack.team(team))
 
     # -- Then: bind.update ------------------------------------------------------------------------------------------
 
     def expect_bind_update(self, dev: str, state: str) -> Any:
         """The next bind.update in ``state`` (spec 阶段 5 "绑定状态机推送")."""
-        return self.device(dev).role.expect_payload(MessageType.BIND_UPDATE, where=lambda p: p.state == state,
-                                                    what=f"state {state}")
+        return self.scenario.device(dev).role.expect_payload(MessageType.BIND_UPDATE, where=lambda p: p.state == state,
+                                                             what=f"state {state}")
 
     def expect_pending(self, dev: str) -> None:
         """"pending 时 authorizeUrl 非空" and "pending 期团队未知为 null" (no team pinned)."""
@@ -204,7 +210,7 @@ class BindingOps(RecordChecks):
     def _take_bind_state(self, dev: str, pred: Callable[[list[tuple[str, str]]], bool], what: str) -> Any:
         """The first bind.state whose (teamId, slackUserId) list ``pred`` accepts; it and every bind.state before it
         are taken from the inbox."""
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
 
         def ids(e: Inbound) -> list[tuple[str, str]]:
             return sorted((b.team_id, b.slack_user_id) for b in e.message.payload.bindings)  # type: ignore[union-attr]
@@ -235,17 +241,17 @@ class BindingOps(RecordChecks):
 
     def _expect_none(self, dev: str, type_: str) -> None:
         """No ``type_`` frame, pending or arriving in the quiet window, on a connection that stays open."""
-        self.barrier()
-        role = self.device(dev).role
-        self.none_arrives(role, type_)
+        self.scenario.barrier()
+        role = self.scenario.device(dev).role
+        self.scenario.none_arrives(role, type_)
         assert role.closed is None, f"the server closed the connection: {role.closed}"
 
     # -- Then: the server's records (list-bindings) -------------------------------------------------------------------
 
     def _listing(self, dev: str) -> tuple[str, dict[str, Any]]:
-        self.barrier()
-        device_id = self.device(dev).role.device_id
-        return device_id, self.ctl("list-bindings", {"deviceId": device_id})
+        self.scenario.barrier()
+        device_id = self.scenario.device(dev).role.device_id
+        return device_id, self.scenario.ctl("list-bindings", {"deviceId": device_id})
 
     def expect_bindings_listed(self, dev: str, bindings: list[tuple[str, str]]) -> None:
         """``list-bindings`` shows exactly these Slack bindings of the device."""
@@ -257,7 +263,7 @@ class BindingOps(RecordChecks):
             assert got == want, f"the server lists the Slack bindings {got!r} of device {dev!r}, expected {want!r} " \
                                 f"({bindings!r})"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_pending_listed(self, dev: str, present: bool) -> None:
         def check() -> None:
@@ -267,13 +273,13 @@ class BindingOps(RecordChecks):
                 f"the server lists {len(got)} pending Slack sign-in(s) of device {dev!r}, expected " \
                 f"{'one' if present else 'none'}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     # -- Then: the task's team ----------------------------------------------------------------------------------------
 
     def expect_task_team(self, name: str, team: str) -> None:
         """spec 阶段 13 "task.dispatch.source(teamId + teamName,供会话标题与工具默认 team)"."""
-        source = self.dispatch(name).source
+        source = self.scenario.dispatch(name).source
         assert source is not ABSENT and source is not None, "task.dispatch has no source"
         assert source.team_id == self.slack.team(team), \
             f"task.dispatch.source.teamId {source.team_id!r}, expected {team!r}'s ({self.slack.team(team)!r})"
@@ -285,8 +291,8 @@ class BindingOps(RecordChecks):
         """prefs.state with ``replyTo`` = the request's id ("requestId 由 prefs.state.replyTo 回显配对"), ``bound`` as
         expected; unbound ⇒ no entries ("bound=false 时 prefs 恒空数组")."""
         rid = self.slack.requests[name]
-        p = self.device(dev).role.expect_payload(MessageType.PREFS_STATE, where=lambda p: p.reply_to == rid,
-                                                 what=f"replyTo {rid}")
+        p = self.scenario.device(dev).role.expect_payload(MessageType.PREFS_STATE, where=lambda p: p.reply_to == rid,
+                                                          what=f"replyTo {rid}")
         assert p.bound is bound, f"prefs.state answering {name!r} says bound {p.bound!r}, expected {bound!r}"
         if not bound:
             assert not p.prefs, f"prefs.state with bound false lists entries: {p.prefs!r}"
@@ -294,8 +300,8 @@ class BindingOps(RecordChecks):
 
     def expect_prefs_pushed(self, dev: str, name: str) -> None:
         """A pushed prefs.state: ``replyTo`` null ("主动推送(渠道 /model 卡写入后)为 null")."""
-        p = self.device(dev).role.expect_payload(MessageType.PREFS_STATE, where=lambda p: p.reply_to is None,
-                                                 what="replyTo null")
+        p = self.scenario.device(dev).role.expect_payload(MessageType.PREFS_STATE, where=lambda p: p.reply_to is None,
+                                                          what="replyTo null")
         self.slack.prefs[name] = p
 
     def _entries(self, name: str) -> list[dict[str, Any]]:
@@ -323,6 +329,6 @@ class BindingOps(RecordChecks):
 
     def expect_dropped_reason(self, dev: str, type_: str, reason: str) -> None:
         """The dropped-frame log holds the device's ``type_`` frame with ``reason`` (docs/control-api.md reasons)."""
-        self.barrier()
-        self.expect_dropped(dev, lambda r: r.get("type") == type_ and r.get("reason") == reason,
-                            f"the {type_} frame dropped as {reason!r}")
+        self.scenario.barrier()
+        self.records.expect_dropped(dev, lambda r: r.get("type") == type_ and r.get("reason") == reason,
+                                    f"the {type_} frame dropped as {reason!r}")

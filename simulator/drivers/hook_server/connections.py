@@ -4,6 +4,7 @@ pong 双向; 上下线通知偏好 lifecycle.preference), and the server's resta
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -45,46 +46,52 @@ def await_close(conn: HookConnection, timeout: float, why: str) -> Any:
         raise
 
 
-class ConnectionOps(HookServerScenario):
+@dataclass(eq=False)
+class ConnectionOps:
+    """Device connections and the handshake (spec §5 阶段 1, 上下线通知偏好), and the server's restart, over the
+    scenario (``scenario``)."""
+
+    scenario: HookServerScenario
+
     # -- Given / When ----------------------------------------------------------------------------------------------
 
     def online(self, dev: str, hello: Mapping[str, Any] | None = None) -> None:
         """Connect device ``dev`` and say hello (``DEFAULT_HELLO`` overridden by ``hello``), welcomed."""
-        d = self.device(dev)
+        d = self.scenario.device(dev)
         if hello:
             d.hello.update(hello)
-        d.role.connect(self.url, self.token)
+        d.role.connect(self.scenario.url, self.scenario.token)
         d.role.hello(**hello_kwargs(d.hello))
-        self.note(dict(d.role.identity))
+        self.scenario.note(dict(d.role.identity))
 
     def connect_without_hello(self, dev: str) -> None:
-        self.device(dev).role.connect(self.url, self.token)
+        self.scenario.device(dev).role.connect(self.scenario.url, self.scenario.token)
 
     def say_hello(self, dev: str) -> None:
         """Send the device's hello without waiting for a welcome (the Then step judges what comes)."""
-        d = self.device(dev)
+        d = self.scenario.device(dev)
         d.role.hello(**hello_kwargs(d.hello), expect_welcome=False)
 
     def say_hello_again(self, dev: str, hello: Mapping[str, Any]) -> None:
         """Send the device's hello again, updated by ``hello`` (a second welcome is not required), then the
         barrier: the server has read it before the next step looks."""
-        d = self.device(dev)
+        d = self.scenario.device(dev)
         d.hello.update(hello)
         d.role.hello(**hello_kwargs(d.hello), expect_welcome=False)
-        self.barrier()
+        self.scenario.barrier()
 
     def require_declared(self, feature: str) -> None:
         """Not applicable unless the server declares ``feature`` in ``welcome.features``."""
-        self.first_device().role.require_feature(feature)
+        self.scenario.first_device().role.require_feature(feature)
 
     def require_not_declared(self, feature: str) -> None:
         """Not applicable when the server declares ``feature``: the requirement concerns a server without it."""
-        if feature in self.first_device().role.server_features:
+        if feature in self.scenario.first_device().role.server_features:
             raise NotApplicable(f"the server declares {feature} in welcome.features: this requirement concerns a "
                                 f"server configured without it")
 
     def hang_up(self, dev: str, how: Hangup) -> None:
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         if how is Hangup.DROP:
             role.drop()
         else:
@@ -92,63 +99,64 @@ class ConnectionOps(HookServerScenario):
 
     def reconnect(self, dev: str, how: Hangup, *, hello: bool = True) -> None:
         """End the device's connection ``how`` and open a new one, saying the last hello again unless told not to."""
-        self.device(dev).role.reconnect(close_old=how.value, hello=hello)
+        self.scenario.device(dev).role.reconnect(close_old=how.value, hello=hello)
 
     def ping(self, dev: str) -> None:
-        self.device(dev).role.ping()
+        self.scenario.device(dev).role.ping()
 
     def announce_lifecycle(self, dev: str, enabled: bool) -> None:
         """Send ``lifecycle.preference`` (上下线通知偏好), then the barrier: the server has read it."""
-        self.device(dev).role.lifecycle_preference(enabled)
-        self.barrier()
+        self.scenario.device(dev).role.lifecycle_preference(enabled)
+        self.scenario.barrier()
 
     def ping_desktops(self) -> None:
         """A server-initiated ping (§5 阶段 1 "ping / pong 双向") is driven with the control capability
         ``ping-desktops``. Without it the harness cannot make the server ping: not testable (the server did not
         declare it cannot ping)."""
-        self.answers.require("ping-desktops")
-        answer = self.ctl("ping-desktops")
+        self.scenario.answers.require("ping-desktops")
+        answer = self.scenario.ctl("ping-desktops")
         assert answer["sent"] >= 1, f"ping-desktops sent no ping although device connections are open: {answer!r}"
 
     def restart_server(self) -> None:
         """The control capability ``restart``: in-memory state dropped, reloaded from the durable store; every
         connection is closed by the server."""
-        self.ctl("restart", {})
-        for dev in self.devices.values():
+        self.scenario.ctl("restart", {})
+        for dev in self.scenario.devices.values():
             conn = dev.role.conn
             if conn is not None and conn.closed is None:
-                await_close(conn, self.step_timeout, "its control API says restart closes every connection")
+                await_close(conn, self.scenario.step_timeout, "its control API says restart closes every connection")
 
     # -- Then --------------------------------------------------------------------------------------------------------
 
     def expect_pong(self, dev: str) -> None:
         """The server answers the device's ping with a valid pong, its payload an empty object (§5 阶段 1)."""
-        entry = self.device(dev).role.expect(MessageType.PONG)
+        entry = self.scenario.device(dev).role.expect(MessageType.PONG)
         assert entry.ok, f"the server's pong is invalid: {entry.issue}"
         extra = dict(entry.payload.extra)
         assert not extra, f"the pong payload is not an empty object: {extra!r}"
 
     def expect_ping(self, dev: str) -> None:
-        entry = self.device(dev).role.expect(MessageType.PING)
+        entry = self.scenario.device(dev).role.expect(MessageType.PING)
         assert entry.ok, f"the server's ping is invalid: {entry.issue}"
         assert not dict(entry.payload.extra), f"the ping payload is not empty: {dict(entry.payload.extra)!r}"
 
     def expect_nothing_but_pong(self, dev: str) -> None:
         """Nothing but pong arrives for the quiet window, and the connection stays open."""
-        role = self.device(dev).role
-        self.none_arrives(role, lambda e: e.type != MessageType.PONG)
+        role = self.scenario.device(dev).role
+        self.scenario.none_arrives(role, lambda e: e.type != MessageType.PONG)
         assert role.closed is None, f"the server closed the connection: {role.closed}"
 
     def expect_welcomed(self, dev: str) -> None:
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         role.expect_welcome()
-        self.note(dict(role.identity))
+        self.scenario.note(dict(role.identity))
 
     def expect_welcome_matches_config(self, dev: str) -> None:
         """welcome.serverName and welcome.features are what the server's ``config`` answer says, features once each."""
-        welcome = self.device(dev).role.welcome_payload
+        welcome = self.scenario.device(dev).role.welcome_payload
         assert welcome is not None, "no welcome received"
-        config = self.ctl("config")  # serverName and features are required fields of the answer (schema-checked)
+        # serverName and features are required fields of the answer (schema-checked)
+        config = self.scenario.ctl("config")
         assert welcome.server_name == config["serverName"], \
             f"welcome.serverName {welcome.server_name!r}, configured {config['serverName']!r}"
         assert sorted(welcome.features) == sorted(config["features"]), \
@@ -157,20 +165,20 @@ class ConnectionOps(HookServerScenario):
 
     def expect_stays_open(self, dev: str) -> None:
         """The connection is open before and after a barrier (the server has read what came before, and kept it)."""
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         assert role.closed is None, f"the server closed the connection: {role.closed}"
-        self.barrier()
+        self.scenario.barrier()
         assert role.closed is None, f"the server closed the connection: {role.closed}"
 
     def expect_pong_recorded(self, dev: str) -> None:
         """The server's ``connections`` listing shows a pong of the device's open connection."""
-        device_id = self.device(dev).role.device_id
+        device_id = self.scenario.device(dev).role.device_id
 
         def check() -> None:
-            conns = self.rows("connections", {"deviceId": device_id},
-                              keep=lambda c: c["deviceId"] == device_id and c["open"])
+            conns = self.scenario.rows("connections", {"deviceId": device_id},
+                                       keep=lambda c: c["deviceId"] == device_id and c["open"])
             assert conns, f"the server lists no open connection of device {device_id}"
             assert any(c["lastPongAt"] is not None for c in conns), \
                 f"the server recorded no pong for device {dev!r}: {conns!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ...hook import ABSENT, DeliveryState, MessageType
 from .channel import ChannelOps
+from .scenario import HookServerScenario
 
 __all__ = [
     "CODE_RE", "LEAK_WINDOW", "MAX_DELIVERY_FRAMES", "RAW_RESPONSE_MARKERS", "DeliveryChecks", "check_delivery_error",
@@ -58,19 +60,27 @@ def check_delivery_error(payload: Any, secrets: list[str]) -> None:
     assert not markers, f"error.message looks like a raw provider response ({markers!r}): {error.message!r}"
 
 
-class DeliveryChecks(ChannelOps):
+@dataclass(eq=False)
+class DeliveryChecks:
+    """turn.delivery and its receipt (spec §5 turn.delivery 可靠性与兼容), over the scenario (``scenario``) and the
+    server's clock and task listing (``channel``)."""
+
+    scenario: HookServerScenario
+    channel: ChannelOps
+
     def next_delivery(self, dev: str, name: str) -> Any:
         """The next turn.delivery of ``name`` at the device, typed (checked by the core) and remembered."""
-        rid = self.rid(name)
-        payload = self.device(dev).role.expect_payload(MessageType.TURN_DELIVERY, where=lambda p: p.request_id == rid,
-                                                       what=f"requestId {rid}")
-        self.deliveries.setdefault(name, []).append(payload)
+        rid = self.scenario.rid(name)
+        payload = self.scenario.device(dev).role.expect_payload(MessageType.TURN_DELIVERY,
+                                                                where=lambda p: p.request_id == rid,
+                                                                what=f"requestId {rid}")
+        self.scenario.deliveries.setdefault(name, []).append(payload)
         return payload
 
     def last_delivery(self, name: str, *states: DeliveryState, purpose: str = "") -> Any:
         """The last turn.delivery of ``name`` received, which must be in one of ``states`` (``purpose`` ends the
         failure message)."""
-        last = (self.deliveries.get(name) or [None])[-1]
+        last = (self.scenario.deliveries.get(name) or [None])[-1]
         assert last is not None and last.state in states, f"no {'/'.join(states)} turn.delivery of {name!r}{purpose}"
         return last
 
@@ -83,59 +93,60 @@ class DeliveryChecks(ChannelOps):
     def expect_retries_until(self, name: str, state: str) -> None:
         """At the first device: retrying frames, each with a safe error, the server's clock moved to each retryAt,
         until a frame in ``state`` (within ``MAX_DELIVERY_FRAMES``)."""
-        dev = self.first_device().name
+        dev = self.scenario.first_device().name
         for _ in range(MAX_DELIVERY_FRAMES):
             p = self.next_delivery(dev, name)
             if p.state == state:
                 return
             assert p.state == DeliveryState.RETRYING, f"turn.delivery {p.state!r} before {state!r}"
             self.check_error_safe(p)
-            self.advance_to(p.retry_at)
+            self.channel.advance_to(p.retry_at)
         raise AssertionError(f"the delivery of {name!r} did not end {state!r} after {MAX_DELIVERY_FRAMES} frames")
 
     def reach_retry_time(self, name: str) -> None:
         """Move the server's clock past the retryAt of the last (retrying) turn.delivery of ``name``."""
-        self.advance_to(self.last_delivery(name, DeliveryState.RETRYING, purpose=" to wait for").retry_at)
+        self.channel.advance_to(self.last_delivery(name, DeliveryState.RETRYING, purpose=" to wait for").retry_at)
 
     def check_error_safe(self, payload: Any) -> None:
         """``check_delivery_error`` with this scenario's secrets and the hook token."""
-        check_delivery_error(payload, self.secrets + [self.token or ""])
+        check_delivery_error(payload, self.scenario.secrets + [self.scenario.token or ""])
 
     def expect_error_safe(self, name: str) -> None:
         """The error of the last retrying/failed turn.delivery of ``name`` is safe and structured."""
         self.check_error_safe(self.last_delivery(name, DeliveryState.RETRYING, DeliveryState.FAILED))
 
     def expect_no_delivery_for(self, dev: str, name: str) -> None:
-        rid = self.rid(name)
-        self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid)
+        rid = self.scenario.rid(name)
+        self.scenario.none_arrives(self.scenario.device(dev).role,
+                                   lambda e: e.type == MessageType.TURN_DELIVERY and e.request_id == rid)
 
     def expect_no_delivery(self, dev: str) -> None:
-        self.none_arrives(self.device(dev).role, MessageType.TURN_DELIVERY)
+        self.scenario.none_arrives(self.scenario.device(dev).role, MessageType.TURN_DELIVERY)
 
     # -- the delivery receipt ------------------------------------------------------------------------------------
 
     def expect_receipt_bounded(self, name: str) -> None:
         """Spec "服务端若要保证断线后仍可查询或回放终态，需保留有界 TTL 的 delivery receipt" (turn.delivery 可靠性与兼容):
         right after a terminal delivery the server holds its receipt, with an expiry time in the future."""
-        row = self.delivery_receipt(name)
+        row = self.channel.delivery_receipt(name)
         assert row is not None, \
             f"right after the delivery of {name!r} ended the server holds no delivery receipt for it"
         expires = row["receiptExpiresAt"]
-        now = self.server_now()
+        now = self.channel.server_now()
         assert isinstance(expires, int), f"the receipt of {name!r} has no expiry (receiptExpiresAt {expires!r})"
         assert expires > now, f"the receipt of {name!r} expires at {expires}, not after now {now}"
-        self.receipt_expiry[name] = expires
+        self.scenario.receipt_expiry[name] = expires
 
     def pass_receipt_expiry(self, name: str) -> None:
         """Move the server's clock past the receipt expiry of ``name`` read before."""
-        expires = self.receipt_expiry.get(name)
+        expires = self.scenario.receipt_expiry.get(name)
         assert expires is not None, f"the receipt expiry of {name!r} was not read first"
-        self.advance_to(expires)
+        self.channel.advance_to(expires)
 
     def expect_no_receipt(self, name: str) -> None:
         """The server comes to hold no delivery receipt of ``name`` (after its expiry)."""
         def check() -> None:
-            row = self.delivery_receipt(name)
+            row = self.channel.delivery_receipt(name)
             assert row is None, f"the server still holds the delivery receipt of {name!r} after its expiry: {row!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)

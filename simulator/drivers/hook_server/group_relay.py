@@ -24,7 +24,9 @@ from typing import Any, Final
 
 from ...errors import NotTestable
 from ...hook import MessageType, make_group_message, make_msg_op_result
+from .channel import ChannelOps
 from .provider_bindings import ProviderBindingOps
+from .scenario import HookServerScenario
 
 __all__ = ["CONTENT_LISTINGS", "GroupMessage", "GroupRelayOps", "RelayState"]
 
@@ -75,13 +77,17 @@ class RelayState:
     received: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
 
 
-class GroupRelayOps(ProviderBindingOps):
-    @property
-    def relay(self) -> RelayState:
-        state = self.__dict__.get("_relay_state")
-        if state is None:
-            state = self.__dict__["_relay_state"] = RelayState()
-        return state
+@dataclass(eq=False)
+class GroupRelayOps:
+    """Group relay (spec §1 群消息中继, 阶段 14): memberships, the fan-out, no content kept; over the scenario
+    (``scenario``), the channel's records (``channel``) and the Telegram bindings (``provider_bindings``)."""
+
+    scenario: HookServerScenario
+    channel: ChannelOps
+    provider_bindings: ProviderBindingOps
+
+    #: The scenario's groups, principals and group messages.
+    relay: RelayState = field(default_factory=RelayState)
 
     def group_id(self, name: str) -> str:
         return self.relay.groups.setdefault(name, _fresh_group_id())
@@ -100,23 +106,23 @@ class GroupRelayOps(ProviderBindingOps):
         """The device binds the Telegram principal: ``provider.bind.start``, the user's ``/start <token>`` in the DM
         chat ``chat`` (default: one per principal, so the same principal again on the device supersedes), confirmed."""
         pid = self.principal_id(principal)
-        self.start_binding(dev, "telegram", binding)
-        self.send_start(binding, chat or f"dm-{principal}", pid)
-        self.expect_provider_confirmed(dev, binding, pid)
+        self.provider_bindings.start_binding(dev, "telegram", binding)
+        self.provider_bindings.send_start(binding, chat or f"dm-{principal}", pid)
+        self.provider_bindings.expect_provider_confirmed(dev, binding, pid)
         self.relay.bound_principal[binding] = pid
 
     def set_members(self, group: str, principals: list[str], member: bool = True) -> None:
         """The provider tells the server who joined (or left) the group (``group-member``)."""
-        self.answers.require("group-member")
+        self.scenario.answers.require("group-member")
         for p in principals:
-            self.ctl("group-member", {"provider": "telegram", "chatId": self.group_id(group),
-                                      "principalId": self.principal_id(p), "member": member})
+            self.scenario.ctl("group-member", {"provider": "telegram", "chatId": self.group_id(group),
+                                               "principalId": self.principal_id(p), "member": member})
 
     def write_in_group(self, author: str, name: str, group: str, *, text: str | None = None,
                        thread: str | None = None, files: int = 1, mention: bool = False) -> GroupMessage:
         """``author`` writes the group message ``name`` (``inject-group-message``): its text, file names, author name
         and handle, and chat name are fresh markers unless ``text`` is given (then that text, no file)."""
-        self.answers.require("inject-group-message")
+        self.scenario.answers.require("inject-group-message")
         tag = uuid.uuid4().hex
         markers = {"name": f"sim-author-{tag}", "username": f"sim_{tag[:24]}", "chat": f"sim-chat-name-{tag}",
                    "text": f"sim-group-text-{tag}"}
@@ -131,7 +137,7 @@ class GroupRelayOps(ProviderBindingOps):
         if names:
             fields["fileNames"] = names
         body = {**fields, "mentionsBot": mention}
-        answer = self.ctl("inject-group-message", body)
+        answer = self.scenario.ctl("inject-group-message", body)
         assert answer["messageId"] == fields["messageId"], \
             f"inject-group-message answered messageId {answer['messageId']!r}, the message was {fields['messageId']!r}"
         content = (markers["name"], markers["username"], markers["chat"], *names,
@@ -151,28 +157,28 @@ class GroupRelayOps(ProviderBindingOps):
     def go_offline(self, dev: str) -> None:
         """The device closes its connection and the server has seen it go (``connections`` lists none of its
         connections open): a message injected now finds it offline."""
-        self.device(dev).role.close_connection()
-        self.eventually(lambda: self.check_no_open_connection(dev))
+        self.scenario.device(dev).role.close_connection()
+        self.scenario.eventually(lambda: self.channel.check_no_open_connection(dev))
 
     def come_back(self, dev: str) -> None:
         """The device opens a new connection and says its last hello again (welcomed)."""
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         role.reconnect(close_old="keep", hello=True)
-        self.note(dict(role.identity))
+        self.scenario.note(dict(role.identity))
 
     def send_group_message_of_its_own(self, dev: str, group: str) -> None:
         """A group.message sent by the desktop (a server → desktop type), then the barrier."""
         tag = uuid.uuid4().hex
-        self.device(dev).role.send_message(make_group_message(
+        self.scenario.device(dev).role.send_message(make_group_message(
             provider="telegram", chat_id=self.group_id(group), message_id=f"sim-echo-{tag}",
             author={"id": self.principal_id(f"echo-{tag}"), "name": f"sim-echo-{tag}"}, text=f"sim-echo-{tag}",
             sent_at=1_700_000_000_000, thread_id=None, chat_name=None))
-        self.barrier()
+        self.scenario.barrier()
 
     def send_op_result_of_its_own(self, dev: str) -> None:
         """A msg.op.result sent by the desktop (a server → desktop type), then the barrier."""
-        self.device(dev).role.send_message(make_msg_op_result(op_id=f"sim-op-{uuid.uuid4()}", ok=True))
-        self.barrier()
+        self.scenario.device(dev).role.send_message(make_msg_op_result(op_id=f"sim-op-{uuid.uuid4()}", ok=True))
+        self.scenario.barrier()
 
     # -- Then --------------------------------------------------------------------------------------------------------
 
@@ -189,11 +195,12 @@ class GroupRelayOps(ProviderBindingOps):
         principal); ``every_field``: and every field as the provider gave it (阶段 14 table; author id / username
         阶段 19)."""
         msg = self.group_message(name)
-        entry = self.device(dev).role.expect(self._is_group_message(msg))
+        entry = self.scenario.device(dev).role.expect(self._is_group_message(msg))
         assert entry.ok, f"the server's group.message is invalid: {entry.issue}"
         p = entry.payload
         self.relay.received.setdefault(name, {}).setdefault(dev, []).append(p)
-        want = {"bindingId": self.binding_id(binding), "principalId": self.relay.bound_principal[binding]}
+        want = {"bindingId": self.provider_bindings.binding_id(binding),
+                "principalId": self.relay.bound_principal[binding]}
         wire = p.to_wire()
         got = wire.get("recipient")
         assert got == want, f"group.message {name!r} to device {dev!r}: recipient {got!r}, expected {want!r} " \
@@ -210,8 +217,8 @@ class GroupRelayOps(ProviderBindingOps):
         msg = self.group_message(name) if name is not None else None
         match = self._is_group_message(msg)
         for dev in devs:
-            role = self.device(dev).role
-            self.none_arrives(role, match)
+            role = self.scenario.device(dev).role
+            self.scenario.none_arrives(role, match)
             sent = [e.text for conn in role.connections for e in conn.received if match(e)]
             what = f"group message {name!r}" if name else "a group.message"
             assert not sent, f"device {dev!r} received {what}: {sent!r}"[:800]
@@ -223,8 +230,8 @@ class GroupRelayOps(ProviderBindingOps):
         msg = self.group_message(name)
         rid = msg.answer.get("requestId")
         assert rid, f"the server made no task of group message {name!r} addressing the bot: {msg.answer!r}"
-        payload = self.device(dev).role.expect_dispatch(request_id=rid)
-        self.request_ids[name], self.dispatches[name] = rid, [payload]
+        payload = self.scenario.device(dev).role.expect_dispatch(request_id=rid)
+        self.scenario.request_ids[name], self.scenario.dispatches[name] = rid, [payload]
         source = payload.source
         trigger = getattr(source, "trigger_message_id", None) if source is not None else None
         assert trigger == msg.message_id, \
@@ -236,7 +243,7 @@ class GroupRelayOps(ProviderBindingOps):
         of the content of the earlier group message ``earlier`` (its text, file names, author name and handle, chat
         name) in any field: a server that kept nothing has no context to put there."""
         msg = self.group_message(earlier)
-        dispatched = self.dispatches.get(task)
+        dispatched = self.scenario.dispatches.get(task)
         assert dispatched, f"no task of group message {task!r} was received before this step"
         text = json.dumps(dispatched[0].to_wire(), ensure_ascii=False)
         found = [m for m in msg.markers if m in text]
@@ -249,18 +256,19 @@ class GroupRelayOps(ProviderBindingOps):
         carries the message's text, file names, author name or handle, or chat name. Without ``list-messages`` and
         ``dropped-frames`` the check would prove nothing: not testable."""
         msg = self.group_message(name)
+        answers = self.scenario.answers
         for capability in REQUIRED_LISTINGS:
-            self.answers.require(capability)
-        self.settle()
+            answers.require(capability)
+        self.scenario.settle()
         read = []
         for capability in CONTENT_LISTINGS:
             try:
-                self.answers.require(capability)
+                answers.require(capability)
             except NotTestable:
                 continue
-            if capability not in self.answers.listings and f"{capability}.response" not in self.answers.schema.defs:
+            if capability not in answers.listings and f"{capability}.response" not in answers.schema.defs:
                 continue  # a capability this harness's schema does not describe yet: its answer cannot be checked
-            answer = self.ctl(capability, {})
+            answer = self.scenario.ctl(capability, {})
             text = json.dumps(answer, ensure_ascii=False)
             found = [m for m in msg.markers if m in text]
             assert not found, f"the {capability} answer still holds content of group message {name!r}: {found!r}"

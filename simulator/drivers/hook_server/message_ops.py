@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ...hook import MessageType
-from .records import RecordChecks
-from .scenario import Row
+from .scenario import HookServerScenario, Row
 from .tasks import TaskChecks
 
 __all__ = ["MALFORMED_OPS", "MessageOps", "OpsState", "UNKNOWN_LANE_PREFIX"]
@@ -48,13 +47,16 @@ class OpsState:
     texts: dict[str, str] = field(default_factory=dict)
 
 
-class MessageOps(TaskChecks, RecordChecks):
-    @property
-    def ops(self) -> OpsState:
-        state = self.__dict__.get("_ops_state")
-        if state is None:
-            state = self.__dict__["_ops_state"] = OpsState()
-        return state
+@dataclass(eq=False)
+class MessageOps:
+    """Message operations (UPSTREAM-FACTS msg.op / msg.op.result), over the scenario (``scenario``) and the tasks
+    a device receives (``tasks``)."""
+
+    scenario: HookServerScenario
+    tasks: TaskChecks
+
+    #: The scenario's lanes, ops and their results.
+    ops: OpsState = field(default_factory=OpsState)
 
     def _op(self, name: str) -> tuple[str, str]:
         if name not in self.ops.ops:
@@ -82,19 +84,21 @@ class MessageOps(TaskChecks, RecordChecks):
     def lane_task(self, dev: str, name: str, chat: str, thread: str) -> None:
         """A user writes in a thread of a Telegram chat; the server must take it as a task of the device and dispatch
         it there (its externalKey is the scope of the lane's ops)."""
-        self.providers[chat] = "telegram"
+        self.scenario.providers[chat] = "telegram"
         thread_id = f"sim-thread-{thread}-{uuid.uuid4().hex[:8]}"
-        body = {"provider": "telegram", "chatId": self.chat(chat), "threadId": thread_id,
+        body = {"provider": "telegram", "chatId": self.scenario.chat(chat), "threadId": thread_id,
                 "userId": f"sim-user-{uuid.uuid4().hex[:12]}", "userName": "Conformance User",
-                "text": f"sim-lane-task-{uuid.uuid4().hex}", "deviceId": self.device(dev).role.device_id}
-        answer = self.ctl("inject-message", body)
+                "text": f"sim-lane-task-{uuid.uuid4().hex}", "deviceId": self.scenario.device(dev).role.device_id}
+        answer = self.scenario.ctl("inject-message", body)
         assert answer.get("kind") == "task", f"the server did not take the message as a task: {answer!r}"
-        self.request_ids[name], self.task_chat[name] = answer["requestId"], chat
-        self.ops.lanes[name] = (self.chat(chat), thread_id)
-        self.receive_task(dev, name)
+        self.scenario.request_ids[name], self.scenario.task_chat[name] = answer["requestId"], chat
+        self.ops.lanes[name] = (self.scenario.chat(chat), thread_id)
+        self.tasks.receive_task(dev, name)
 
     def _scope_key(self, lane: str | None) -> str:
-        return self.dispatch(lane).external_key if lane is not None else f"{UNKNOWN_LANE_PREFIX}{uuid.uuid4().hex}:-:1"
+        if lane is None:
+            return f"{UNKNOWN_LANE_PREFIX}{uuid.uuid4().hex}:-:1"
+        return self.scenario.dispatch(lane).external_key
 
     def run_op(self, dev: str, name: str, lane: str | None, action: dict[str, Any]) -> None:
         """The device sends the valid ``msg.op`` ``name`` scoped by the externalKey of the lane task ``lane`` (None:
@@ -103,8 +107,8 @@ class MessageOps(TaskChecks, RecordChecks):
         self.ops.ops[name] = (op_id, dev)
         if isinstance(action.get("text"), str):
             self.ops.texts[name] = action["text"]
-        self.device(dev).role.msg_op(op_id, self._scope_key(lane), self._resolve(action))
-        self.barrier()
+        self.scenario.device(dev).role.msg_op(op_id, self._scope_key(lane), self._resolve(action))
+        self.scenario.barrier()
 
     def run_malformed_op(self, dev: str, name: str, lane: str, case: str) -> None:
         """The device sends a ``msg.op`` the core refuses (``MALFORMED_OPS[case]``), scoped by the lane's externalKey,
@@ -116,8 +120,8 @@ class MessageOps(TaskChecks, RecordChecks):
         self.ops.ops[name] = (op_id, dev)
         self.ops.texts[name] = action.get("text", "")
         extra = {"chatId": self.ops.lanes[lane][0]} if with_chat else None
-        self.device(dev).role.msg_op(op_id, self._scope_key(lane), action, scope_extra=extra, validate=False)
-        self.barrier()
+        self.scenario.device(dev).role.msg_op(op_id, self._scope_key(lane), action, scope_extra=extra, validate=False)
+        self.scenario.barrier()
 
     # -- Then: results ---------------------------------------------------------------------------------------------
 
@@ -125,8 +129,8 @@ class MessageOps(TaskChecks, RecordChecks):
         """UPSTREAM-FACTS msg.op / msg.op.result: the device that ran ``name`` gets one msg.op.result carrying its opId,
         with ``ok``; ``message_id``: a non-empty messageId; ``message_ids``: that many distinct messageIds."""
         op_id, dev = self._op(name)
-        entry = self.device(dev).role.expect(lambda e: e.type == MessageType.MSG_OP_RESULT.value
-                                             and (not e.ok or e.payload.op_id == op_id))
+        entry = self.scenario.device(dev).role.expect(lambda e: e.type == MessageType.MSG_OP_RESULT.value
+                                                      and (not e.ok or e.payload.op_id == op_id))
         assert entry.ok, f"the server's msg.op.result is invalid: {entry.issue}"
         p = entry.payload
         self.ops.results[name] = p
@@ -142,12 +146,12 @@ class MessageOps(TaskChecks, RecordChecks):
     def expect_no_op_result(self, name: str) -> None:
         """No msg.op.result for ``name`` arrives (quiet window, the connection alive), and none arrived before."""
         op_id, dev = self._op(name)
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
 
         def about(e: Any) -> bool:
             return e.type == MessageType.MSG_OP_RESULT.value and (not e.ok or e.payload.op_id == op_id)
 
-        self.none_arrives(role, about)
+        self.scenario.none_arrives(role, about)
         sent = [e.text for conn in role.connections for e in conn.received if about(e)]
         assert not sent, f"the server answered the msg.op {name!r}: {sent!r}"[:600]
 
@@ -155,8 +159,8 @@ class MessageOps(TaskChecks, RecordChecks):
 
     def posts(self, keep: Any = lambda row: True) -> list[Row]:
         """The ``list-posts`` rows ``keep`` selects (checked against ``$defs/post``)."""
-        self.answers.require("list-posts")
-        return self.rows("list-posts", {}, keep=keep)
+        self.scenario.answers.require("list-posts")
+        return self.scenario.rows("list-posts", {}, keep=keep)
 
     def post_of(self, name: str, index: int = 0) -> Row:
         """The post the op ``name`` created (its result's messageId, or the index-th of its messageIds)."""
@@ -193,6 +197,6 @@ class MessageOps(TaskChecks, RecordChecks):
         """The op posted nothing: no listed post carries its opId or the text its action carried."""
         op_id, _dev = self._op(name)
         text = self.ops.texts.get(name)
-        self.settle()
+        self.scenario.settle()
         rows = self.posts(lambda r: r["opId"] == op_id or (bool(text) and r["text"] == text))
         assert not rows, f"the refused or dropped msg.op {name!r} posted: {rows!r}"[:600]

@@ -10,6 +10,8 @@ a failure, never a pass.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...hook import find_local_paths_in_frame
 from ...wirelog import Direction
 from .scenario import HookServerScenario
@@ -19,13 +21,20 @@ __all__ = ["PrivacyChecks"]
 _SHOWN = 10
 
 
-class PrivacyChecks(HookServerScenario):
+@dataclass(eq=False)
+class PrivacyChecks:
+    """What the server never puts on the wire (spec §2 workspace 是别名), judged over the scenario's wire log
+    (``scenario``)."""
+
+    scenario: HookServerScenario
+
     def server_frames(self) -> list[str]:
         """Every hook frame the server sent in this scenario, on every device's connection, in arrival order."""
-        return [e.text for e in self.wire.events() if e.direction is Direction.RECEIVED and e.channel == "hook"]
+        return [e.text for e in self.scenario.wire.events()
+                if e.direction is Direction.RECEIVED and e.channel == "hook"]
 
     def check_no_local_path(self) -> None:
-        self.barrier()
+        self.scenario.barrier()
         frames = self.server_frames()
         assert frames, "the server sent no frame at all in this scenario: nothing to judge"
         found = [f"frame #{i + 1}: {hit}" for i, text in enumerate(frames)

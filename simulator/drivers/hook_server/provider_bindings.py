@@ -29,7 +29,9 @@ from ...hook import (
     make_provider_prefs_set,
     parse_telegram_connect_url,
 )
-from .records import RecordChecks
+from .channel import ChannelOps
+from .connections import ConnectionOps
+from .scenario import HookServerScenario
 
 __all__ = ["PROVIDER_FRAME_TYPES", "ProviderBindingOps", "ProviderState"]
 
@@ -56,13 +58,17 @@ class ProviderState:
     behavior: dict[str, Any] = field(default_factory=dict)
 
 
-class ProviderBindingOps(RecordChecks):
-    @property
-    def pstate(self) -> ProviderState:
-        state = self.__dict__.get("_provider_state")
-        if state is None:
-            state = self.__dict__["_provider_state"] = ProviderState()
-        return state
+@dataclass(eq=False)
+class ProviderBindingOps:
+    """Provider-neutral binding and provider preferences (spec §5 Provider-neutral 绑定与偏好), over the
+    scenario (``scenario``), the device connections (``connections``) and the server's clock (``channel``)."""
+
+    scenario: HookServerScenario
+    connections: ConnectionOps
+    channel: ChannelOps
+
+    #: What the scenario learnt of the provider families.
+    pstate: ProviderState = field(default_factory=ProviderState)
 
     def _new_request(self) -> str:
         return f"sim-{uuid.uuid4()}"
@@ -81,13 +87,13 @@ class ProviderBindingOps(RecordChecks):
 
     def online_declaring(self, dev: str, features: list[str]) -> None:
         """The device says hello with its default features plus ``features``."""
-        hello = dict(self.device(dev).hello)
-        self.online(dev, {"features": [*hello.get("features", []), *features]})
+        hello = dict(self.scenario.device(dev).hello)
+        self.connections.online(dev, {"features": [*hello.get("features", []), *features]})
 
     def start_binding(self, dev: str, provider: str, name: str, scope: str | None = None) -> None:
         """``provider.bind.start``; the pending update answering it (replyTo = its requestId) is recorded."""
         rid = self._new_request()
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         role.send_message(make_provider_bind_start(request_id=rid, provider=provider, scope_id=scope))
         entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value
                             and (not e.ok or e.payload.reply_to == rid))
@@ -103,21 +109,24 @@ class ProviderBindingOps(RecordChecks):
     def _token_from_listing(self, name: str) -> str:
         """The attempt's one-time token as the identity provider sees it (``list-bindings`` ``attempts[].token``)."""
         aid = self.attempt_id(name)
-        answer = self.ctl("list-bindings", {"deviceId": self.device(self.pstate.starter[name]).role.device_id})
+        starter = self.scenario.device(self.pstate.starter[name])
+        answer = self.scenario.ctl("list-bindings", {"deviceId": starter.role.device_id})
         tokens = [a["token"] for a in answer["attempts"] if a["attemptId"] == aid]
         assert tokens, f"list-bindings does not list the open attempt {aid!r}: {answer['attempts']!r}"[:600]
         return tokens[0]
 
     def start_binding_unannounced(self, dev: str, provider: str) -> None:
         """``provider.bind.start`` from a device whose family is off: nothing is waited for."""
-        self.device(dev).role.send_message(make_provider_bind_start(request_id=self._new_request(), provider=provider))
-        self.barrier()
+        self.scenario.device(dev).role.send_message(make_provider_bind_start(request_id=self._new_request(),
+                                                                             provider=provider))
+        self.scenario.barrier()
 
     def ask_prefs_unannounced(self, dev: str, provider: str, scope: str) -> None:
         """``provider.prefs.get`` from a device whose family is off: nothing is waited for."""
-        self.device(dev).role.send_message(make_provider_prefs_get(
-            request_id=self._new_request(), provider=provider, binding_id=None, scope_id=self.chats.get(scope, scope)))
-        self.barrier()
+        self.scenario.device(dev).role.send_message(make_provider_prefs_get(
+            request_id=self._new_request(), provider=provider, binding_id=None,
+            scope_id=self.scenario.chats.get(scope, scope)))
+        self.scenario.barrier()
 
     def send_server_update(self, dev: str) -> None:
         """A ``provider.bind.update`` sent by the desktop: a server → desktop type (dropped ``unhandled-type``)."""
@@ -125,27 +134,27 @@ class ProviderBindingOps(RecordChecks):
             {"provider": "telegram", "state": "none", "replyTo": None, "attemptId": None, "bindingId": None,
              "principalId": None, "principalName": None, "scopeId": None, "scopeName": None, "connectUrl": None,
              "expiresAt": None, "reason": None, "remediationUrl": None, "actions": []}))
-        self.device(dev).role.send_message(msg)
-        self.barrier()
+        self.scenario.device(dev).role.send_message(msg)
+        self.scenario.barrier()
 
     def cancel_attempt(self, dev: str, name: str) -> None:
-        self.device(dev).role.send_message(make_provider_bind_cancel(
+        self.scenario.device(dev).role.send_message(make_provider_bind_cancel(
             request_id=self._new_request(), provider=self.pstate.providers[name], attempt_id=self.attempt_id(name)))
-        self.barrier()
+        self.scenario.barrier()
 
     def revoke_binding(self, dev: str, name: str) -> None:
-        self.device(dev).role.send_message(make_provider_bind_revoke(
+        self.scenario.device(dev).role.send_message(make_provider_bind_revoke(
             request_id=self._new_request(), provider=self.pstate.providers[name], binding_id=self.binding_id(name)))
-        self.barrier()
+        self.scenario.barrier()
 
     # -- When: the channel and the identity provider ---------------------------------------------------------------
 
     def send_start(self, name: str, chat: str, user: str) -> None:
         """The user sends ``/start <token>`` to the Telegram bot; the server answers ``kind: "bind"``."""
-        self.providers[chat] = "telegram"
-        body = {"provider": "telegram", "chatId": self.chat(chat), "threadId": None, "userId": user,
+        self.scenario.providers[chat] = "telegram"
+        body = {"provider": "telegram", "chatId": self.scenario.chat(chat), "threadId": None, "userId": user,
                 "userName": f"{user} name", "text": f"/start {self.pstate.tokens[name]}"}
-        answer = self.ctl("inject-message", body)
+        answer = self.scenario.ctl("inject-message", body)
         assert answer["kind"] == "bind", f"the server did not take /start <token> as a binding: {answer!r}"
 
     def authorize(self, name: str, outcome: str, principal: str | None = None, scope: str | None = None) -> None:
@@ -153,18 +162,18 @@ class ProviderBindingOps(RecordChecks):
         if principal:
             body["principalId"] = principal
         if scope:
-            body["scopeId"] = self.chats.get(scope, scope)  # a chat the scenario named, else the name itself
-        self.answers.require("provider-authorize")
-        self.ctl("provider-authorize", body)
+            body["scopeId"] = self.scenario.chats.get(scope, scope)  # a chat the scenario named, else the name itself
+        self.scenario.answers.require("provider-authorize")
+        self.scenario.ctl("provider-authorize", body)
 
     def pass_expiry(self, name: str) -> None:
         """The server's clock passes the attempt's ``expiresAt``."""
-        self.advance_to(self.pstate.pending[name].expires_at)
+        self.channel.advance_to(self.pstate.pending[name].expires_at)
 
     # -- Then: updates ---------------------------------------------------------------------------------------------
 
     def _update(self, dev: str, pred: Any) -> Any:
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         entry = role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_UPDATE.value
                             and (not e.ok or pred(e.payload)))
         assert entry.ok, f"the server's provider.bind.update is invalid: {entry.issue}"
@@ -191,7 +200,7 @@ class ProviderBindingOps(RecordChecks):
         p = self._update(dev, lambda q: q.state == "confirmed" and q.provider == provider)
         assert p.principal_id == principal, f"confirmed principalId {p.principal_id!r}, expected {principal!r}"
         if scope is not None:
-            want = self.chats.get(scope, scope)
+            want = self.scenario.chats.get(scope, scope)
             assert p.scope_id == want, f"confirmed scopeId {p.scope_id!r}, expected {want!r}"
         assert p.binding_id not in self.pstate.bindings.values(), f"the confirmation reuses bindingId {p.binding_id!r}"
         self.pstate.bindings[name] = p.binding_id
@@ -215,8 +224,8 @@ class ProviderBindingOps(RecordChecks):
     def expect_binding_after_welcome(self, dev: str, name: str) -> None:
         """After welcome: a provider.bind.state of the confirmed binding."""
         bid = self.binding_id(name)
-        entry = self.device(dev).role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_STATE.value
-                                             and (not e.ok or e.payload.binding_id == bid))
+        entry = self.scenario.device(dev).role.expect(lambda e: e.type == MessageType.PROVIDER_BIND_STATE.value
+                                                      and (not e.ok or e.payload.binding_id == bid))
         assert entry.ok, f"the server's provider.bind.state is invalid: {entry.issue}"
         assert entry.payload.state == "confirmed", f"provider.bind.state of {name!r}: {entry.payload.state!r}"
 
@@ -230,13 +239,13 @@ class ProviderBindingOps(RecordChecks):
                 return False
             return not e.ok or e.payload.attempt_id == aid or (bid is not None and e.payload.binding_id == bid)
 
-        self.none_arrives(self.device(dev).role, about, include_pending=False)
+        self.scenario.none_arrives(self.scenario.device(dev).role, about, include_pending=False)
 
     def expect_no_provider_frame(self, dev: str) -> None:
         """spec §2: with a family off the server sends none of its frames on the device's current connection (since
         it opened, and for the quiet window, the connection alive)."""
-        role = self.device(dev).role
-        self.none_arrives(role, lambda e: e.type in PROVIDER_FRAME_TYPES)
+        role = self.scenario.device(dev).role
+        self.scenario.none_arrives(role, lambda e: e.type in PROVIDER_FRAME_TYPES)
         sent = [e.text for e in role.connection.received if e.type in PROVIDER_FRAME_TYPES]
         assert not sent, f"the server sent provider frames to device {dev!r}: {sent!r}"[:600]
 
@@ -249,37 +258,37 @@ class ProviderBindingOps(RecordChecks):
                               f"characters: finding it elsewhere would prove nothing, so whether it was forwarded "
                               f"cannot be seen")
         allowed = self.pstate.token_frames[token]
-        self.settle()
-        for dev in self.devices.values():
+        self.scenario.settle()
+        for dev in self.scenario.devices.values():
             for conn in dev.role.connections:
                 leaked = [e.text for e in conn.received
                           if token in e.text and (e.text != allowed or e.text.count(token) > 1)]
                 assert not leaked, f"the one-time token of {name!r} reached device {dev.name!r} again: {leaked!r}"[:600]
         for capability, body in (("list-messages", {"provider": "telegram"}), ("list-tasks", {}),
                                   ("dropped-frames", {})):
-            answer = self.ctl(capability, body)
+            answer = self.scenario.ctl(capability, body)
             assert token not in repr(answer), f"the one-time token of {name!r} shows in the {capability} answer"
 
     def expect_start_not_a_task(self, chat: str) -> None:
         """The /start message became no task: no device receives a task.dispatch, the chat holds no message."""
-        for dev in self.devices.values():
+        for dev in self.scenario.devices.values():
             if dev.role.conn is not None and dev.role.conn.is_open:
-                self.none_arrives(dev.role, MessageType.TASK_DISPATCH)
-        rows = self.rows("list-messages", {"provider": "telegram", "chatId": self.chat(chat)})
+                self.scenario.none_arrives(dev.role, MessageType.TASK_DISPATCH)
+        rows = self.scenario.rows("list-messages", {"provider": "telegram", "chatId": self.scenario.chat(chat)})
         assert not rows, f"the /start message became a channel message (a task): {rows!r}"[:600]
 
     def expect_listed_binding(self, dev: str, name: str) -> None:
-        device_id = self.device(dev).role.device_id
-        answer = self.ctl("list-bindings", {"deviceId": device_id})
+        device_id = self.scenario.device(dev).role.device_id
+        answer = self.scenario.ctl("list-bindings", {"deviceId": device_id})
         ids = [b["bindingId"] for b in answer["provider"]]
         assert self.binding_id(name) in ids, f"list-bindings does not list binding {name!r}: {answer['provider']!r}"
 
     def expect_no_listed_binding(self, dev: str) -> None:
         """``list-bindings`` lists no provider binding of the device (an ended attempt's token bound nothing: its
         confirmation would carry no attemptId, so only the listing shows it)."""
-        device_id = self.device(dev).role.device_id
-        self.settle()
-        answer = self.ctl("list-bindings", {"deviceId": device_id})
+        device_id = self.scenario.device(dev).role.device_id
+        self.scenario.settle()
+        answer = self.scenario.ctl("list-bindings", {"deviceId": device_id})
         assert not answer["provider"], f"list-bindings lists provider bindings of device {dev!r}: {answer['provider']!r}"
 
     # -- provider preferences --------------------------------------------------------------------------------------
@@ -287,10 +296,10 @@ class ProviderBindingOps(RecordChecks):
     def _selector(self, kind: str, ref: str) -> dict[str, Any]:
         if kind == "binding":
             return {"binding_id": self.binding_id(ref), "scope_id": None}
-        return {"binding_id": None, "scope_id": self.chats.get(ref, ref)}
+        return {"binding_id": None, "scope_id": self.scenario.chats.get(ref, ref)}
 
     def _prefs_state(self, dev: str, rid: str) -> Any:
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         entry = role.expect(lambda e: e.type == MessageType.PROVIDER_PREFS_STATE.value
                             and (not e.ok or e.payload.reply_to == rid))
         assert entry.ok, f"the server's provider.prefs.state is invalid: {entry.issue}"
@@ -300,36 +309,36 @@ class ProviderBindingOps(RecordChecks):
     def set_provider_prefs(self, dev: str, provider: str, kind: str, ref: str, workspace: str,
                            patch: dict[str, Any]) -> None:
         rid = self._new_request()
-        self.device(dev).role.send_message(make_provider_prefs_set(
+        self.scenario.device(dev).role.send_message(make_provider_prefs_set(
             request_id=rid, provider=provider, workspace=workspace, **self._selector(kind, ref),
             **{_snake(k): v for k, v in patch.items()}))
         self.pstate.prefs[dev] = (rid, provider, kind, ref, self._prefs_state(dev, rid))
 
     def get_provider_prefs(self, dev: str, provider: str, kind: str, ref: str) -> None:
         rid = self._new_request()
-        self.device(dev).role.send_message(make_provider_prefs_get(request_id=rid, provider=provider,
-                                                                   **self._selector(kind, ref)))
+        self.scenario.device(dev).role.send_message(make_provider_prefs_get(request_id=rid, provider=provider,
+                                                                            **self._selector(kind, ref)))
         self.pstate.prefs[dev] = (rid, provider, kind, ref, self._prefs_state(dev, rid))
 
     def set_prefs_absolute_path(self, dev: str, provider: str, kind: str, ref: str, path: str) -> None:
         """A provider.prefs.set whose workspace is an absolute path (invalid: "校验器拒绝绝对路径")."""
         msg = make_provider_prefs_set(request_id=self._new_request(), provider=provider, workspace=path,
                                       model="path-model", validate=False, **self._selector(kind, ref))
-        self.device(dev).role.send_message(msg)
-        self.barrier()
+        self.scenario.device(dev).role.send_message(msg)
+        self.scenario.barrier()
 
     def channel_sets_provider_prefs(self, provider: str, kind: str, ref: str, workspace: str, patch: dict[str, Any]) -> None:
-        self.answers.require("channel-set-prefs")
+        self.scenario.answers.require("channel-set-prefs")
         sel = self._selector(kind, ref)
         body = {"provider": provider, "workspace": workspace, **patch,
                 **({"bindingId": sel["binding_id"]} if kind == "binding" else {"scopeId": sel["scope_id"]})}
-        answer = self.ctl("channel-set-prefs", body)
+        answer = self.scenario.ctl("channel-set-prefs", body)
         assert answer["pushed"] >= 1, f"channel-set-prefs pushed no provider.prefs.state to the device: {answer!r}"
 
     def expect_pushed_prefs(self, dev: str, kind: str, ref: str, prefs: list[dict[str, Any]]) -> None:
         """A pushed provider.prefs.state (replyTo null) of the selector with ``prefs``."""
         sel = self._selector(kind, ref)
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         entry = role.expect(lambda e: e.type == MessageType.PROVIDER_PREFS_STATE.value
                             and (not e.ok or e.payload.reply_to is None))
         assert entry.ok, f"the server's provider.prefs.state is invalid: {entry.issue}"

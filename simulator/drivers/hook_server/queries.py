@@ -25,8 +25,8 @@ from ...hook import (
     QueryModelEntry,
     QuerySessionEntry,
 )
-from .records import RecordChecks
-from .scenario import Row
+from .channel import ChannelOps
+from .scenario import HookServerScenario, Row
 
 __all__ = ["MALFORMED_ANSWERS", "QUERY_COMMANDS", "QueryNames", "QueryOps", "query_answer"]
 
@@ -82,19 +82,22 @@ class QueryNames:
     sent: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-class QueryOps(RecordChecks):
-    @property
-    def queries(self) -> QueryNames:
-        names = self.__dict__.get("_query_names")
-        if names is None:
-            names = self.__dict__["_query_names"] = QueryNames()
-        return names
+@dataclass(eq=False)
+class QueryOps:
+    """Live queries (spec §5 阶段 6): the user's command, the device's answer, what the channel shows; over the
+    scenario (``scenario``) and the server's clock (``channel``)."""
+
+    scenario: HookServerScenario
+    channel: ChannelOps
+
+    #: The scenario's queries by name.
+    names: QueryNames = field(default_factory=QueryNames)
 
     def query_id(self, name: str) -> str:
         """The queryId the server gave the query ``name`` (its ``inject-message`` answer)."""
-        if name not in self.queries.asked:
+        if name not in self.names.asked:
             raise AssertionError(f"no query named {name!r} in this scenario (the feature uses it before it exists)")
-        return self.queries.asked[name]["queryId"]
+        return self.names.asked[name]["queryId"]
 
     # -- When: the channel ---------------------------------------------------------------------------------------
 
@@ -104,23 +107,23 @@ class QueryOps(RecordChecks):
         have sent the device a query (``inject-message`` answers ``kind: "query"`` with its ``queryId``, docs/
         control-api.md); without, nothing is required of the answer (what reaches the device is judged after)."""
         if provider:
-            self.providers[chat] = provider
-        device = self.device(dev) if dev else self.first_device()
-        body = {"provider": self.provider(chat), "chatId": self.chat(chat), "threadId": None,
+            self.scenario.providers[chat] = provider
+        device = self.scenario.device(dev) if dev else self.scenario.first_device()
+        body = {"provider": self.scenario.provider(chat), "chatId": self.scenario.chat(chat), "threadId": None,
                 "userId": f"sim-user-{uuid.uuid4().hex[:12]}", "text": command, "deviceId": device.role.device_id}
-        answer = self.ctl("inject-message", body)
+        answer = self.scenario.ctl("inject-message", body)
         if name is None:
             return
         assert answer["kind"] == "query", f"the server did not take {command} as a query: {answer!r}"
         assert isinstance(answer.get("queryId"), str) and answer["queryId"], \
             f"the server says it sent device {device.name!r} no query.request for {command} (queryId " \
             f"{answer.get('queryId')!r}), although the device is online"
-        self.queries.asked[name] = answer
-        self.queries.kinds[name] = QUERY_COMMANDS[command]
+        self.names.asked[name] = answer
+        self.names.kinds[name] = QUERY_COMMANDS[command]
 
     def pass_query_timeout(self, name: str) -> None:
         """The server's clock passes the query's ``expiresAt`` (``advance-clock``; without it: not testable)."""
-        self.advance_to(self._row(name)["expiresAt"])
+        self.channel.advance_to(self._row(name)["expiresAt"])
 
     # -- When: the device ----------------------------------------------------------------------------------------
 
@@ -128,20 +131,20 @@ class QueryOps(RecordChecks):
         """``query.response {queryId, kind, ok: true, <its list>}`` (the list distinctive for ``name``)."""
         kind = self._kind_received(name)
         wire = query_answer(name, kind)
-        self.device(dev).role.query_response(self.query_id(name), kind, True, None, **_typed(kind, wire))
-        self.queries.sent[name] = wire
-        self.barrier()
+        self.scenario.device(dev).role.query_response(self.query_id(name), kind, True, None, **_typed(kind, wire))
+        self.names.sent[name] = wire
+        self.scenario.barrier()
 
     def answer_query_error(self, dev: str, name: str, error: str) -> None:
         """``query.response {ok: false, error}`` ("ok=false 时 error 非空")."""
-        self.device(dev).role.query_response(self.query_id(name), self._kind_received(name), False, error)
-        self.barrier()
+        self.scenario.device(dev).role.query_response(self.query_id(name), self._kind_received(name), False, error)
+        self.scenario.barrier()
 
     def answer_unknown_query(self, dev: str) -> None:
         """A valid ``query.response`` naming a queryId the server never asked."""
-        self.device(dev).role.query_response(f"sim-never-asked-{uuid.uuid4()}", QueryKind.WORKSPACES.value, True,
-                                             None, workspaces=("chat",))
-        self.barrier()
+        self.scenario.device(dev).role.query_response(f"sim-never-asked-{uuid.uuid4()}", QueryKind.WORKSPACES.value,
+                                                      True, None, workspaces=("chat",))
+        self.scenario.barrier()
 
     def answer_query_malformed(self, dev: str, name: str, case: str) -> None:
         """A ``query.response`` for the query that the core refuses (``MALFORMED_ANSWERS``)."""
@@ -151,7 +154,7 @@ class QueryOps(RecordChecks):
         needs = MALFORMED_ANSWERS[case]
         if needs is not None and kind != needs:
             raise ValueError(f"the malformed answer {case!r} answers a {needs} query, {name!r} is {kind}")
-        qid, role = self.query_id(name), self.device(dev).role
+        qid, role = self.query_id(name), self.scenario.device(dev).role
         if case == "ok false without an error":
             role.query_response(qid, kind, False, None, validate=False)
         elif case == "ok true without its list":
@@ -162,7 +165,7 @@ class QueryOps(RecordChecks):
             sessions = tuple(QuerySessionEntry(f"{name}-s{i}", f"Session {i}", workspace, _LAST_ACTIVE)
                              for i in range(n))
             role.query_response(qid, kind, True, None, sessions=sessions, validate=False)
-        self.barrier()
+        self.scenario.barrier()
 
     # -- Then ------------------------------------------------------------------------------------------------------
 
@@ -170,10 +173,11 @@ class QueryOps(RecordChecks):
         """The device receives ``query.request`` with the queryId the server named for ``name`` ("queryId(server
         生成 …)") and the ``kind`` the command asks for (§1 "/bind /model /effort 指令实时拉取工作区 / 模型清单")."""
         qid = self.query_id(name)
-        payload = self.device(dev).role.expect_payload(MessageType.QUERY_REQUEST, where=lambda p: p.query_id == qid,
-                                                       what=f"queryId {qid}")
+        payload = self.scenario.device(dev).role.expect_payload(MessageType.QUERY_REQUEST,
+                                                                where=lambda p: p.query_id == qid,
+                                                                what=f"queryId {qid}")
         assert payload.kind == kind, f"the query.request of {name!r} asks for {payload.kind!r}, expected {kind!r}"
-        self.queries.received[name] = payload
+        self.names.received[name] = payload
 
     def expect_distinct_query_ids(self, first: str, second: str) -> None:
         """Two queries in flight carry distinct queryIds ("响应回传配对" needs a key per query)."""
@@ -183,15 +187,15 @@ class QueryOps(RecordChecks):
     def expect_no_query(self, dev: str, kind: str) -> None:
         """No ``query.request`` of ``kind`` reaches the device (since its connection opened, and in the quiet window,
         the connection alive); an invalid one cannot be shown to ask something else, so it counts too."""
-        self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.QUERY_REQUEST
-                          and (not e.ok or e.payload.kind == kind))
+        self.scenario.none_arrives(self.scenario.device(dev).role, lambda e: e.type == MessageType.QUERY_REQUEST
+                                   and (not e.ok or e.payload.kind == kind))
 
     def expect_query_answered(self, name: str) -> None:
         """The channel shows the query answered with exactly what the device sent (the list of its kind, "ok 时按
         kind 携带 workspaces、agents 或 sessions")."""
-        if name not in self.queries.sent:
+        if name not in self.names.sent:
             raise AssertionError(f"the device never answered the query {name!r} in this scenario")
-        want = self.queries.sent[name]
+        want = self.names.sent[name]
 
         def check() -> None:
             row = self._row(name)
@@ -199,7 +203,7 @@ class QueryOps(RecordChecks):
             assert row["answer"] == want, f"the query {name!r} shows the answer {row['answer']!r}, the device sent " \
                                           f"{want!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_query_failed(self, name: str, error: str) -> None:
         """An ``ok: false`` answer ends the query failed with its error; no answer is shown."""
@@ -209,7 +213,7 @@ class QueryOps(RecordChecks):
             assert row["error"] == error, f"the query {name!r} shows the error {row['error']!r}, sent {error!r}"
             assert row["answer"] is None, f"the failed query {name!r} shows an answer: {row['answer']!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_query_timed_out(self, name: str) -> None:
         """"server 自行超时": the query ended timed-out, with no answer."""
@@ -219,11 +223,11 @@ class QueryOps(RecordChecks):
                                                 f"expected timed-out"
             assert row["answer"] is None, f"the timed-out query {name!r} shows an answer: {row['answer']!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_query_pending(self, name: str) -> None:
         """Once settled, the query is still pending with no answer: what came did not end it."""
-        self.settle()
+        self.scenario.settle()
         row = self._row(name)
         assert row["state"] == "pending", f"the query {name!r} is {row['state']!r}, expected still pending"
         assert row["answer"] is None and row["error"] is None, f"the pending query {name!r} shows {row!r}"
@@ -231,14 +235,14 @@ class QueryOps(RecordChecks):
     # -- helpers ---------------------------------------------------------------------------------------------------
 
     def _kind_received(self, name: str) -> str:
-        if name not in self.queries.received:
+        if name not in self.names.received:
             raise AssertionError(f"the device never received the query {name!r}")
-        return self.queries.received[name].kind
+        return self.names.received[name].kind
 
     def _row(self, name: str) -> Row:
         """The server's ``list-queries`` row of the query ``name``; none is a failure."""
         qid = self.query_id(name)
-        rows = self.rows("list-queries", {"queryId": qid}, keep=lambda r: r["queryId"] == qid)
+        rows = self.scenario.rows("list-queries", {"queryId": qid}, keep=lambda r: r["queryId"] == qid)
         assert rows, f"the server lists no query {qid} ({name!r}) although it says it sent it"
         assert len(rows) == 1, f"the server lists {len(rows)} queries {qid}: {rows!r}"[:600]
         return rows[0]

@@ -5,38 +5,46 @@ notices it showed in the channel (``notices``: 上下线通知偏好)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ...settling import SETTLE_FAILURES
 from .channel import ChannelOps
-from .scenario import Row
+from .scenario import HookServerScenario, Row
 
 __all__ = ["RecordChecks"]
 
 
-class RecordChecks(ChannelOps):
+@dataclass(eq=False)
+class RecordChecks:
+    """What the server recorded (acks, dropped frames, notices), judged over the scenario (``scenario``) and the
+    channel's readers (``channel``)."""
+
+    scenario: HookServerScenario
+    channel: ChannelOps
+
     def expect_ack_recorded(self, name: str, result: str, position: int | None = None,
                             reason: str | None = None) -> None:
         """The server recorded the ack of ``name`` as ``result`` (at ``position`` / with ``reason`` when given)."""
-        self.barrier()
+        self.scenario.barrier()
 
         def check() -> None:
-            row = self.task_row(name)
+            row = self.channel.task_row(name)
             assert row.get("ack") == result, f"the server recorded the ack {row.get('ack')!r}, expected {result!r}"
             if position is not None:
                 assert row.get("queuePosition") == position, f"queuePosition recorded {row.get('queuePosition')!r}"
             if reason is not None:
                 assert row.get("reason") == reason, f"reason recorded {row.get('reason')!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_dropped(self, dev: str, pred: Callable[[Row], bool], what: str) -> None:
         """The dropped-frame log comes to hold an entry ``pred`` selects among those of the device's connections."""
         def check() -> None:
-            ids = self.connection_ids(dev)
-            rows = self.rows("dropped-frames", {}, keep=lambda r: r["connectionId"] in ids)
+            ids = self.channel.connection_ids(dev)
+            rows = self.scenario.rows("dropped-frames", {}, keep=lambda r: r["connectionId"] in ids)
             assert any(pred(r) for r in rows), f"the server's dropped-frame log has no entry for {what}: {rows!r}"[:800]
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_dropped_type(self, dev: str, type_: str) -> None:
         """The server logged the device's frame of the unknown type ``type_`` as dropped."""
@@ -53,9 +61,9 @@ class RecordChecks(ChannelOps):
     def expect_notice(self, dev: str, kind: str) -> None:
         """The channel comes to show a ``kind`` (online/offline) notice for the device."""
         def check() -> None:
-            assert self.notices(dev, kind), f"the channel shows no {kind} notice for device {dev!r}"
+            assert self.channel.notices(dev, kind), f"the channel shows no {kind} notice for device {dev!r}"
 
-        self.eventually(check)
+        self.scenario.eventually(check)
 
     def expect_no_notice(self, dev: str, kind: str) -> None:
         """After the barrier, the channel shows no ``kind`` notice for the device. An online notice follows a hello the
@@ -64,8 +72,8 @@ class RecordChecks(ChannelOps):
         if kind == "offline":
             self._offline_handled(dev)
         else:
-            self.settle()
-        found = self.notices(dev, kind)
+            self.scenario.settle()
+        found = self.channel.notices(dev, kind)
         assert not found, f"the channel shows a {kind} notice for device {dev!r}: {found!r}"
 
     def _offline_handled(self, dev: str) -> None:
@@ -76,16 +84,16 @@ class RecordChecks(ChannelOps):
         Otherwise (no ``settle`` or ``connections``, a close the server has not read within the window, an answer
         that fails its schema, or ``settled: false``) the look comes once the whole timer window (``timer``) has
         passed since the barrier, as for a server without those capabilities."""
-        self.barrier()
-        started = self.clock()
-        if self._offers_settle():
+        self.scenario.barrier()
+        started = self.scenario.clock()
+        if self.scenario.settle_offered():
             try:
-                self.eventually(lambda: self.check_no_open_connection(dev), self.timer)
+                self.scenario.eventually(lambda: self.channel.check_no_open_connection(dev), self.scenario.timer)
             except SETTLE_FAILURES:
                 pass  # no word that the close was read (or no connections to ask): the whole window, below
             else:
-                if self._settle() == 0.0:
+                if self.scenario.settle_within_grace() == 0.0:
                     return
-        left = self.timer - (self.clock() - started)
+        left = self.scenario.timer - (self.scenario.clock() - started)
         if left > 0:
-            self.sleep(left)
+            self.scenario.sleep(left)

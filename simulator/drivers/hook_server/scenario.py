@@ -1,5 +1,5 @@
 """The state of one hook-server scenario: the names the feature gives, the devices, the checked control API, the
-barrier. The operations of the driver (``driver.HookServerDriver``) are built on these.
+barrier. Every part of the driver (``driver.HookServerDriver``) takes this one object and builds on it.
 
 One hook server serves the whole run, so a scenario never sees another's work: devices are ``DesktopRole`` instances
 named in the feature ("A", …), each with a fresh deviceId; chats are named in the feature and mapped to fresh chat
@@ -20,12 +20,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, HOOK_FEATURE_TURN_DELIVERY, MessageType, Provider, make_ping
+from ...hook import (
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    HOOK_FEATURE_TURN_DELIVERY,
+    MessageType,
+    Provider,
+    make_ping,
+)
 from ...roles.hook_desktop import DesktopRole
 from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
 from ..timing import GRACE_S, eventually, quiet_window, timer_window
-from .control_answers import HOOK_SERVER_CONTROL_SCHEMA, HOOK_SERVER_LISTINGS, CheckedControl, ControlCalls, Row
+from .control_answers import (
+    HOOK_SERVER_CONTROL_SCHEMA,
+    HOOK_SERVER_LISTINGS,
+    CheckedControl,
+    ControlCalls,
+    Row,
+)
 
 __all__ = ["DEFAULT_HELLO", "DEFAULT_PROVIDER", "SETTLE_S", "Device", "HookServerScenario"]
 
@@ -53,6 +65,9 @@ class Device:
 
 @dataclass
 class HookServerScenario:
+    """What one scenario against the hook server knows and the primitives its operations share (names, devices,
+    waiting, the checked control API, teardown); every part of ``HookServerDriver`` holds this one object."""
+
     url: str
     token: str | None
     control: ControlCalls
@@ -175,7 +190,7 @@ class HookServerScenario:
         A server that offers ``settle`` is asked for its word once the looks of the first ``GRACE_S`` have not
         satisfied the check (``settled_word``): settled, one more look decides, as the server's final answer."""
         limit = self.step_timeout if timeout is None else timeout
-        if limit > GRACE_S and self._offers_settle():
+        if limit > GRACE_S and self.settle_offered():
             start = self.clock()
             try:
                 return eventually(check, GRACE_S, clock=self.clock, sleep=self.sleep)
@@ -207,7 +222,7 @@ class HookServerScenario:
         `settle`")."""
         self.barrier(skip=role)
         role.expect_none(match, self.quiet, include_pending=include_pending,
-                         settle=self._settle if self._offers_settle() else None)
+                         settle=self.settle_within_grace if self.settle_offered() else None)
 
     def settle(self) -> None:
         """The barrier, then ``SETTLE_S`` for asynchronous channel writes to land, before a "nothing changed" look;
@@ -219,7 +234,7 @@ class HookServerScenario:
     def settled(self) -> None:
         """``settle`` without a barrier first (the caller's barrier already covers every frame it sent): the server's
         word where offered, else ``SETTLE_S``."""
-        left = self._settle() if self._offers_settle() else None
+        left = self.settle_within_grace() if self.settle_offered() else None
         wait = SETTLE_S if left is None else left
         if wait > 0:
             self.sleep(wait)
@@ -230,21 +245,21 @@ class HookServerScenario:
         every open device connection, ``settle`` bounded by the grace, and a second round of barriers, so what the
         server wrote before it answered has been read. False (the wait goes on to its limit) without ``settle``,
         when it fails, or when the server did not settle within the grace."""
-        if not self._offers_settle():
+        if not self.settle_offered():
             return False
         self.barrier()
-        if self._settle() != 0.0:
+        if self.settle_within_grace() != 0.0:
             return False
         self.barrier()
         return True
 
-    def _offers_settle(self) -> bool:
+    def settle_offered(self) -> bool:
         """Whether the server's control API offers ``settle`` (asked once per scenario)."""
         if self._settle_offered is None:
             self._settle_offered = offers_settle(self.control)
         return self._settle_offered
 
-    def _settle(self) -> float | None:
+    def settle_within_grace(self) -> float | None:
         """``settle`` bounded by the grace (``settle_window``), its failure noted in the wire log."""
         return settle_window(lambda body: self.ctl(SETTLE, body), self.quiet, self.clock,
                              lambda text: self.wire.record("harness", Direction.NOTE, "harness", text,

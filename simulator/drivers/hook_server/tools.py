@@ -25,7 +25,7 @@ from ...raw_errors import raw_error_leaks
 from .bindings import BindingOps
 from .deliveries import CODE_RE, RAW_RESPONSE_MARKERS
 from .provider_errors import ProviderErrorChecks
-from .scenario import Row
+from .scenario import HookServerScenario, Row
 
 __all__ = ["MALFORMED_TOOL_REQUESTS", "ToolNames", "ToolOps"]
 
@@ -47,18 +47,22 @@ class ToolNames:
     answers: dict[str, Any] = field(default_factory=dict)
 
 
-class ToolOps(BindingOps, ProviderErrorChecks):
-    @property
-    def tools(self) -> ToolNames:
-        names = self.__dict__.get("_tool_names")
-        if names is None:
-            names = self.__dict__["_tool_names"] = ToolNames()
-        return names
+@dataclass(eq=False)
+class ToolOps:
+    """Slack gateway tools (spec §5 阶段 12, 13), over the scenario (``scenario``), the raw errors the scenario gave
+    (``provider_errors``) and the Slack names (``bindings``)."""
+
+    scenario: HookServerScenario
+    provider_errors: ProviderErrorChecks
+    bindings: BindingOps
+
+    #: The scenario's tool calls by name.
+    names: ToolNames = field(default_factory=ToolNames)
 
     def tool_request_id(self, name: str) -> str:
-        if name not in self.tools.requests:
+        if name not in self.names.requests:
             raise AssertionError(f"no tool call named {name!r} in this scenario")
-        return self.tools.requests[name]
+        return self.names.requests[name]
 
     # -- When ------------------------------------------------------------------------------------------------------
 
@@ -70,15 +74,15 @@ class ToolOps(BindingOps, ProviderErrorChecks):
         if args is not None:
             kwargs["args"] = args
         if team is not None:
-            kwargs["team_id"] = self.slack.team(team)
-        self.device(dev).role.tool_request(rid, tool, **kwargs)
-        self.tools.requests[name] = rid
+            kwargs["team_id"] = self.bindings.slack.team(team)
+        self.scenario.device(dev).role.tool_request(rid, tool, **kwargs)
+        self.names.requests[name] = rid
 
     def call_listed_tool(self, dev: str, name: str, listed: str, team: str | None = None) -> None:
         """``callTool`` of the first tool the server listed in its answer ``listed`` (``result.tools[0].name``,
         docs/control-api.md: the tool set is the server's). A server that lists none leaves nothing to call: not
         testable."""
-        answer = self.tools.answers.get(listed)
+        answer = self.names.answers.get(listed)
         if answer is None or not answer.ok:
             raise AssertionError(f"{listed!r} was not answered ok: no tool list to call from")
         result = answer.result
@@ -99,16 +103,17 @@ class ToolOps(BindingOps, ProviderErrorChecks):
                    for k, v in MALFORMED_TOOL_REQUESTS[case].items()}
         frame = {"v": 1, "type": MessageType.TOOL_REQUEST.value, "id": str(uuid.uuid4()), "ts": 1_767_225_600_000,
                  "payload": payload}
-        self.device(dev).role.send_raw(json.dumps(frame))
-        self.barrier()
+        self.scenario.device(dev).role.send_raw(json.dumps(frame))
+        self.scenario.barrier()
 
     # -- Then: the answer ------------------------------------------------------------------------------------------
 
     def _answer(self, dev: str, name: str) -> Any:
         rid = self.tool_request_id(name)
-        payload = self.device(dev).role.expect_payload(MessageType.TOOL_RESPONSE, where=lambda p: p.reply_to == rid,
-                                                       what=f"replyTo {rid}")
-        self.tools.answers[name] = payload
+        payload = self.scenario.device(dev).role.expect_payload(MessageType.TOOL_RESPONSE,
+                                                                where=lambda p: p.reply_to == rid,
+                                                                what=f"replyTo {rid}")
+        self.names.answers[name] = payload
         return payload
 
     def expect_tool_answer(self, dev: str, name: str, ok: bool, *, exactly_one: bool = False) -> None:
@@ -118,8 +123,8 @@ class ToolOps(BindingOps, ProviderErrorChecks):
         assert payload.ok is ok, f"the answer to {name!r} says ok {payload.ok!r}, expected {ok!r}: {payload!r}"[:600]
         if exactly_one:
             rid = self.tool_request_id(name)
-            self.none_arrives(self.device(dev).role, lambda e: e.type == MessageType.TOOL_RESPONSE
-                              and (not e.ok or e.payload.reply_to == rid))
+            self.scenario.none_arrives(self.scenario.device(dev).role, lambda e: e.type == MessageType.TOOL_RESPONSE
+                                       and (not e.ok or e.payload.reply_to == rid))
 
     def expect_tool_code(self, dev: str, name: str, code: str) -> None:
         """An ``ok: false`` answer with ``error.code`` = ``code`` (the desktop "按 code 分支")."""
@@ -137,27 +142,27 @@ class ToolOps(BindingOps, ProviderErrorChecks):
         error = payload.error
         assert CODE_RE.fullmatch(error.code), f"error.code {error.code!r} is not a machine-readable code"
         text = json.dumps(error.to_wire(), ensure_ascii=False)
-        leaked = raw_error_leaks(json.dumps({"error": error.to_wire()}), self.raw_errors())
+        leaked = raw_error_leaks(json.dumps({"error": error.to_wire()}), self.provider_errors.raw_errors())
         assert not leaked, f"the tool.response error of {name!r} carries the provider's raw response: {text}"[:600]
         markers = [m for m in RAW_RESPONSE_MARKERS if m in error.message]
         assert not markers, f"error.message looks like a raw provider response ({markers!r}): {error.message!r}"
 
     def expect_no_tool_answer(self, dev: str) -> None:
         """No tool.response reaches the device (since its connection opened, and in the quiet window, alive)."""
-        self.none_arrives(self.device(dev).role, MessageType.TOOL_RESPONSE)
+        self.scenario.none_arrives(self.scenario.device(dev).role, MessageType.TOOL_RESPONSE)
 
     # -- Then: what ran (list-tool-calls) ------------------------------------------------------------------------------
 
     def _call_row(self, name: str) -> Row:
         rid = self.tool_request_id(name)
-        rows = self.rows("list-tool-calls", {}, keep=lambda r: r["requestId"] == rid)
+        rows = self.scenario.rows("list-tool-calls", {}, keep=lambda r: r["requestId"] == rid)
         assert rows, f"the server lists no call {rid} ({name!r}) although it answered it"
         return rows[-1]
 
     def expect_ran_as(self, name: str, user: str, team: str) -> None:
         """阶段 12 "server 以绑定用户托管的 user token 执行": the call ran as the device's binding of ``team``."""
         row = self._call_row(name)
-        want = (self.slack.team(team), self.slack.user(user))
+        want = (self.bindings.slack.team(team), self.bindings.slack.user(user))
         got = (row["teamId"], row["slackUserId"])
         assert got == want, f"the server ran {name!r} as (teamId, slackUserId) {got!r}, expected {user}@{team} " \
                             f"{want!r}"
@@ -171,7 +176,7 @@ class ToolOps(BindingOps, ProviderErrorChecks):
 
     def expect_nothing_ran(self, dev: str) -> None:
         """The server lists no tool call of the device at all."""
-        self.settle()
-        device_id = self.device(dev).role.device_id
-        rows = self.rows("list-tool-calls", {"deviceId": device_id}, keep=lambda r: r["deviceId"] == device_id)
+        self.scenario.settle()
+        device_id = self.scenario.device(dev).role.device_id
+        rows = self.scenario.rows("list-tool-calls", {"deviceId": device_id}, keep=lambda r: r["deviceId"] == device_id)
         assert not rows, f"the server ran tool calls for device {dev!r}: {rows!r}"[:600]

@@ -5,8 +5,10 @@ hello "defaultWorkspace(本连接的默认工作区别名;必须是 workspaces �
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...hook import HOOK_PROTOCOL_VERSION, make_hello
-from .connections import ConnectionOps
+from .scenario import HookServerScenario
 
 __all__ = ["FOREIGN_DEFAULT_HELLO", "WorkspaceOps"]
 
@@ -14,13 +16,18 @@ __all__ = ["FOREIGN_DEFAULT_HELLO", "WorkspaceOps"]
 FOREIGN_DEFAULT_HELLO = {"workspaces": ("chat", "docs"), "defaultWorkspace": "not-in-the-list"}
 
 
-class WorkspaceOps(ConnectionOps):
+@dataclass(eq=False)
+class WorkspaceOps:
+    """The default workspace's membership rule (spec 默认工作目录), over the scenario (``scenario``)."""
+
+    scenario: HookServerScenario
+
     def say_hello_with_foreign_default(self, dev: str) -> None:
         """The device says hello again with ``FOREIGN_DEFAULT_HELLO`` (sent unvalidated; the device's remembered
         hello is not changed, so a reconnect says the earlier one), then the barrier."""
-        role = self.device(dev).role
+        role = self.scenario.device(dev).role
         role.send_message(make_hello(
             protocol_version=HOOK_PROTOCOL_VERSION, device_id=role.device_id, device_name=role.device_name,
             workspaces=FOREIGN_DEFAULT_HELLO["workspaces"], agents=("claude",),
             default_workspace=FOREIGN_DEFAULT_HELLO["defaultWorkspace"], validate=False))
-        self.barrier()
+        self.scenario.barrier()

@@ -19,7 +19,6 @@ from ..control_http import JsonControlServer, route_control, settle_timeout_s
 from .contract import DEFAULT_FALLBACK_NAMESPACE
 from .core import CcwebCore
 from .machine import CoreError
-from .variants import Variant
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "ControlApi"]
 
@@ -84,8 +83,7 @@ class ControlApi:
         return {"settled": self.core.settled(settle_timeout_s(body))}
 
     def _pending_replies(self, body: dict[str, Any]) -> Any:
-        if self.core.variant is Variant.CONTROL_MALFORMED:  # broken on purpose: not the documented object
-            return self.core.pending_replies()
+        """``pending-replies {}`` → ``{"pending": [record, …]}`` (docs/control-api.md, ccweb)."""
         return {"pending": self.core.pending_replies()}
 
     def _restart(self, body: dict[str, Any]) -> dict[str, Any]:

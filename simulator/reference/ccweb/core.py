@@ -33,8 +33,6 @@ from .machine import (
 )
 from .records import RunStatus
 from .store import Store
-from .variant_machines import machine_class
-from .variants import Variant
 
 __all__ = ["CcwebCore", "random_id"]
 
@@ -59,12 +57,13 @@ def _write(store: Store, effect: DurableEffect) -> None:
 
 
 class CcwebCore:
-    """The machine of one cc-web behind a lock, with its store (see the module docstring)."""
+    """The machine of one cc-web behind a lock, with its store (see the module docstring). ``machine`` is the
+    machine's class (a subclass states another rule in one method)."""
 
-    def __init__(self, store: Store, *, variant: Variant | None = None,
+    def __init__(self, store: Store, *, machine: type[CcwebMachine] = CcwebMachine,
                  default_source: str = DEFAULT_SOURCE_CONVERSATION, new_id: NewId = random_id) -> None:
         self.store = store
-        self.variant = variant
+        self.machine_class = machine
         self.default_source = default_source
         self._new_id = new_id
         self._lock = threading.RLock()
@@ -76,8 +75,7 @@ class CcwebCore:
     # -- the shell ---------------------------------------------------------------------------------------------
 
     def _loaded(self) -> CcwebMachine:
-        machine = machine_class(self.variant)  # a broken variant's subclass (variant_machines.py), else CcwebMachine
-        return machine(self.store.load(), variant=self.variant, default_source=self.default_source)
+        return self.machine_class(self.store.load(), default_source=self.default_source)
 
     def _persist(self, effects: Iterable[Effect]) -> None:
         durable = [e for e in effects if isinstance(e, DurableEffect)]

@@ -25,15 +25,13 @@ alias), and the internal dispatcher itself (``dispatch``: anything it knows). Al
 ``ccweb_request_reply`` (→ return_and_continue) and a ``ccweb_send_message`` without ``replyMode`` (→ one_way);
 any other ``replyMode`` is an error result and nothing is sent.
 
-Broken variants (``variants.Variant``) are test fixtures for the harness. Some are one switch each, in the code path
-they break; the others are subclasses of ``CcwebMachine`` in ``variant_machines.py`` that
-override one method (``listed_tools``, ``tool_definitions``, ``fallback_tools``, ``_dynamic_names``,
-``dynamic_call``, ``_send``, ``_target_prompt``), so this module knows nothing of them.
+Each rule a send, a delivery or a listing follows is one method (``tool_definitions``, ``listed_tools``,
+``fallback_tools``, ``call_tool``, ``dynamic_call``, ``_send_without_mode``, ``_send``, ``_target_prompt``,
+``_reply_due``, ``_continuation_prompt``, ``runs``), so a subclass can state another rule in one place.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -56,7 +54,6 @@ from .contract import (
 )
 from .records import (Conversation, Message, PendingReply, PendingStatus, Run, RunKind, RunStatus, StoredState,
                       parse_pending_record)
-from .variants import Variant
 
 __all__ = [
     "CallPath",
@@ -192,25 +189,11 @@ def seed_effects() -> tuple[Effect, ...]:
     return tuple(PutConversation(c) for c in SEEDED_CONVERSATIONS)
 
 
-#: What the ``fallback-copied-drift`` variant serves instead of the filtered send tool: the kind of hand-copied
-#: definition PRD §3 forbids (old wording, no replyMode).
-_HAND_COPIED_SEND_TOOL: Final = {
-    "name": SEND_TOOL,
-    "description": "Send a message to another conversation. Use ccweb_request_reply when you need an answer.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"targetConversationId": {"type": "string"}, "content": {"type": "string"}},
-        "required": ["targetConversationId", "content"],
-    },
-}
-
-
 class CcwebMachine:
     """The state of one cc-web and every decision on it (see the module docstring)."""
 
-    def __init__(self, state: StoredState | None = None, *, variant: Variant | None = None,
+    def __init__(self, state: StoredState | None = None, *,
                  default_source: str = DEFAULT_SOURCE_CONVERSATION) -> None:
-        self.variant = variant
         self.default_source = default_source
         self._conversations: dict[str, Conversation] = {}
         self._messages: dict[str, list[Message]] = {}
@@ -248,12 +231,9 @@ class CcwebMachine:
         ]
 
     def runs(self, conversation_id: str | None = None) -> list[dict[str, Any]]:
-        records = [r.to_record() for r in self._runs.values()
-                   if conversation_id is None or r.conversation_id == conversation_id]
-        if self.variant is Variant.CONTINUATION_UNLINKED:  # broken on purpose: the link to the request is lost
-            records = [{**r, "requestId": None} if r.get("kind") == RunKind.SOURCE_CONTINUATION.value else r
-                       for r in records]
-        return records
+        """The runs (of one conversation), each naming its request (docs/control-api.md, ccweb ``list-runs``)."""
+        return [r.to_record() for r in self._runs.values()
+                if conversation_id is None or r.conversation_id == conversation_id]
 
     def run(self, run_id: Any) -> dict[str, Any]:
         return self._run_named(run_id).to_record()
@@ -280,15 +260,7 @@ class CcwebMachine:
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The formal tool definitions both lists derive from: ``contract.CCWEB_MCP_TOOLS`` (PRD §3)."""
-        tools = contract.public_tools()
-        if self.variant is Variant.REPLYMODE_DEFAULT:  # broken on purpose: a default for new calls (PRD §1)
-            send = next(t for t in tools if t["name"] == SEND_TOOL)
-            send["inputSchema"]["properties"]["replyMode"]["default"] = contract.REPLY_MODE_ONE_WAY
-        if self.variant is Variant.DESCRIPTION_ONE_MODE:  # broken on purpose: the selection rules are gone
-            send = next(t for t in tools if t["name"] == SEND_TOOL)
-            send["description"] = ("Send a message to another cc-web conversation. Use replyMode one_way to "
-                                   "deliver it.")
-        return tools
+        return contract.public_tools()
 
     def listed_tools(self) -> list[dict[str, Any]]:
         """What ``tools/list`` serves: ``tool_definitions()``, nothing added."""
@@ -296,11 +268,7 @@ class CcwebMachine:
 
     def fallback_tools(self, namespace: str = contract.DEFAULT_FALLBACK_NAMESPACE) -> list[dict[str, Any]]:
         """The Codex App fallback (dynamic) tools, filtered from ``tool_definitions()`` (PRD §3)."""
-        tools = contract.codex_fallback_tools(namespace, self.tool_definitions())
-        if self.variant is Variant.FALLBACK_COPIED_DRIFT:  # broken on purpose: a hand-copied, drifted definition
-            tools = [{**copy.deepcopy(_HAND_COPIED_SEND_TOOL), "namespace": namespace} if t["name"] == SEND_TOOL else t
-                     for t in tools]
-        return tools
+        return contract.codex_fallback_tools(namespace, self.tool_definitions())
 
     # -- driving -----------------------------------------------------------------------------------------------
 
@@ -330,13 +298,16 @@ class CcwebMachine:
         effects: list[Effect] = [PutRun(done), AddMessage(run.conversation_id, answer)]
         result: dict[str, Any] = {"ok": True}
         pending = self._pending.get(run.request_id) if run.request_id else None
-        if (run.kind is RunKind.TARGET and pending is not None and pending.status is PendingStatus.WAITING
-                and self.variant is not Variant.NO_DELIVERY):  # the variant: broken on purpose
+        if pending is not None and self._reply_due(run, pending):
             note, continuation, delivered = self._reply_records(pending, done, new_id)
             effects += [AddMessage(delivered.source_conversation_id, note), PutRun(continuation),
                         PutPending(delivered)]
             result["continuationRunId"] = continuation.run_id
         return Step(result, tuple(effects))
+
+    def _reply_due(self, run: Run, pending: PendingReply) -> bool:
+        """PRD §2 return_and_continue: a finished target run of a request whose reply still waits delivers it."""
+        return run.kind is RunKind.TARGET and pending.status is PendingStatus.WAITING
 
     def _reply_records(self, pending: PendingReply, target_run: Run,
                        new_id: NewId) -> tuple[Message, Run, PendingReply]:
@@ -349,16 +320,18 @@ class CcwebMachine:
         note = Message("user", prompts.reply_message_text(
             request_id=pending.request_id, target_title=target_title, target_id=pending.target_conversation_id,
             body=body, blocked=blocked), new_id("msg"), request_id=pending.request_id)
-        prompt = prompts.source_continuation_prompt(
-            request_id=pending.request_id, target_title=target_title, target_id=pending.target_conversation_id,
-            original_request=pending.original_request, body=body, blocked=blocked)
-        if self.variant is Variant.CONTINUATION_WITHOUT_REQUEST_ID:  # broken on purpose: the id is dropped
-            prompt = "\n".join(line for line in prompt.split("\n") if pending.request_id not in line)
+        prompt = self._continuation_prompt(pending, target_title, body, blocked)
         continuation = Run(new_id("run"), pending.source_conversation_id, RunKind.SOURCE_CONTINUATION, prompt,
                            request_id=pending.request_id, reply_mode=ReplyMode.RETURN_AND_CONTINUE)
         delivered = replace(pending, status=PendingStatus.DELIVERED, source_run_id=continuation.run_id,
                             target_run_id=pending.target_run_id or target_run.run_id)
         return note, continuation, delivered
+
+    def _continuation_prompt(self, pending: PendingReply, target_title: str, body: str, blocked: bool) -> str:
+        """PRD §5: the prompt of the source-continuation run (``prompts.source_continuation_prompt``)."""
+        return prompts.source_continuation_prompt(
+            request_id=pending.request_id, target_title=target_title, target_id=pending.target_conversation_id,
+            original_request=pending.original_request, body=body, blocked=blocked)
 
     def seed_pending_reply(self, record: Any, *, new_id: NewId) -> Step[dict[str, Any]]:
         """Store a pending-reply record as an older or current version wrote it (verbatim), and make it resumable:
@@ -418,11 +391,8 @@ class CcwebMachine:
             request = contract.parse_send(name, arguments)
             if not isinstance(request, SendRequest):
                 return Step(ToolOutcome.error(f"{name}: nothing was sent. " + "; ".join(request)))
-            if request.legacy_default and self.variant is Variant.LEGACY_NOMODE_BROKEN:  # broken on purpose
-                return Step(ToolOutcome.error(f"{name}: internal error: the conversation store is unavailable."))
-            if request.legacy_default and self.variant is Variant.LEGACY_NOMODE_REFUSED:
-                return Step(ToolOutcome.error(f"{name}: nothing was sent. /replyMode: required (one_way or "
-                                              f"return_and_continue); calls without it are no longer accepted."))
+            if request.legacy_default:
+                return self._send_without_mode(request, source_conversation_id or self.default_source, new_id)
             return self._send(request, source_conversation_id or self.default_source, new_id)
         handler = _OTHER_TOOLS.get(name)
         if handler is None:
@@ -431,6 +401,11 @@ class CcwebMachine:
         if issues:
             return Step(ToolOutcome.error(f"{name}: invalid arguments. " + "; ".join(issues)))
         return handler(self, arguments, new_id)
+
+    def _send_without_mode(self, request: SendRequest, source_id: str, new_id: NewId) -> Step[ToolOutcome]:
+        """PRD §2 可继续: a legacy ``ccweb_send_message`` without ``replyMode`` is sent as one_way (``parse_send``
+        chose the mode; the result notes it)."""
+        return self._send(request, source_id, new_id)
 
     def _send(self, request: SendRequest, source_id: str, new_id: NewId) -> Step[ToolOutcome]:
         source = self._conversations.get(source_id)

@@ -26,13 +26,9 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
-from . import contract
-from .contract import LEGACY_REQUEST_REPLY_TOOL, PUBLIC_TOOL_NAMES, SOURCE_CONVERSATION_META_KEY
-from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
-from ..mcp_stdout_variants import STDOUT_VARIANTS, stdout_middleware
+from .contract import SOURCE_CONVERSATION_META_KEY
 from .core import CcwebCore
 from .machine import CallPath, ToolOutcome
-from .variants import Variant
 
 __all__ = ["SERVER_NAME", "build_server", "listed_tools"]
 
@@ -47,16 +43,9 @@ INSTRUCTIONS = (
 
 
 def listed_tools(core: CcwebCore) -> list[dict[str, Any]]:
-    """What ``tools/list`` serves: the core's tool definitions (``CCWEB_MCP_TOOLS``), nothing added (but for the
-    ``alias-listed`` variant, and the variants of ``variant_machines`` that override ``listed_tools``)."""
-    tools = core.listed_tools()
-    if core.variant is Variant.ALIAS_LISTED:  # broken on purpose: the hidden alias is listed (PRD §1 forbids it)
-        tools.append({
-            "name": LEGACY_REQUEST_REPLY_TOOL,
-            "description": "Send a message to another conversation and get its reply back automatically.",
-            "inputSchema": contract.tool_schema(LEGACY_REQUEST_REPLY_TOOL),
-        })
-    return tools
+    """What ``tools/list`` serves: the core's tool definitions (``CCWEB_MCP_TOOLS``), nothing added (PRD §1: the
+    hidden alias is never listed)."""
+    return core.listed_tools()
 
 
 def _result(outcome: ToolOutcome) -> types.CallToolResult:
@@ -85,10 +74,6 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         try:
-            if core.variant is Variant.ALIAS_REJECTED and name not in PUBLIC_TOOL_NAMES:
-                # broken on purpose: an allowlist of the listed names rejects the alias before the dispatcher
-                return _result(ToolOutcome.error(f"Unknown tool {name!r}. The available tools are: "
-                                                 f"{', '.join(PUBLIC_TOOL_NAMES)}."))
             outcome = core.call_tool(name, params.arguments, source_conversation_id=_source_of(params),
                                      via=CallPath.MCP)
             return _result(outcome)
@@ -97,11 +82,5 @@ def build_server(core: CcwebCore, *, name: str = SERVER_NAME) -> Server[Any]:
             return _result(ToolOutcome.error(f"{name}: internal error in the ccweb reference: "
                                              f"{type(exc).__name__}: {exc}"))
 
-    server = Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
-                    on_call_tool=call_tool)
-    if core.variant is not None and core.variant.value in ROBUSTNESS_VARIANTS:  # broken on purpose
-        server.middleware.append(robustness_middleware(core.variant.value,
-                                                       lambda m: server.get_request_handler(m) is not None))
-    if core.variant is not None and core.variant.value in STDOUT_VARIANTS:  # broken on purpose
-        server.middleware.append(stdout_middleware(core.variant.value))
-    return server
+    return Server(name, version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call_tool)

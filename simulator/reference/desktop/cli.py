@@ -1,9 +1,10 @@
 """``python -m simulator serve desktop``: the reference desktop as a process (docs/desktop-plan.md).
 
     python -m simulator serve desktop --connect ws://HOST:PORT/hook [--token T] [--control HOST:PORT]
-        [--workspaces a=/path,b=/path] [--default-workspace ALIAS] [--db PATH] [--variant NAME]
+        [--workspaces a=/path,b=/path] [--default-workspace ALIAS] [--db PATH] [options of the builds module]
         [--progress-interval-ms MS] [--features a,b|none]
 
+The options that pick what the desktop runs come from the module named ``BUILDS_MODULE`` (package ``__init__``).
 Prints one readiness line on stdout, ``{"ready": true, "connect": URL, "control": URL|null}``; logs go to stderr.
 Runs until SIGINT/SIGTERM. Exit 2 on a usage error, 1 when it cannot start.
 """
@@ -11,10 +12,12 @@ Runs until SIGINT/SIGTERM. Exit 2 on a usage error, 1 when it cannot start.
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Any
 
 from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
                           serve_until_signalled)
-from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS, VARIANT_ENV, Variant
+from .machine import CONSUMED_FEATURES, DEFAULT_PROGRESS_INTERVAL_MS
 
 __all__ = ["main", "parse_address", "parse_features", "parse_workspaces"]
 
@@ -38,8 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--workspaces", default=None, metavar="a=/path,b=/path")
     p.add_argument("--default-workspace", default=None, metavar="ALIAS")
     p.add_argument("--db", default=None, metavar="PATH", help="SQLite outbox (default: a temporary file)")
-    p.add_argument("--variant", default=None, help=f"a broken variant ({', '.join(v.value for v in Variant)}); "
-                                                  f"default: ${VARIANT_ENV}")
+    _builds().add_options(p)
     p.add_argument("--progress-interval-ms", type=float, default=DEFAULT_PROGRESS_INTERVAL_MS)
     p.add_argument("--features", default=None, metavar="a,b|none",
                    help="the features declared in hello (default: every feature the desktop consumes); a consumed "
@@ -60,10 +62,17 @@ def parse_features(text: str | None) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int] | None, dict[str, str] | None,
+def _builds() -> Any:
+    from . import builds
+
+    return builds()
+
+
+def _values(args: argparse.Namespace) -> tuple[Any, tuple[str, int] | None, dict[str, str] | None,
                                                tuple[str, ...] | None]:
-    """The variant, the control address, the workspaces and the hello features (``ValueError``: a usage error)."""
-    return (Variant.parse(args.variant), optional_address(args.control),
+    """The build the options name (None: none), the control address, the workspaces and the hello features
+    (``ValueError``: a usage error)."""
+    return (_builds().from_options(args), optional_address(args.control),
             parse_workspaces(args.workspaces) if args.workspaces else None, parse_features(args.features))
 
 
@@ -71,13 +80,15 @@ def main(argv: list[str] | None = None) -> int:
     read = read_command_line(_parser(), argv, "desktop", _values)
     if isinstance(read, int):
         return read
-    args, (variant, control, workspaces, features) = read
+    args, (build, control, workspaces, features) = read
     log_to_stderr(args.log_level)
     from . import start_instance
 
     try:
+        if build is None:  # none named on the command line: the environment's (an unknown name cannot start)
+            build = _builds().from_environment(os.environ)
         handle = start_instance(args.connect, args.token, workspaces=workspaces,
-                                default_workspace=args.default_workspace, db=args.db, variant=variant,
+                                default_workspace=args.default_workspace, db=args.db, build=build,
                                 control=control, progress_interval_ms=args.progress_interval_ms, features=features)
     except (OSError, ValueError, RuntimeError) as exc:
         return cannot_start("desktop", exc)

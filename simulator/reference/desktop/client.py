@@ -25,7 +25,7 @@ from ...hook import HOOK_MAX_FRAME_CHARS
 from .gateway import TOOL_TIMER
 from .group_relay import ForgetGroupEntries, SaveGroupEntry
 from .machine import (
-    DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule, Variant,
+    DesktopMachine, Effect, Forget, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule,
 )
 from .store import OutboxStore
 
@@ -156,9 +156,9 @@ class DesktopClient:
     # -- the connection -------------------------------------------------------------------------------------
 
     def _auth_headers(self) -> dict[str, str] | None:
-        """The upgrade's ``Authorization: Bearer <token>``, on every (re)connection (docs/targets.md "Authentication").
-        Broken variant ``token-first-dial-only``: only the first connection carries it."""
-        if not self.token or (self.connections and self.machine.variant is Variant.TOKEN_FIRST_DIAL_ONLY):
+        """The upgrade's ``Authorization: Bearer <token>``, on every (re)connection (docs/targets.md
+        "Authentication")."""
+        if not self.token:
             return None
         return {"Authorization": f"Bearer {self.token}"}
 

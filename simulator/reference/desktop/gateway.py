@@ -9,8 +9,8 @@ and message operations (desktop)": the control command ``call-tool`` (``call_too
 ``tool.request`` (built with the core's builder) and schedules the call's deadline as the machine timer
 ``("tool", requestId)`` when the family is on, else short-circuits the call (nothing sent). ``on_tool_response``
 (the handler of tool.response) and ``on_tool_timer`` (the timer) end a pending call. The rules live in the pure
-module ``tools``; the small hooks (``_tools_on``, ``_tool_team``, ``_take_tool_response``, ``_tool_deadline``) are
-what the broken variants (gateway_variants.py) override.
+module ``tools``; the small hooks (``_tools_on``, ``_tool_team``, ``_take_tool_response``, ``_tool_deadline``) each
+state one rule, so a subclass can change exactly one.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class GatewayTools:
     def _init_tools(self) -> None:
         self.tool_book = ToolBook()
 
-    # -- hooks (the broken variants override these) ----------------------------------------------------------------
+    # -- hooks: one rule each ------------------------------------------------------------------------------------------
 
     def _tools_on(self) -> bool:
         """阶段 12 "发送前先查 welcome.features 是否含 HOOK_FEATURE_SLACK_TOOLS,缺席直接短路"; offline there is no welcome."""

@@ -4,18 +4,18 @@ Theory of operation. ``DesktopMachine`` holds the desktop's state (workspaces, s
 reopen bookkeeping) and is driven by events: ``on_connected``, ``on_frame`` (raw text, parsed here with
 ``parse_hook_message``), ``on_disconnected``, ``on_timer``, ``on_written`` / ``on_send_failed`` (what the driver
 reports about a ``Send``), and the control commands. Every event takes ``now`` (unix ms) and returns a list of
-effects (frozen dataclasses) that the driver (client.py) carries out in order: ``Send`` a text frame,
-``Persist`` / ``Forget`` an outbox entry, ``SaveSession`` / ``SaveAck`` (the externalKey → session mapping and the
-exact acks survive a restart; emitted ahead of the frame they belong to), ``Schedule`` / ``Unschedule`` a timer.
-Frames of a turn go out only once welcomed: a dispatch's turn.end ending offline waits in the outbox for the next
-welcome; a reopen round cut off by a disconnect is severed (阶段 18: 直发不缓存, no longer reopenable). Ids come from the ``ids``
-callable (UUID v4 by default); whether a workspace folder exists comes from ``folder_exists``. No I/O here.
+effects (effects.py: frozen dataclasses) that the driver (client.py) carries out in order. Frames of a turn go out
+only once welcomed: a dispatch's turn.end ending offline waits in the outbox for the next welcome; a reopen round
+cut off by a disconnect is severed (阶段 18: 直发不缓存, no longer reopenable). Ids come from the ``ids`` callable
+(UUID v4 by default); whether a workspace folder exists comes from ``folder_exists``. No I/O here.
 
 Spec references (slack-hook-protocol.md): hello §5 阶段 1 + 默认工作目录; dispatch/ack §5 阶段 2, §4 requestId
-idempotency; progress throttling §4 latest-wins; turn.end linkage §5; outbox + turn.delivery §4/§5;
-task.cancel, session.archive §4 idempotent; interactions §5 阶段 10; lifecycle.preference 上下线通知偏好;
-turn.reopen 阶段 18 (desktop side); query.request answered §5 阶段 6 (sessions only with session-picker-v1 on both
-sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于 desktop,永不过网线").
+idempotency; task.cancel, session.archive §4 idempotent; turn.delivery §4/§5; lifecycle.preference 上下线通知偏好;
+turn.reopen 阶段 18 (desktop side: ``retry_turn`` here, the round itself in turns.py); query.request answered §5 阶段 6
+(sessions only with session-picker-v1 on both sides, §2; only aliases, never a folder's path, §2 "本地绝对路径只存在于
+desktop,永不过网线").
+Running a turn (progress throttling §4 latest-wins, interactions §5 阶段 10, turn.end §5, the reopen round 阶段 18):
+``turns.py`` (mixed in).
 Slack binding, multi-team and Slack preferences (阶段 5, 11, 13): ``slack.SlackSide``; the machine only routes the
 frames (bind.update, bind.state, prefs.state) and the user's actions (``slack_bind`` … ``prefs_set``) to it.
 Provider binding, provider preferences and Telegram behaviour (§2, §5 Provider-neutral, 阶段 19): ``providers.py``
@@ -24,7 +24,6 @@ Group relay and message operations (§1, §5 阶段 14, 阶段 19 author; UPSTRE
 (mixed in likewise; ``_on_dispatch`` records the turn's ``groupContext``).
 Gateway tools (§5 阶段 12, 阶段 13): ``gateway.py`` (mixed in: ``call_tool``, tool.response, the ``("tool", requestId)``
 timers; this module routes the frame and the timer and adds ``toolCalls`` to ``state``).
-Broken variants: some are switches below; the others wrap this machine (``variants.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, ClassVar
 
 from ...hook import (
@@ -41,41 +39,33 @@ from ...hook import (
     HOOK_PROTOCOL_VERSION,
     Feature,
     HookMessage,
-    InteractionButton,
     MessageType,
     QueryAgentModels,
     QueryModelEntry,
     QuerySessionEntry,
-    TurnUsage,
     make_hello,
-    make_interaction_cancel,
-    make_interaction_request,
     make_lifecycle_preference,
     make_pong,
     make_query_response,
     make_task_ack,
-    make_turn_end,
-    make_turn_progress,
-    make_turn_reopen,
     parse_hook_message,
     serialize_hook_message,
 )
-from ..broken_variants import BrokenVariant
-from .agent import DEFAULT_SCRIPT, InteractionScript, Script, filter_attachments
-from .group_relay import ForgetGroupEntries, SaveGroupEntry
-from .gateway import TOOL_TIMER, GatewayTools
+from .agent import Script
+from .effects import Effect, Forget, MachineError, Persist, SaveAck, SaveSession, Schedule, Send, Unschedule
+from .gateway import GatewayTools
 from .providers import PROVIDER_FEATURES, ProviderFamilies
 from .relay_families import RelayFamilies
 from .slack import SlackRefusal, SlackSide
+from .state import ReopenEntry, Session, Turn, TurnKind
+from .turns import TurnRunning
 
 __all__ = [
-    "Variant", "VARIANT_ENV", "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck",
-    "Effect",
+    "Send", "Persist", "Forget", "Schedule", "Unschedule", "SaveSession", "SaveAck", "Effect",
     "DesktopMachine", "MachineError", "CONSUMED_FEATURES", "DEFAULT_PROGRESS_INTERVAL_MS", "REOPEN_TTL_MS",
-    "MAX_QUERY_SESSIONS", "REFERENCE_MODELS",
+    "MAX_QUERY_SESSIONS", "REFERENCE_MODELS", "ReopenEntry", "Session", "Turn", "TurnKind",
 ]
 
-VARIANT_ENV = "DESKTOP_REFERENCE_VARIANT"
 DEFAULT_PROGRESS_INTERVAL_MS = 1500
 REOPEN_TTL_MS = 60 * 60 * 1000
 #: The features this desktop consumes, declared in hello.features.
@@ -89,277 +79,11 @@ MAX_QUERY_SESSIONS = 20
 REFERENCE_MODELS = (QueryModelEntry("default", "Default model", ("low", "medium", "high"), "medium"),)
 
 
-class Variant(BrokenVariant):
-    """Deliberately broken behaviours (docs/desktop-plan.md), each a tiny switch; kept as test fixtures."""
-
-    REOPEN_AFTER_PROGRESS = "reopen-after-progress"
-    REOPEN_REPLAYED = "reopen-replayed"
-    COUNTER_REOPEN_ID = "counter-reopen-id"
-    REDELIVERY_RUNS_TWICE = "redelivery-runs-twice"
-    LIFECYCLE_WITHOUT_FEATURE = "lifecycle-without-feature"
-    # The following wrap the machine instead of switching inside it (variants.py), one rule each.
-    LIFECYCLE_HELLO_STALE = "lifecycle-hello-stale"
-    ARCHIVE_IGNORED = "archive-ignored"
-    PROGRESS_UNTHROTTLED = "progress-unthrottled"
-    PROGRESS_CONCATENATED = "progress-concatenated"
-    WORKSPACE_PATHS_IN_QUERY = "workspace-paths-in-query"
-    # Slack binding and preferences: they swap the machine's SlackSide (variants.py).
-    BIND_START_EMAIL = "bind-start-email"
-    REVOKE_TEAM_WITHOUT_FEATURE = "revoke-team-without-feature"
-    START_TEAM_WITHOUT_FEATURE = "start-team-without-feature"
-    BIND_STATE_MERGED = "bind-state-merged"
-    BIND_STATE_WITHOUT_FEATURE = "bind-state-without-feature"
-    INSTALL_URL_MISSING = "install-url-missing"
-    PREFS_SET_FULL_ROW = "prefs-set-full-row"
-    PREFS_STATE_MERGED = "prefs-state-merged"
-    REVOKED_CLEARS_ALL = "revoked-clears-all"
-    BAD_BIND_STATE_APPLIED = "bad-bind-state-applied"
-    AUTHORIZE_URL_HIDDEN = "authorize-url-hidden"
-    INSTALL_URL_IGNORED = "install-url-ignored"
-    PENDING_ONLY_DROPPED = "pending-only-dropped"
-    MULTI_TEAM_REVOKE_ALL = "multi-team-revoke-all"
-    PREFS_TEAM_WITHOUT_FEATURE = "prefs-team-without-feature"
-    PREFS_ANSWER_IGNORED = "prefs-answer-ignored"
-    UNBOUND_KEEPS_PREFS = "unbound-keeps-prefs"
-    # provider binding, provider prefs, Telegram behaviour (variants.py)
-    PROVIDER_WITHOUT_FEATURE = "provider-without-feature"
-    TELEGRAM_URL_UNCHECKED = "telegram-url-unchecked"
-    UNKNOWN_ACTION_DROPS_FRAME = "unknown-action-drops-frame"
-    CANCEL_ALL_ATTEMPTS = "cancel-all-attempts"
-    PREFS_PATH_INSTEAD_OF_ALIAS = "prefs-path-instead-of-alias"
-    BEHAVIOR_OMITS_DEFAULT = "behavior-omits-default"
-    BEHAVIOR_WITHOUT_FEATURE = "behavior-without-feature"
-    PROVIDER_PREFS_STATE_MERGED = "provider-prefs-state-merged"
-    LENIENT_PROVIDER_FRAMES = "lenient-provider-frames"
-    # one variant per binding and preference requirement of the desktop (slack_variants.py, provider_variants.py;
-    # token-first-dial-only is a switch in client.py, the shell that dials)
-    REAUTHORIZE_UNPINNED = "reauthorize-unpinned"
-    PROVIDER_START_SCOPE_DROPPED = "provider-start-scope-dropped"
-    REVOKE_ALL_BINDINGS = "revoke-all-bindings"
-    TELEGRAM_LINK_HIDDEN = "telegram-link-hidden"
-    TELEGRAM_LINK_SCHEME_UNCHECKED = "telegram-link-scheme-unchecked"
-    BINDING_END_IGNORED = "binding-end-ignored"
-    PROVIDER_PREFS_WITHOUT_FEATURE = "provider-prefs-without-feature"
-    PREFS_SELECTOR_BOTH = "prefs-selector-both"
-    LENIENT_PROVIDER_PREFS = "lenient-provider-prefs"
-    BEHAVIOR_GET_WITHOUT_BINDING = "behavior-get-without-binding"
-    GROUP_ACTIVATION_AS_MAP = "group-activation-as-map"
-    BEHAVIOR_STATE_FIRST_KEPT = "behavior-state-first-kept"
-    LENIENT_BEHAVIOR_STATES = "lenient-behavior-states"
-    TOKEN_FIRST_DIAL_ONLY = "token-first-dial-only"
-    # group relay and message operations (relay_variants.py)
-    WINDOW_FIELDS_DROPPED = "window-fields-dropped"
-    RECIPIENT_PRINCIPAL_UNCHECKED = "recipient-principal-unchecked"
-    ENDED_BINDING_RECEIVES = "ended-binding-receives"
-    RELAY_WITHOUT_FEATURE = "relay-without-feature"
-    TRIGGER_IN_CONTEXT = "trigger-in-context"
-    WINDOW_DUPLICATES = "window-duplicates"
-    LENIENT_AUTHOR_FIELDS = "lenient-author-fields"
-    LENIENT_GROUP_FRAMES = "lenient-group-frames"
-    OP_SCOPE_SESSION_KEY = "op-scope-session-key"
-    OP_WITHOUT_FEATURE = "op-without-feature"
-    OP_RESULT_TO_OLDEST = "op-result-to-oldest"
-    LENIENT_OP_RESULTS = "lenient-op-results"
-    # queries, gateway tools, the rest of interactions, the default workspace (gateway_variants.py)
-    QUERY_WORKSPACES_STALE = "query-workspaces-stale"
-    QUERY_MODELS_OTHER_AGENT = "query-models-other-agent"
-    SESSIONS_ALL_LISTED = "sessions-all-listed"
-    SESSIONS_OLDEST_FIRST = "sessions-oldest-first"
-    SESSIONS_WITHOUT_FEATURE = "sessions-without-feature"
-    QUERIES_COALESCED = "queries-coalesced"
-    SESSION_TITLES_FROM_PROMPT = "session-titles-from-prompt"
-    TOOL_ERROR_CODE_LOST = "tool-error-code-lost"
-    TOOLS_WITHOUT_FEATURE = "tools-without-feature"
-    TOOL_RESPONSE_TO_OLDEST = "tool-response-to-oldest"
-    TOOL_CALLS_NEVER_TIME_OUT = "tool-calls-never-time-out"
-    TOOL_TEAM_DROPPED = "tool-team-dropped"
-    TOOL_TEAM_WITHOUT_FEATURE = "tool-team-without-feature"
-    LENIENT_TOOL_RESPONSES = "lenient-tool-responses"
-    DECISION_ANY_INTERACTION = "decision-any-interaction"
-    CARD_LEFT_OPEN = "card-left-open"
-    LENIENT_DECISIONS = "lenient-decisions"
-    X_DISPATCH_IN_CHAT = "x-dispatch-in-chat"
-    # one variant per core requirement no other variant fails (core_variants.py)
-    CHAT_ALIAS_LAST = "chat-alias-last"
-    LIFECYCLE_DEFAULT_LEFT_OUT = "lifecycle-default-left-out"
-    DEFAULT_NOT_IN_WORKSPACES = "default-not-in-workspaces"
-    DEFAULT_KEPT_AFTER_REMOVAL = "default-kept-after-removal"
-    HELLO_NOT_RESENT = "hello-not-resent"
-    CHAT_DISPATCH_REJECTED = "chat-dispatch-rejected"
-    QUEUED_ACKED_ACCEPTED = "queued-acked-accepted"
-    UNKNOWN_ALIAS_NOT_ALLOWED = "unknown-alias-not-allowed"
-    UNKNOWN_SESSION_OPENED = "unknown-session-opened"
-    DISABLED_IGNORED = "disabled-ignored"
-    REMOVED_FOLDER_ACCEPTED = "removed-folder-accepted"
-    SESSION_PER_DISPATCH = "session-per-dispatch"
-    TAKEOVER_IGNORED = "takeover-ignored"
-    PROGRESS_DELTAS = "progress-deltas"
-    END_SESSION_LEFT_OUT = "end-session-left-out"
-    DURATION_IN_SECONDS = "duration-in-seconds"
-    JPG_NOT_NORMALIZED = "jpg-not-normalized"
-    CANCEL_AS_ERROR = "cancel-as-error"
-    UNKNOWN_CANCEL_ANSWERED = "unknown-cancel-answered"
-    ARCHIVE_UNKNOWN_KEY_CRASHES = "archive-unknown-key-crashes"
-    RESEND_REBUILT = "resend-rebuilt"
-    ACCEPTED_KEPT = "accepted-kept"
-    WRITTEN_END_RESENT = "written-end-resent"
-    DELIVERY_BY_WELCOME = "delivery-by-welcome"
-    BUTTON_IDS_PACKED = "button-ids-packed"
-    LATE_DECISION_RESENDS_END = "late-decision-resends-end"
-    TIMEOUT_WITHOUT_CANCEL = "timeout-without-cancel"
-    NO_PONG_WHILE_BUSY = "no-pong-while-busy"
-    REOPEN_WITHOUT_FEATURE = "reopen-without-feature"
-    ASK_REOPENS = "ask-reopens"
-    REOPEN_NEVER_EXPIRES = "reopen-never-expires"
-    REOPEN_CARD_MIRRORED = "reopen-card-mirrored"
-    LIFECYCLE_CHANGE_NOT_SENT = "lifecycle-change-not-sent"
-    # the robustness profile (robustness_variants.py)
-    GARBAGE_CRASHES = "garbage-crashes"
-    GARBAGE_ANSWERED = "garbage-answered"
-    DEAF_AFTER_GARBAGE = "deaf-after-garbage"
-    PONGS_CAPPED = "pongs-capped"
-    SMALL_FRAME_CAP = "small-frame-cap"
-    GARBAGE_DROPS_DISPATCH = "garbage-drops-dispatch"
-    # the fault profile, desktop side (fault_variants.py)
-    RERUNS_REDELIVERED = "reruns-redelivered"
-    END_NOT_RESENT = "end-not-resent"
-    TURNS_DIE_WITH_CONNECTION = "turns-die-with-connection"
-
-    @classmethod
-    def subject(cls) -> str:
-        return "desktop"
-
-
-class MachineError(Exception):
-    """Our own caller's misuse (a control command that does not apply): ``code`` for the control API."""
-
-    def __init__(self, code: str, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
-
-
-# -- effects -----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Write ``text`` (one WebSocket text frame). ``request_id``: the turn it belongs to (None: none)."""
-
-    text: str
-    type: str
-    request_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Persist:
-    """Keep ``text`` (a turn.end) in the outbox until ``Forget``."""
-
-    request_id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Forget:
-    request_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """Call ``on_timer(key)`` at unix ms ``at`` (replaces a timer with the same key)."""
-
-    key: tuple[str, str]
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class Unschedule:
-    key: tuple[str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class SaveSession:
-    """Keep a session (its externalKey mapping) across a restart: 同 externalKey 同 session (§1)."""
-
-    session_id: str
-    external_key: str | None
-    workspace: str | None
-    archived: bool
-
-
-@dataclass(frozen=True, slots=True)
-class SaveAck:
-    """Keep the exact task.ack of ``request_id`` across a restart: a redelivery replays it (§4 requestId 幂等)."""
-
-    request_id: str
-    text: str
-
-
-Effect = Send | Persist | Forget | Schedule | Unschedule | SaveSession | SaveAck | SaveGroupEntry | ForgetGroupEntries
-
-
-# -- state ---------------------------------------------------------------------------------------------------------
-
-
-class TurnKind(StrEnum):
-    DISPATCH = "dispatch"  # from task.dispatch: frames go to the server, turn.end via the outbox
-    REOPEN = "reopen"      # retry-turn with turn-reopen-v1: frames sent directly, never cached
-    LOCAL = "local"        # ask-in-session, or retry without the feature: nothing on the wire
-
-
-@dataclass
-class Session:
-    session_id: str
-    external_key: str | None
-    workspace: str | None
-    archived: bool = False
-    #: When a turn last started in it (unix ms); None for a session loaded from the store and not used since.
-    last_active_at: float | None = None
-
-
-@dataclass
-class Turn:
-    request_id: str
-    external_key: str
-    session_id: str
-    kind: TurnKind
-    script: Script
-    steps: tuple[tuple[str, Any], ...] = ()
-    index: int = 0
-    started_at: float | None = None
-    status: str = "queued"  # queued / running / ok / error / cancelled
-    reopen_of: str | None = None
-    reopen_sent: bool = False
-    progress_sent_at: float | None = None
-    pending_progress: str | None = None
-    interaction_id: str | None = None
-    interaction: InteractionScript | None = None
-    decision: str | None = None
-    first_event_seen: bool = False
-    #: A reopen round whose connection dropped (or whose turn.end was lost): no more frames, not reopenable.
-    severed: bool = False
-    #: The group-window messageIds its context is assembled from (阶段 14; None: no trigger in the window).
-    group_context: list[str] | None = None
-
-    @property
-    def finished(self) -> bool:
-        return self.status in ("ok", "error", "cancelled")
-
-
-@dataclass
-class ReopenEntry:
-    """In-memory bookkeeping of a finished thread that can be reopened (spec 阶段 18: in process, with a TTL)."""
-
-    request_id: str
-    external_key: str
-    session_id: str
-    expires_at: float
-
-
 # -- the machine -----------------------------------------------------------------------------------------------
 
 
 @dataclass
-class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
+class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools):
     workspaces: dict[str, str] = field(default_factory=dict)
     default_workspace: str | None = None
     device_id: str = "reference-desktop"
@@ -370,7 +94,6 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     #: out stays off whatever the welcome says (each is negotiated both ways).
     declared_features: tuple[str, ...] = CONSUMED_FEATURES
     enabled: bool = True
-    variant: Variant | None = None
     progress_interval_ms: float = DEFAULT_PROGRESS_INTERVAL_MS
     reopen_ttl_ms: float = REOPEN_TTL_MS
     ids: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
@@ -383,7 +106,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
     saved_acks: dict[str, str] = field(default_factory=dict)
     #: The group window an earlier run kept on the device: (seq, entry JSON), loaded from the store at start.
     saved_group_window: list[tuple[int, str]] = field(default_factory=list)
-    #: The Slack binding / preferences rules (slack.py); a broken variant swaps the class (variants.py).
+    #: The Slack binding / preferences rules (slack.py): a subclass may swap the class.
     slack_class: ClassVar[type[SlackSide]] = SlackSide
 
     def __post_init__(self) -> None:
@@ -402,7 +125,6 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         self.next_script: deque[Script] = deque()
         self.interactions: dict[str, str] = {}      # interactionId → requestId
         self.missing_folders: set[str] = set()
-        self._counter = 0
         self._saves: list[Effect] = []              # SaveSession / SaveAck, emitted ahead of the frame's effects
         self._init_providers()
         self._init_relay(self.saved_group_window)
@@ -472,12 +194,15 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         self.welcomed = False
         self.server_features = frozenset()  # renegotiated by the next welcome
         self.slack.multi_team = False
-        effects: list[Effect] = []
-        # A reopen round that has not ended can no longer deliver its turn.end (直发不缓存): the thread is done.
+        self._sever_open_reopen_rounds()
+        return []
+
+    def _sever_open_reopen_rounds(self) -> None:
+        """A reopen round that has not ended can no longer deliver its turn.end (阶段 18 直发不缓存): the thread is
+        done."""
         for turn in self.turns.values():
-            if turn.kind is TurnKind.REOPEN and not turn.finished and self.variant is not Variant.REOPEN_REPLAYED:
+            if turn.kind is TurnKind.REOPEN and not turn.finished:
                 self._drop_reopen_thread(turn)
-        return effects
 
     def on_written(self, effect: Send, now: float) -> list[Effect]:
         """The driver wrote ``effect`` to the socket. Without turn-delivery-v1 that ends a turn.end's outbox life."""
@@ -493,12 +218,6 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         if turn is not None and turn.kind is TurnKind.REOPEN and effect.type == MessageType.TURN_END.value:
             self._drop_reopen_thread(turn)
         return []
-
-    def _drop_reopen_thread(self, turn: Turn) -> None:
-        self.reopenable.pop(turn.request_id, None)
-        if turn.reopen_of is not None:
-            self.reopenable.pop(turn.reopen_of, None)
-        turn.severed = True
 
     # -- inbound frames ---------------------------------------------------------------------------------------
 
@@ -565,8 +284,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         # 阶段 13: multi-team only when hello and this welcome both declare it
         self.slack.multi_team = self.has_feature(Feature.MULTI_TEAM.value)
         # §4: re-send the un-delivered turn.end frames, byte-identical.
-        return [Send(text, MessageType.TURN_REOPEN.value if rid.startswith("reopen:") else MessageType.TURN_END.value,
-                     rid.removeprefix("reopen:")) for rid, text in self.outbox.items()]
+        return [Send(text, MessageType.TURN_END.value, rid) for rid, text in self.outbox.items()]
 
     def _ack(self, rid: str, result: str, now: float, *, reason: str | None = None, session_id: str | None = None,
              queue_position: int | None = None) -> Send:
@@ -579,12 +297,7 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         p = msg.payload
         rid = p.request_id
         if rid in self.acks:  # §4: a redelivered requestId replays the previous ack and does not run again
-            effects: list[Effect] = [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
-            if self.variant is Variant.REDELIVERY_RUNS_TWICE and rid in self.turns:
-                old = self.turns[rid]
-                effects += self._enqueue(Turn(rid, old.external_key, old.session_id, TurnKind.DISPATCH,
-                                              self._take_script()), now, ack=False)
-            return effects
+            return [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
         if not self.enabled:
             return [self._ack(rid, "rejected", now, reason="disabled")]
         if not p.prompt.strip() and not p.attachments:
@@ -617,214 +330,6 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         turn = Turn(rid, p.external_key, session.session_id, TurnKind.DISPATCH, self._take_script(),
                     group_context=self.group_context(p.source))
         return self._enqueue(turn, now, ack=True)
-
-    def _take_script(self) -> Script:
-        return self.next_script.popleft() if self.next_script else DEFAULT_SCRIPT
-
-    def _enqueue(self, turn: Turn, now: float, *, ack: bool) -> list[Effect]:
-        self.turns[turn.request_id] = turn
-        sid = turn.session_id
-        if sid in self.active:
-            queue = self.queues.setdefault(sid, deque())
-            queue.append(turn.request_id)
-            if ack:
-                return [self._ack(turn.request_id, "queued", now, session_id=sid, queue_position=len(queue))]
-            return []
-        effects: list[Effect] = []
-        if ack:
-            effects.append(self._ack(turn.request_id, "accepted", now, session_id=sid))
-        return effects + self._start(turn, now)
-
-    def _start(self, turn: Turn, now: float) -> list[Effect]:
-        self.active[turn.session_id] = turn.request_id
-        self.runs[turn.request_id] = self.runs.get(turn.request_id, 0) + 1
-        turn.status = "running"
-        turn.started_at = now
-        if turn.session_id in self.sessions:
-            self.sessions[turn.session_id].last_active_at = now
-        turn.steps = turn.script.steps()
-        turn.index = 0
-        return [Schedule(("step", turn.request_id), now + turn.script.step_ms)]
-
-    # -- running a turn --------------------------------------------------------------------------------------
-
-    def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
-        kind, rid = key
-        if kind == TOOL_TIMER:
-            return self.on_tool_timer(rid, now)
-        turn = self.turns.get(rid)
-        if turn is None or turn.finished:
-            return []
-        if kind == "step":
-            return self._step(turn, now)
-        if kind == "flush" and turn.pending_progress is not None:
-            text, turn.pending_progress = turn.pending_progress, None
-            return self._send_progress(turn, text, now)
-        if kind == "interaction" and turn.interaction_id is not None:
-            return self._resolve_interaction(turn, turn.interaction.default_decision, now, timed_out=True)  # type: ignore[union-attr]
-        return []
-
-    def _first_event(self, turn: Turn, now: float, *, final: bool) -> list[Effect]:
-        """阶段 18: the reopen frame goes out once the round's first event is observed, before its frames."""
-        if turn.first_event_seen:
-            return []
-        turn.first_event_seen = True
-        if turn.kind is not TurnKind.REOPEN or turn.reopen_sent:
-            return []
-        if self.variant is Variant.REOPEN_AFTER_PROGRESS and not final:
-            return []  # broken: sent after the first progress (see _send_progress)
-        return self._send_reopen(turn, now)
-
-    def _send_reopen(self, turn: Turn, now: float) -> list[Effect]:
-        turn.reopen_sent = True
-        assert turn.reopen_of is not None
-        send = self._frame(make_turn_reopen(turn.request_id, turn.reopen_of, turn.external_key, turn.session_id,
-                                            **self._env(now)), turn.request_id)
-        if self.variant is Variant.REOPEN_REPLAYED:  # broken: the reopen round cached for replay
-            self.outbox["reopen:" + turn.request_id] = send.text
-            return [send, Persist("reopen:" + turn.request_id, send.text)]
-        return [send]
-
-    def _wire(self, turn: Turn) -> bool:
-        """Whether this turn's frames go on the wire at all."""
-        return turn.kind is not TurnKind.LOCAL and not turn.severed
-
-    def _step(self, turn: Turn, now: float) -> list[Effect]:
-        if turn.index >= len(turn.steps):
-            return []
-        kind, arg = turn.steps[turn.index]
-        turn.index += 1
-        effects: list[Effect] = []
-        if kind == "progress":
-            effects += self._first_event(turn, now, final=False)
-            effects += self._progress(turn, arg, now)
-            effects.append(Schedule(("step", turn.request_id), now + turn.script.step_ms))
-        elif kind == "interaction":
-            effects += self._first_event(turn, now, final=False)
-            effects += self._open_interaction(turn, arg, now)
-        elif kind == "wait-cancel":
-            pass  # task.cancel ends it
-        else:
-            effects += self._end(turn, now)
-        return effects
-
-    def _progress(self, turn: Turn, text: str, now: float) -> list[Effect]:
-        """§4 latest-wins: a whole snapshot each frame, at most one per interval; a newer snapshot replaces a
-        pending one (never concatenated). Offline (or before welcome) a snapshot is simply dropped."""
-        if not self._wire(turn) or not self.welcomed:
-            return []
-        if turn.progress_sent_at is None or now - turn.progress_sent_at >= self.progress_interval_ms:
-            return self._send_progress(turn, text, now)
-        turn.pending_progress = text
-        return [Schedule(("flush", turn.request_id), turn.progress_sent_at + self.progress_interval_ms)]
-
-    def _send_progress(self, turn: Turn, text: str, now: float) -> list[Effect]:
-        turn.progress_sent_at = now
-        effects: list[Effect] = [self._frame(make_turn_progress(turn.request_id, text, **self._env(now)),
-                                             turn.request_id)]
-        if turn.kind is TurnKind.REOPEN and not turn.reopen_sent and self.variant is Variant.REOPEN_AFTER_PROGRESS:
-            effects += self._send_reopen(turn, now)
-        return effects
-
-    def _open_interaction(self, turn: Turn, card: InteractionScript, now: float) -> list[Effect]:
-        if not self._wire(turn) or turn.kind is TurnKind.REOPEN:
-            # Reopen rounds keep interactions on the desktop (阶段 18): the person at the desktop picks the first.
-            return self._resolve_interaction_local(turn, card.buttons[0].decision, now)
-        turn.interaction = card
-        turn.interaction_id = self.ids()
-        self.interactions[turn.interaction_id] = turn.request_id
-        buttons = tuple(InteractionButton(b.id, b.label, b.style) for b in card.buttons)
-        msg = make_interaction_request(turn.request_id, turn.interaction_id, card.kind, card.title, card.body,
-                                       buttons, **self._env(now))
-        return [self._frame(msg, turn.request_id),
-                Schedule(("interaction", turn.request_id), now + card.timeout_ms)]
-
-    def _resolve_interaction_local(self, turn: Turn, decision: str, now: float) -> list[Effect]:
-        turn.decision = decision
-        return [Schedule(("step", turn.request_id), now + turn.script.step_ms)]
-
-    def _resolve_interaction(self, turn: Turn, decision: str, now: float, *, timed_out: bool) -> list[Effect]:
-        iid = turn.interaction_id
-        assert iid is not None
-        self.interactions.pop(iid, None)
-        turn.interaction_id = None
-        turn.decision = decision
-        effects: list[Effect] = [Unschedule(("interaction", turn.request_id))]
-        if timed_out:  # the safe default applies; tell the server so the card loses its buttons
-            effects.append(self._frame(make_interaction_cancel(turn.request_id, iid, "timeout", **self._env(now)),
-                                       turn.request_id))
-        effects.append(Schedule(("step", turn.request_id), now + turn.script.step_ms))
-        return effects
-
-    def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
-        rid = self.interactions.get(p.interaction_id)
-        if rid is None or rid != p.request_id:
-            return []  # late / unknown: ignored (§4)
-        turn = self.turns[rid]
-        assert turn.interaction is not None
-        decision = turn.interaction.decision_for(p.button_id)
-        if decision is None:
-            return []  # a button this card never had: ignored
-        return self._resolve_interaction(turn, decision, now, timed_out=False)
-
-    def _end(self, turn: Turn, now: float, *, cancelled: bool = False) -> list[Effect]:
-        effects: list[Effect] = [Unschedule(("step", turn.request_id)), Unschedule(("flush", turn.request_id))]
-        turn.pending_progress = None
-        if turn.interaction_id is not None:
-            iid = turn.interaction_id
-            self.interactions.pop(iid, None)
-            turn.interaction_id = None
-            effects.append(Unschedule(("interaction", turn.request_id)))
-            if self._wire(turn) and self.welcomed:
-                effects.append(self._frame(make_interaction_cancel(turn.request_id, iid, "turn-ended",
-                                                                   **self._env(now)), turn.request_id))
-        if cancelled:
-            status, text, error = "cancelled", turn.script.final_text if turn.status == "running" else "", None
-        else:
-            status, text, error = turn.script.end_fields(turn.decision)
-        was_running = turn.status == "running"
-        turn.status = status
-        effects += self._first_event(turn, now, final=True) if was_running else []
-        if self._wire(turn):
-            duration = (None if not turn.script.measure_duration or turn.started_at is None
-                        else int(now - turn.started_at))
-            msg = make_turn_end(turn.request_id, turn.external_key, turn.session_id, status, text, error,
-                                usage=TurnUsage(duration),
-                                attachments=filter_attachments(turn.script.attachments), **self._env(now))
-            send = self._frame(msg, turn.request_id)
-            if turn.kind is TurnKind.DISPATCH or self.variant is Variant.REOPEN_REPLAYED:
-                self.outbox[turn.request_id] = send.text
-                effects.append(Persist(turn.request_id, send.text))
-            if self.welcomed or turn.kind is not TurnKind.DISPATCH:
-                effects.append(send)  # offline or before welcome a dispatch's turn.end waits in the outbox
-            if turn.kind is TurnKind.REOPEN and not self.welcomed:
-                self._drop_reopen_thread(turn)
-        self._remember_reopenable(turn, now)
-        if was_running:
-            effects += self._next_in_session(turn.session_id, now)
-        return effects
-
-    def _remember_reopenable(self, turn: Turn, now: float) -> None:
-        if turn.kind is TurnKind.LOCAL:
-            return
-        if turn.kind is TurnKind.REOPEN:
-            if turn.severed or not self.connected:
-                return
-            self.reopenable.pop(turn.reopen_of or "", None)  # the chain continues from the newest link
-        self.reopenable[turn.request_id] = ReopenEntry(turn.request_id, turn.external_key, turn.session_id,
-                                                       now + self.reopen_ttl_ms)
-
-    def _next_in_session(self, sid: str, now: float) -> list[Effect]:
-        if self.active.get(sid) is not None and not self.turns[self.active[sid]].finished:
-            return []
-        self.active.pop(sid, None)
-        queue = self.queues.get(sid)
-        while queue:
-            nxt = self.turns[queue.popleft()]
-            if nxt.status == "queued":
-                return self._start(nxt, now)
-        return []
 
     def _on_cancel(self, msg: HookMessage, now: float) -> list[Effect]:
         turn = self.turns.get(msg.payload.request_id)
@@ -923,18 +428,18 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         entry = self.reopenable.get(request_id)
         reopen = entry is not None and self.welcomed and self.has_feature(Feature.TURN_REOPEN.value)
         if reopen:
-            if self.variant is Variant.COUNTER_REOPEN_ID:
-                self._counter += 1
-                new_id = f"reopen-{self._counter}"
-            else:
-                candidate = self.ids()
-                new_id = candidate if _is_uuid(candidate) else str(uuid.uuid4())  # 阶段 18: UUID v4, never a counter
+            new_id = self._reopen_request_id()
             turn = Turn(new_id, old.external_key, old.session_id, TurnKind.REOPEN, self._take_script(),
                         reopen_of=request_id)
         else:
             new_id = None
             turn = Turn(f"local:{self.ids()}", old.external_key, old.session_id, TurnKind.LOCAL, self._take_script())
         return new_id, self._enqueue(turn, now, ack=False)
+
+    def _reopen_request_id(self) -> str:
+        """阶段 18: the reopen round's requestId is a fresh UUID v4, never a counter."""
+        candidate = self.ids()
+        return candidate if _is_uuid(candidate) else str(uuid.uuid4())
 
     def ask_in_session(self, request_id: str, text: str, now: float) -> list[Effect]:
         """Another question in that turn's session, asked at the desktop: never a reopen, nothing on the wire."""
@@ -948,9 +453,13 @@ class DesktopMachine(ProviderFamilies, RelayFamilies, GatewayTools):
         self.lifecycle_enabled = enabled
         if not self.connected:
             return []
-        if self.has_feature(Feature.LIFECYCLE_ANNOUNCEMENT.value) or self.variant is Variant.LIFECYCLE_WITHOUT_FEATURE:
+        if self._lifecycle_on():
             return [self._frame(make_lifecycle_preference(enabled, **self._env(now)))]
         return []  # the server did not declare the family: never sent (the next hello carries the value)
+
+    def _lifecycle_on(self) -> bool:
+        """上下线通知偏好: lifecycle.preference is sent only when both sides declared lifecycle-announcement-v1."""
+        return self.has_feature(Feature.LIFECYCLE_ANNOUNCEMENT.value)
 
     def set_workspaces(self, workspaces: Mapping[str, str], default: str | None, now: float) -> list[Effect]:
         self.workspaces = dict(workspaces)

@@ -9,7 +9,7 @@ build the frames with the core's ``make_*`` builders or raise ``Refused`` (nothi
 (``on_provider_status``, ``on_provider_prefs``, ``on_behavior_state``) take a frame only while its family is on
 (else it is dropped: "任一能力缺席都隐藏该渠道"). The rules themselves live in the pure modules
 ``provider_bindings`` and ``behavior``. The small hooks (``_channel_on``, ``_cancel_targets``, ``_prefs_workspace``,
-``_behavior_fields``, ``_take_status``) are what the broken variants (variants.py) override.
+``_behavior_fields``, ``_take_status``) each state one rule, so a subclass can change exactly one.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ task.dispatch.source.triggerMessageId), 阶段 19 (group.message.author); UPSTRE
 * ``on_msg_op_result``: ends the pending op of its opId (``message_ops.OpBook``).
 
 The small hooks (``_relay_on``, ``_recipient_ok``, ``_window_entry``, ``_ops_on``, ``_op_scope``, ``_new_window``,
-``_new_op_book``) are what the broken variants (relay_variants.py) override. Frames that fail parsing never reach
+``_new_op_book``) each state one rule, so a subclass can change exactly one. Frames that fail parsing never reach
 these handlers (the machine drops them).
 """
 

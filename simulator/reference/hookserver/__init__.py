@@ -1,15 +1,17 @@
 """The reference hook server of the hook protocol (spec slack-hook-protocol.md; docs/hook-server-plan.md).
 
-``machine.HookServerMachine`` is the sans-I/O protocol machine (with ``channel``, ``lanes``, ``delivery`` and
-``variants``); ``server.HookServer`` its WebSocket shell (own asyncio loop in a thread, SQLite from ``store``);
+``machine.HookServerMachine`` is the sans-I/O protocol machine (with ``channel``, ``lanes``, ``delivery`` and the
+families ``slack_families``, ``provider_families``, ``relay_families``, ``gateway_families``; ``commands`` and
+``restore``); ``server.HookServer`` its WebSocket shell (own asyncio loop in a thread, SQLite from ``store``);
 ``control`` the control API. ``start_server`` wires one server together; ``start_embedded(config)`` gives the
 harness a ``RunningReference`` (one server for the whole run on 127.0.0.1:0). ``python -m simulator serve
-hook-server`` runs one as a process (``cli.main``).
+hook-server`` runs one as a process (``cli.main``). The deliberately broken builds of this reference live in
+``simulator/reference/broken/hook_server``: they reach it through ``start_server``'s ``machine_class``, ``shell`` and
+``about``.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 import tempfile
@@ -34,15 +36,13 @@ from .machine import (
     Wake,
 )
 from .server import HookServer
-from .server_variants import server_class
 from .store import HookServerStore
-from .variants import VARIANT_ENV, Variant
 
 __all__ = [
     "CAPABILITIES", "DEFAULT_FEATURES", "DEFAULT_SERVER_NAME", "DELIVERY_TRANSITIONS", "MESSAGE_TRANSITIONS",
     "ChannelMessage", "Close", "HookServer", "HookServerControlApi", "HookServerHandle", "HookServerMachine",
     "HookServerStore", "MachineError", "MessageEvent", "MessageState", "Persist", "RetryPolicy", "Send",
-    "ServerSettings", "VARIANT_ENV", "Variant", "Wake", "start_embedded", "start_server",
+    "ServerSettings", "Wake", "start_embedded", "start_server",
 ]
 
 
@@ -69,24 +69,24 @@ class HookServerHandle(ReferenceHandle):
 
 def start_server(*, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
                  db: str | Path | None = None, features: Iterable[str] | None = None,
-                 server_name: str = DEFAULT_SERVER_NAME, variant: Variant | str | None = None,
-                 control: tuple[str, int] | None = ("127.0.0.1", 0), policy: RetryPolicy | None = None,
-                 synchronous: str = "FULL", ids: Callable[[], str] | None = None,
-                 loop: str = "asyncio") -> HookServerHandle:
-    """Start one hook server. Without ``db`` the SQLite file lives in a temp directory removed at stop; a
-    ``variant`` given as None is read from ``$HOOK_SERVER_REFERENCE_VARIANT``; ``loop``: ``loops.LOOP_CHOICES``
-    (the embedded reference keeps asyncio's loop; the CLI takes uvloop when it is installed)."""
-    chosen = variant if isinstance(variant, Variant) else Variant.parse(
-        variant if variant is not None else os.environ.get(VARIANT_ENV))
+                 server_name: str = DEFAULT_SERVER_NAME, control: tuple[str, int] | None = ("127.0.0.1", 0),
+                 policy: RetryPolicy | None = None, synchronous: str = "FULL", ids: Callable[[], str] | None = None,
+                 loop: str = "asyncio", machine_class: type[HookServerMachine] | None = None,
+                 shell: type[HookServer] = HookServer, about: Iterable[tuple[str, Any]] = ()) -> HookServerHandle:
+    """Start one hook server. Without ``db`` the SQLite file lives in a temp directory removed at stop; ``loop``:
+    ``loops.LOOP_CHOICES`` (the embedded reference keeps asyncio's loop; the CLI takes uvloop when it is installed);
+    ``machine_class`` and ``shell``: the classes to build (``ServerSettings.machine_class``, ``HookServer``);
+    ``about``: what the control API's ``config`` reports of the build."""
     settings = ServerSettings(server_name=server_name,
                               features=tuple(DEFAULT_FEATURES if features is None else features),
-                              policy=policy or RetryPolicy(), token_required=token is not None, variant=chosen)
+                              policy=policy or RetryPolicy(), token_required=token is not None,
+                              machine_class=machine_class, about=tuple(about))
     temp_dir = None
     if db is None:
         temp_dir = Path(tempfile.mkdtemp(prefix="hook-server-reference-"))
         db = temp_dir / "hook-server.sqlite3"
     store = HookServerStore(db, synchronous=synchronous)
-    server = server_class(chosen)(settings, store, host=host, port=port, token=token, ids=ids, loop=loop)
+    server = shell(settings, store, host=host, port=port, token=token, ids=ids, loop=loop)
     try:
         server.start()
         api = HookServerControlApi(server, *control).start() if control is not None else None
@@ -107,20 +107,19 @@ def _subject_env(config: Any) -> dict[str, str]:
         return {}
 
 
-def start_embedded(config: Any = None, *, variant: Variant | str | None = None) -> RunningReference:
+def start_embedded(config: Any = None, **choice: str | None) -> RunningReference:
     """The embedded reference for a run: ONE server on 127.0.0.1:0 with its control API; the token is
-    ``config.hook_token`` or a random one; the variant comes from ``--subject-env
-    hook-server=HOOK_SERVER_REFERENCE_VARIANT=…`` (or the environment)."""
+    ``config.hook_token`` or a random one. A broken build may be named by ``choice`` (the keyword
+    ``simulator/reference/broken/hook_server/select.py`` takes), else by the run's ``--subject-env
+    hook-server=NAME=VALUE`` settings or the environment (``select.build_for_run``)."""
     from ... import __version__
+    from ..broken.hook_server.select import build_for_run
 
-    env = _subject_env(config)
-    if variant is None and env.get(VARIANT_ENV):
-        variant = env[VARIANT_ENV]
+    build = build_for_run(_subject_env(config), **choice)
     token = getattr(config, "hook_token", None) or secrets.token_urlsafe(24)
-    handle = start_server(token=token, variant=variant)
-    chosen = handle.server.settings.variant
+    handle = start_server(token=token, **build.start_options())
     return RunningReference(
         role=Role.HOOK_SERVER, url=handle.url, control_url=handle.control_url, token=token, stop=handle.stop,
         identity={"implementation": "simulator hook-server reference", "version": __version__,
-                  "variant": chosen.value if chosen else None, "url": handle.url},
+                  **dict(handle.server.settings.about), "url": handle.url},
     )

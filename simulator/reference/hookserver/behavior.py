@@ -44,30 +44,32 @@ class BehaviorBook:
         values = {k: (o.values.get(k) if o else None) or DEFAULT_TELEGRAM_BEHAVIOR[k] for k in BEHAVIOR_KEYS}
         return {"bound": bound, **values, "groupActivation": dict(o.group_activation) if o else {}}
 
-    def patch(self, binding_id: str, patch: Mapping[str, Any], activation: Mapping[str, Any] | None, *,
-              drop_explicit_default: bool = False, null_keeps: bool = False,
-              null_clears_all_chats: bool = False) -> dict[str, Any]:
-        """Apply a set (wire keys; ``ABSENT`` keeps, ``None`` clears, a value is an explicit override); the row.
-        The broken variants: ``drop_explicit_default`` (``behavior-drops-explicit-default``), ``null_keeps``
-        (``behavior-null-keeps-override``), ``null_clears_all_chats`` (``group-activation-null-clears-all``)."""
+    def patch(self, binding_id: str, patch: Mapping[str, Any], activation: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Apply a set (wire keys; ``ABSENT`` keeps, ``None`` clears, a value is an explicit override); the row."""
         o = self.overrides.setdefault(binding_id, Overrides())
         for key in BEHAVIOR_KEYS:
             v = patch.get(key, ABSENT)
-            if v is ABSENT or (v is None and null_keeps):
-                continue
-            if v is None or (drop_explicit_default and v == DEFAULT_TELEGRAM_BEHAVIOR[key]):
-                o.values.pop(key, None)
-            else:
-                o.values[key] = v
+            if v is not ABSENT:
+                self._set(o, key, v)
         if activation is not None:
-            chat_id, value = activation["chatId"], activation.get("value")
-            if value is None and null_clears_all_chats:
-                o.group_activation.clear()
-            elif value is None:
-                o.group_activation.pop(chat_id, None)
-            else:
-                o.group_activation[chat_id] = value
+            self._activate(o, activation["chatId"], activation.get("value"))
         return o.row(binding_id)
+
+    def _set(self, o: Overrides, key: str, value: str | None) -> None:
+        """"显式枚举 = 设置/覆盖(即使等于当前默认值也要保留用户意图 …);显式 null = 清除 override、回落到
+        DEFAULT_TELEGRAM_BEHAVIOR"."""
+        if value is None:
+            o.values.pop(key, None)
+        else:
+            o.values[key] = value
+
+    def _activate(self, o: Overrides, chat_id: str, value: str | None) -> None:
+        """``groupActivation {chatId, value}``: ``"always"`` sets that chat's entry, ``null`` clears that chat's
+        ("value=null 表示清除该群的白名单条目")."""
+        if value is None:
+            o.group_activation.pop(chat_id, None)
+        else:
+            o.group_activation[chat_id] = value
 
     def restore(self, rows: Iterable[Mapping[str, Any]]) -> None:
         for r in rows:

@@ -1,12 +1,14 @@
 """``python -m simulator serve hook-server``: the reference hook server as a process (docs/hook-server-plan.md).
 
     python -m simulator serve hook-server --listen HOST:PORT --control HOST:PORT [--db PATH] [--token T]
-        [--features a,b,c] [--server-name NAME] [--variant NAME] [--synchronous MODE] [--loop auto|asyncio|uvloop]
+        [--features a,b,c] [--server-name NAME] [BUILD] [--synchronous MODE] [--loop auto|asyncio|uvloop]
 
 Prints one readiness line on stdout, ``{"ready": true, "url": "ws://HOST:PORT/", "control": "http://HOST:PORT",
-"loop": "uvloop"}`` (port 0 → the bound port; ``loop``: the event loop that runs, loops.py); logs go to stderr. Without ``--token`` any connection is accepted (said on stderr);
-without ``--db`` a temporary file is used. Runs until SIGINT/SIGTERM, then closes cleanly. Exit 2 on a usage
-error, 1 when it cannot start.
+"loop": "uvloop"}`` (port 0 → the bound port; ``loop``: the event loop that runs, loops.py); logs go to stderr.
+Without ``--token`` any connection is accepted (said on stderr); without ``--db`` a temporary file is used. Runs
+until SIGINT/SIGTERM, then closes cleanly. Exit 2 on a usage error, 1 when it cannot start. ``BUILD``: the option
+that names a deliberately broken build of this reference, with its default from the environment
+(``simulator/reference/broken/hook_server/select.py`` adds it and reads it).
 
 The process raises the cyclic garbage collector's first threshold (``GC_THRESHOLD0``): the server keeps every task,
 message and receipt in memory (tens of thousands of small containers under load), and with the default threshold
@@ -20,11 +22,11 @@ import argparse
 import gc
 import sys
 
+from ..broken.hook_server import select as broken
 from ..cli_common import (cannot_start, log_to_stderr, optional_address, parse_address, read_command_line,
                           serve_until_signalled)
 from .loops import LOOP_CHOICES
 from .machine import DEFAULT_FEATURES, DEFAULT_SERVER_NAME
-from .variants import VARIANT_ENV, Variant
 
 __all__ = ["main", "parse_address", "GC_THRESHOLD0"]
 
@@ -42,8 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--features", default=None, metavar="a,b,c",
                    help=f"welcome features (default: {','.join(DEFAULT_FEATURES)}; '' for none)")
     p.add_argument("--server-name", default=DEFAULT_SERVER_NAME)
-    p.add_argument("--variant", default=None, help=f"a broken variant ({', '.join(v.value for v in Variant)}); "
-                                                  f"default: ${VARIANT_ENV}")
+    broken.add_option(p)
     p.add_argument("--synchronous", default="FULL", choices=["FULL", "NORMAL", "EXTRA"],
                    help="SQLite synchronous mode (store.py explains the choice)")
     p.add_argument("--loop", default="auto", choices=list(LOOP_CHOICES),
@@ -52,19 +53,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _values(args: argparse.Namespace) -> tuple[Variant | None, tuple[str, int], tuple[str, int] | None,
+def _values(args: argparse.Namespace) -> tuple[broken.Build, tuple[str, int], tuple[str, int] | None,
                                                 list[str] | None]:
-    """The variant, the WebSocket address, the control address and the welcome features (``ValueError``: a usage
+    """The build, the WebSocket address, the control address and the welcome features (``ValueError``: a usage
     error)."""
     features = None if args.features is None else [f for f in (x.strip() for x in args.features.split(",")) if f]
-    return Variant.parse(args.variant), parse_address(args.listen), optional_address(args.control), features
+    return broken.chosen(args), parse_address(args.listen), optional_address(args.control), features
 
 
 def main(argv: list[str] | None = None) -> int:
     read = read_command_line(_parser(), argv, "hook-server", _values)
     if isinstance(read, int):
         return read
-    args, (variant, listen, control, features) = read
+    args, (build, listen, control, features) = read
     log_to_stderr(args.log_level)
     if args.token is None:
         print("hook-server: no --token given: any connection is accepted", file=sys.stderr)
@@ -73,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(GC_THRESHOLD0, *gc.get_threshold()[1:])
     try:
         handle = start_server(host=listen[0], port=listen[1], token=args.token, db=args.db, features=features,
-                              server_name=args.server_name, variant=variant, control=control,
-                              synchronous=args.synchronous, loop=args.loop)
+                              server_name=args.server_name, control=control, synchronous=args.synchronous,
+                              loop=args.loop, **build.start_options())
     except (OSError, ValueError, RuntimeError) as exc:
         return cannot_start("hook-server", exc)
     return serve_until_signalled({"ready": True, "url": handle.url, "control": handle.control_url,

@@ -122,7 +122,7 @@ class HookServerControlApi:
         return {"serverName": s.server_name, "features": list(s.features), "maxFrameChars": HOOK_MAX_FRAME_CHARS,
                 "delivery": {"maxAttempts": s.policy.max_attempts, "backoffMs": s.policy.backoff_ms},
                 "receiptTtlMs": s.policy.receipt_ttl_ms, "tokenRequired": self.server.token is not None,
-                "variant": s.variant.value if s.variant else None}
+                **dict(s.about)}
 
     def _inject_many(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body.get("messages")

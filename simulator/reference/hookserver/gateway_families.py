@@ -12,8 +12,8 @@ modules ``queries`` (``QueryBook``: pending queries, pairing, the timeout) and `
 identity a call runs as, the fake Slack API, the call log); this module routes frames to them and turns their answers
 into frames (built with the core's ``make_query_request`` / ``make_tool_response``), ``Wake`` timers (``query-expiry``)
 and dropped-frame log entries (``unknown-query``, ``feature-not-declared``). Nothing of these families is durable.
-The methods a broken variant overrides (gateway_variants.py) are the ones named ``_query_*`` / ``_tool_*`` below: the
-machine's handler table calls only ``_on_query_response`` / ``_on_tool_request``, which call them through ``self``.
+Each rule is one method (``_query_*``, ``_tool_*``): the machine's handler table calls only ``_on_query_response`` /
+``_on_tool_request``, which call them through ``self``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .queries import COMMANDS, Query, QueryBook
 
 if TYPE_CHECKING:
     from .lanes import Lane
-    from .machine import Connection
+    from .state import Connection
 
 __all__ = ["GatewayFamilies", "QUERY_EXPIRY"]
 

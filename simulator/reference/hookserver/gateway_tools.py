@@ -216,9 +216,10 @@ class GatewayTools:
             return self.failure(failure, who)
         return ToolOutcome(True, result, ran_as=who)
 
-    # -- the rules a broken variant may swap (gateway_variants.py) --------------------------------------------------
+    # -- the rules, one method each ----------------------------------------------------------------------------------
 
     def identity(self, bindings: Sequence[Identity], team_id: str | None, multi_team: bool) -> Identity | ToolErrorCode:
+        """The identity a call runs as (``resolve_identity``)."""
         return resolve_identity(bindings, team_id, multi_team)
 
     def failure(self, failure: SlackApiFailure, who: Identity) -> ToolOutcome:

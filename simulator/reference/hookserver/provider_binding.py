@@ -36,12 +36,10 @@ _FIELDS: Final = ("attemptId", "bindingId", "principalId", "principalName", "sco
                   "expiresAt", "reason", "remediationUrl")
 
 
-def connect_url(provider: str, token: str, *, loose: bool = False) -> str:
-    """The connect URL of an attempt (spec: "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>").
-    ``loose``: the broken variant ``telegram-url-loose`` appends a parameter."""
+def connect_url(provider: str, token: str) -> str:
+    """The connect URL of an attempt (spec: "Telegram 客户端只接受严格的 https://t.me/<bot>?start=<token>")."""
     if provider == "telegram":
-        url = f"https://t.me/{TELEGRAM_BOT}?start={token}"
-        return url + "&ref=simulator" if loose else url
+        return f"https://t.me/{TELEGRAM_BOT}?start={token}"
     return f"https://x.com/messages/compose?text={token}"
 
 
@@ -122,26 +120,28 @@ class ProviderBook:
         return [b for b in self.bindings.values()
                 if b.device_id == device_id and (provider is None or b.provider == provider)]
 
-    def open_attempt_by_token(self, token: str, now: int, *, ended_too: bool = False) -> Attempt | None:
-        """The open, unexpired attempt with ``token``. ``ended_too``: the broken variant ``ended-token-binds``."""
+    def open_attempt_by_token(self, token: str, now: int) -> Attempt | None:
+        """The open, unexpired attempt with ``token`` (an ended attempt's token binds nothing)."""
         for a in self.attempts.values():
-            if a.token == token and (ended_too or (a.open and a.expires_at > now)):
+            if a.token == token and a.open and a.expires_at > now:
                 return a
         return None
 
     # -- changes ------------------------------------------------------------------------------------------------
 
     def start(self, device_id: str, provider: str, scope_id: str | None, request_id: str, now: int,
-              ids: Callable[[], str], *, loose_url: bool = False,
-              url_without_token: bool = False) -> tuple[Attempt, Change]:
-        """``provider.bind.start``: a new attempt (older open attempts stay open: each is cancelled on its own).
-        ``url_without_token``: the broken variant ``connect-url-without-token`` (the URL carries the attemptId)."""
+              ids: Callable[[], str]) -> tuple[Attempt, Change]:
+        """``provider.bind.start``: a new attempt (older open attempts stay open: each is cancelled on its own)."""
         a = Attempt(ids(), device_id, provider, scope_id, ids(), now + ATTEMPT_TTL_MS, request_id)
         self.attempts[a.attempt_id] = a
-        url = connect_url(provider, a.attempt_id if url_without_token else a.token, loose=loose_url)
+        url = self.connect_url(a)
         payload = snapshot(provider, "pending", request_id, PENDING_ACTIONS, attemptId=a.attempt_id,
                            connectUrl=url, expiresAt=a.expires_at)
         return a, Change(device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
+
+    def connect_url(self, a: Attempt) -> str:
+        """The pending attempt's connect URL, carrying its one-time token (§5 "pending 必带 HTTPS connectUrl")."""
+        return connect_url(a.provider, a.token)
 
     def end(self, a: Attempt, state: str, reason: str, reply_to: str | None = None) -> Change:
         """The attempt ends unconfirmed: ``denied`` / ``expired`` / ``failed`` with ``reason``."""
@@ -150,33 +150,36 @@ class ProviderBook:
                            reason=reason)
         return Change(a.device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
 
-    def await_confirmation(self, a: Attempt, *, ends: bool = False) -> Change:
-        """The provider waits for the user. ``ends``: the broken variant ``awaiting-ends-attempt`` (the attempt no
-        longer counts as open, so its confirmation is refused)."""
-        a.state = "ended" if ends else "awaiting_confirmation"
+    def await_confirmation(self, a: Attempt) -> Change:
+        """The provider waits for the user: the attempt stays open ("none → pending → awaiting_confirmation? →
+        confirmed")."""
+        a.state = "awaiting_confirmation"
         payload = snapshot(a.provider, "awaiting_confirmation", None, ("cancel",), attemptId=a.attempt_id,
                            scopeId=a.scope_id, expiresAt=a.expires_at)
         return Change(a.device_id, payload, (("provider_attempts", a.attempt_id, a.row()),))
 
     def confirm(self, a: Attempt, principal_id: str, principal_name: str | None, scope_id: str,
-                scope_name: str | None, ids: Callable[[], str], *,
-                supersede: bool = True) -> tuple[Binding, list[Change]]:
+                scope_name: str | None, ids: Callable[[], str]) -> tuple[Binding, list[Change]]:
         """The attempt is confirmed: a new binding; an older one of the device for the same (provider, scopeId) is
-        superseded (its own update first). ``supersede`` False: the broken variant ``no-supersede``."""
+        superseded (its own update first)."""
         a.state = "ended"
         changes: list[Change] = []
-        for old in self.bindings_of(a.device_id, a.provider):
-            if supersede and old.scope_id == scope_id:
-                del self.bindings[old.binding_id]
-                changes.append(Change(old.device_id, snapshot(old.provider, "superseded", None, (), **old.fields(),
-                                                              reason="superseded"),
-                                      (("provider_bindings", old.binding_id, None),)))
+        for old in self._superseded(a, scope_id):
+            del self.bindings[old.binding_id]
+            changes.append(Change(old.device_id, snapshot(old.provider, "superseded", None, (), **old.fields(),
+                                                          reason="superseded"),
+                                  (("provider_bindings", old.binding_id, None),)))
         b = Binding(ids(), a.device_id, a.provider, principal_id, principal_name, scope_id, scope_name)
         self.bindings[b.binding_id] = b
         changes.append(Change(b.device_id, self.confirmed(b, None),
                               (("provider_attempts", a.attempt_id, a.row()),
                                ("provider_bindings", b.binding_id, b.row()))))
         return b, changes
+
+    def _superseded(self, a: Attempt, scope_id: str) -> list[Binding]:
+        """The device's bindings a confirmation for ``scope_id`` supersedes: those of the same provider and scope
+        (§5 终态 "superseded")."""
+        return [old for old in self.bindings_of(a.device_id, a.provider) if old.scope_id == scope_id]
 
     def revoke(self, b: Binding, reply_to: str | None) -> Change:
         del self.bindings[b.binding_id]

@@ -17,33 +17,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import orjson
-
-from ...hook import (ABSENT, TYPES, Feature, HookIssue, HookMessage, HookParseResult, IssueCode, MessageType,
-                     build_hook_message)
+from ...hook import ABSENT, TYPES, Feature, HookMessage, MessageType, build_hook_message
 from .behavior import BEHAVIOR_KEYS, BehaviorBook, Overrides
 from .effects import Effect, MachineError, Persist, opt_str, req_str
-from .provider_binding import Attempt, Change, ProviderBook
+from .provider_binding import Attempt, Binding, Change, ProviderBook
 from .provider_prefs import PREF_KEYS, ProviderPrefs, Selector
-from .variants import Variant
 
 if TYPE_CHECKING:
-    from .machine import Connection
+    from .state import Connection
 
 __all__ = ["ProviderFamilies", "PROVIDER_TABLES"]
 
 PROVIDER_TABLES: Final = ("provider_attempts", "provider_bindings", "provider_prefs", "provider_behavior")
 _CHANNEL: Final = {"telegram": Feature.PROVIDER_TELEGRAM.value, "x": Feature.PROVIDER_X.value}
 _EXPIRY: Final = "attempt-expiry"
-#: broken variants that take a frame the core refuses for one rule: the frame type and the refusal's issue code
-_LENIENT: Final = {
-    Variant.PROVIDER_PREFS_ACCEPTS_ABSOLUTE_PATH: (MessageType.PROVIDER_PREFS_SET, IssueCode.ABSOLUTE_PATH),
-    Variant.BEHAVIOR_ACCEPTS_EMPTY_SET: (MessageType.PROVIDER_BEHAVIOR_SET, IssueCode.EMPTY_PATCH),
-}
-#: broken variants that keep a table in memory only (docs/control-api.md Durability broken)
-_NOT_DURABLE: Final = {Variant.PROVIDER_BINDINGS_NOT_DURABLE: frozenset({"provider_attempts", "provider_bindings"}),
-                       Variant.PROVIDER_PREFS_NOT_DURABLE: frozenset({"provider_prefs"}),
-                       Variant.BEHAVIOR_NOT_DURABLE: frozenset({"provider_behavior"})}
 
 
 def _missing(message: str) -> MachineError:
@@ -51,24 +38,12 @@ def _missing(message: str) -> MachineError:
 
 
 class ProviderFamilies:
-    """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_timer``, ``_ids``, ``variant``."""
+    """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_timer``, ``_ids``."""
 
     def _provider_init(self) -> None:
         self.pbook = ProviderBook()
         self.pprefs = ProviderPrefs()
         self.behavior = BehaviorBook()
-
-    def _provider_lenient(self, raw: str | bytes, issue: HookIssue | None) -> HookParseResult | None:
-        """The broken variants ``provider-prefs-accepts-absolute-path`` and ``behavior-accepts-empty-set``: the frame
-        the core refuses for that one rule only is taken as if it were valid. ``None``: refused as usual."""
-        rule = _LENIENT.get(self.variant)
-        if rule is None or issue is None or issue.code is not rule[1]:
-            return None
-        data = orjson.loads(raw)
-        if data.get("type") != rule[0].value:
-            return None
-        message = HookMessage(rule[0], data["id"], data["ts"], TYPES[rule[0]].payload.from_wire(data["payload"]))
-        return HookParseResult(True, message, None)
 
     # -- negotiation ----------------------------------------------------------------------------------------------
 
@@ -77,8 +52,6 @@ class ProviderFamilies:
         channel also needs ``provider:<id>`` in welcome."""
         if conn is None:
             return False
-        if self.variant is Variant.PROVIDER_FRAMES_WITHOUT_FEATURE:
-            return True
         if feature not in conn.features or feature not in conn.welcome_features:
             return False
         return provider is None or _CHANNEL.get(provider, "") in conn.welcome_features
@@ -102,9 +75,8 @@ class ProviderFamilies:
         return True
 
     def _persist(self, out: list[Effect], table: str, key: str, row: Mapping[str, Any] | None) -> None:
-        """One row of a provider table to the store (not for the broken ``*-not-durable`` variants' tables)."""
-        if table not in _NOT_DURABLE.get(self.variant, ()):
-            out.append(Persist(table, key, row))
+        """One row of a provider table to the store (docs/control-api.md Durability)."""
+        out.append(Persist(table, key, row))
 
     def _apply(self, out: list[Effect], changes: Iterable[Change], now: int) -> None:
         for c in changes:
@@ -119,9 +91,7 @@ class ProviderFamilies:
             return
         p = message.payload
         scope = p.scope_id if isinstance(p.scope_id, str) else None
-        attempt, change = self.pbook.start(conn.device_id, p.provider, scope, p.request_id, now, self._ids,
-                                           loose_url=self.variant is Variant.TELEGRAM_URL_LOOSE,
-                                           url_without_token=self.variant is Variant.CONNECT_URL_WITHOUT_TOKEN)
+        attempt, change = self.pbook.start(conn.device_id, p.provider, scope, p.request_id, now, self._ids)
         self._timer(out, attempt.expires_at, _EXPIRY, attempt.attempt_id)
         self._apply(out, [change], now)
 
@@ -134,11 +104,11 @@ class ProviderFamilies:
         if a is None or not a.open or a.device_id != conn.device_id or a.provider != p.provider:
             self._log(conn.conn_id, now, "unknown-attempt", type_=message.type.value, request_id=p.request_id)
             return
-        victims = [a]
-        if self.variant is Variant.CANCEL_CANCELS_ALL:
-            victims += [o for o in self.pbook.attempts.values()
-                        if o.open and o.device_id == a.device_id and o is not a]
-        self._apply(out, [self.pbook.end(v, "failed", "cancelled", p.request_id) for v in victims], now)
+        self._apply(out, [self.pbook.end(v, "failed", "cancelled", p.request_id) for v in self._cancelled(a)], now)
+
+    def _cancelled(self, a: Attempt) -> list[Attempt]:
+        """The attempts a provider.bind.cancel ends: "只取消指定 attemptId"."""
+        return [a]
 
     def _on_provider_bind_revoke(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec: "只解除指定 bindingId"."""
@@ -146,14 +116,18 @@ class ProviderFamilies:
             return
         p = message.payload
         b = self.pbook.bindings.get(p.binding_id)
-        owner_ok = b is not None and (b.device_id == conn.device_id or self.variant is Variant.REVOKE_IGNORES_OWNER)
-        if b is None or not owner_ok or b.provider != p.provider:
+        if b is None or not self._revocable_by(conn, b) or b.provider != p.provider:
             self._log(conn.conn_id, now, "unknown-binding", type_=message.type.value, request_id=p.request_id)
             return
-        victims = [b]
-        if self.variant is Variant.REVOKE_REVOKES_ALL:  # broken: every binding of the device goes
-            victims += [o for o in self.pbook.bindings_of(b.device_id) if o is not b]
-        self._apply(out, [self.pbook.revoke(v, p.request_id) for v in victims], now)
+        self._apply(out, [self.pbook.revoke(v, p.request_id) for v in self._revoked(b)], now)
+
+    def _revocable_by(self, conn: Connection, b: Binding) -> bool:
+        """A device revokes its own bindings only (another device's bindingId is dropped: §3 丢帧不断连)."""
+        return b.device_id == conn.device_id
+
+    def _revoked(self, b: Binding) -> list[Binding]:
+        """The bindings a provider.bind.revoke ends: "只解除指定 bindingId"."""
+        return [b]
 
     def _provider_after_welcome(self, conn: Connection, now: int, out: list[Effect]) -> None:
         """One provider.bind.state per confirmed binding of the device, after welcome (provider-bind-v1 on)."""
@@ -163,10 +137,7 @@ class ProviderFamilies:
 
     def _confirm(self, a: Attempt, principal_id: str, principal_name: str | None, scope_id: str,
                  scope_name: str | None, now: int, out: list[Effect]) -> str:
-        if self.variant is Variant.TOKEN_ECHOED:
-            scope_name = f"/start {a.token}"
-        binding, changes = self.pbook.confirm(a, principal_id, principal_name, scope_id, scope_name, self._ids,
-                                              supersede=self.variant is not Variant.NO_SUPERSEDE)
+        binding, changes = self.pbook.confirm(a, principal_id, principal_name, scope_id, scope_name, self._ids)
         self._apply(out, changes, now)
         return binding.binding_id
 
@@ -181,14 +152,17 @@ class ProviderFamilies:
         never relayed (阶段 14 "一次性凭证由 server 过滤,不转发")."""
         out: list[Effect] = []
         self._expire_due(now, out)
-        a = self.pbook.open_attempt_by_token(token, now, ended_too=self.variant is Variant.ENDED_TOKEN_BINDS) \
-            if token else None
+        a = self.pbook.open_attempt_by_token(token, now) if token else None
         if a is not None and a.provider == "telegram":
             user_name = body.get("userName")
-            chat = body["userId"] if self.variant is Variant.START_SCOPE_IS_USER else body["chatId"]
             self._confirm(a, body["userId"], user_name if isinstance(user_name, str) else None,
-                          a.scope_id or chat, None, now, out)
+                          a.scope_id or self._start_scope(body), None, now, out)
         return out
+
+    def _start_scope(self, body: Mapping[str, Any]) -> str:
+        """The scope a ``/start <token>`` confirms without a scopeId of its own: the chat it was sent in (§5
+        "confirmed 必带 bindingId、principalId、scopeId")."""
+        return body["chatId"]
 
     def _expire_due(self, now: int, out: list[Effect]) -> None:
         for a in list(self.pbook.attempts.values()):
@@ -200,9 +174,6 @@ class ProviderFamilies:
     def _selector(self, device_id: str, provider: str, binding_id: Any, scope_id: Any) -> tuple[Selector, bool]:
         """The selector of a provider.prefs frame and ``bound``: a confirmed binding of the device matches it."""
         mine = self.pbook.bindings_of(device_id, provider)
-        if self.variant is Variant.PROVIDER_PREFS_ANY_SELECTOR_BOUND:  # broken: no binding needed
-            return ((provider, "binding", binding_id) if isinstance(binding_id, str)
-                    else (provider, "scope", scope_id)), True
         if isinstance(binding_id, str):
             return (provider, "binding", binding_id), any(b.binding_id == binding_id for b in mine)
         return (provider, "scope", scope_id), any(b.scope_id == scope_id for b in mine)
@@ -228,22 +199,26 @@ class ProviderFamilies:
         p = message.payload
         selector, bound = self._selector(conn.device_id, p.provider, p.binding_id, p.scope_id)
         if bound:
-            wire = message.payload.to_wire()
-            unnamed = None if self.variant is Variant.PROVIDER_PREFS_SET_REPLACES else ABSENT  # broken: clears
-            key, row = self.pprefs.patch(selector, p.workspace, {k: wire.get(k, unnamed) for k in PREF_KEYS})
-            self._persist(out, "provider_prefs", key, row)
-            if self.variant is Variant.PROVIDER_PREFS_SHARE_SLACK_ROWS:  # broken: overwrites the Slack rows too
-                patch = {k: wire[k] for k in PREF_KEYS if k in wire}
-                for b in self.slack.of(conn.device_id or ""):
-                    out.append(Persist(*self.slack_prefs.patch(b.team_id, b.slack_user_id, p.workspace, patch)))
+            self._store_provider_prefs(conn, selector, p.workspace, p.to_wire(), out)
         self._send(out, conn.device_id, MessageType.PROVIDER_PREFS_STATE,
                    self._provider_prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
+
+    def _store_provider_prefs(self, conn: Connection, selector: Selector, workspace: str, wire: Mapping[str, Any],
+                              out: list[Effect]) -> None:
+        """Patch the selector's row of ``workspace`` with the keys the frame names (§5 "set 再按 workspace alias 部分
+        更新"); the Slack rows are prefs.*'s alone (§2 "不会读取或覆写旧 prefs.* 的 Slack 行")."""
+        key, row = self.pprefs.patch(selector, workspace, self._named(wire, PREF_KEYS))
+        self._persist(out, "provider_prefs", key, row)
+
+    def _named(self, wire: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+        """A set's patch: each key as the frame gives it, ``ABSENT`` when it does not name it ("缺省(undefined)=
+        不动")."""
+        return {k: wire.get(k, ABSENT) for k in keys}
 
     # -- provider.behavior.* --------------------------------------------------------------------------------------
 
     def _behavior_bound(self, device_id: str, binding_id: str) -> bool:
-        if self.variant is Variant.BEHAVIOR_ANY_BINDING_BOUND:  # broken: the device's bindings are not checked
-            return True
+        """A Telegram binding of the device ("bound=false 时字段联动收敛为默认值 + 空 map")."""
         b = self.pbook.bindings.get(binding_id)
         return b is not None and b.device_id == device_id and b.provider == "telegram"
 
@@ -267,12 +242,8 @@ class ProviderFamilies:
         if bound:
             wire = p.to_wire()
             activation = wire.get("groupActivation")
-            unnamed = None if self.variant is Variant.BEHAVIOR_SET_REPLACES else ABSENT  # broken: clears
-            row = self.behavior.patch(p.binding_id, {k: wire.get(k, unnamed) for k in BEHAVIOR_KEYS},
-                                      activation if isinstance(activation, dict) else None,
-                                      drop_explicit_default=self.variant is Variant.BEHAVIOR_DROPS_EXPLICIT_DEFAULT,
-                                      null_keeps=self.variant is Variant.BEHAVIOR_NULL_KEEPS_OVERRIDE,
-                                      null_clears_all_chats=self.variant is Variant.GROUP_ACTIVATION_NULL_CLEARS_ALL)
+            row = self.behavior.patch(p.binding_id, self._named(wire, BEHAVIOR_KEYS),
+                                      activation if isinstance(activation, dict) else None)
             self._persist(out, "provider_behavior", p.binding_id, row)
         self._send(out, conn.device_id, MessageType.PROVIDER_BEHAVIOR_STATE,
                    self._behavior_state(p.binding_id, bound, p.request_id), Feature.PROVIDER_BEHAVIOR.value, now)
@@ -300,8 +271,7 @@ class ProviderFamilies:
                                        opt_str(body, "scopeId") or a.scope_id or principal, opt_str(body, "scopeName"),
                                        now, out)
         elif outcome == "await":
-            self._apply(out, [self.pbook.await_confirmation(a, ends=self.variant is Variant.AWAITING_ENDS_ATTEMPT)],
-                        now)
+            self._apply(out, [self.pbook.await_confirmation(a)], now)
         else:
             state = {"deny": "denied", "expire": "expired", "fail": "failed"}[outcome]
             self._apply(out, [self.pbook.end(a, state, reason or state)], now)
@@ -333,12 +303,16 @@ class ProviderFamilies:
         selector: Selector = (provider, "binding", binding_id) if binding_id else (provider, "scope", scope_id)
         key, row = self.pprefs.patch(selector, workspace, {k: body[k] for k in PREF_KEYS if k in body})
         self._persist(out, "provider_prefs", key, row)
-        if self.variant is Variant.PROVIDER_PREFS_NOT_PUSHED:  # broken: the bound devices are not told
-            return 0, out
-        pushed = sum(self._send(out, d, MessageType.PROVIDER_PREFS_STATE,
-                                self._provider_prefs_state(provider, selector, True, None), Feature.PROVIDER_PREFS.value, now)
-                     for d in devices)
-        return pushed, out
+        return self._push_provider_prefs(devices, provider, selector, now, out), out
+
+    def _push_provider_prefs(self, devices: Iterable[str], provider: str, selector: Selector, now: int,
+                             out: list[Effect]) -> int:
+        """``provider.prefs.state {replyTo: null}`` to each bound device's open connection (§3 latest-wins
+        "prefs.state 主动推送"); the number sent."""
+        return sum(self._send(out, d, MessageType.PROVIDER_PREFS_STATE,
+                              self._provider_prefs_state(provider, selector, True, None), Feature.PROVIDER_PREFS.value,
+                              now)
+                   for d in devices)
 
     def behavior_overrides(self, body: Mapping[str, Any]) -> dict[str, Any]:
         binding_id = req_str(body, "bindingId")

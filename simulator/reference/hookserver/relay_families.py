@@ -12,8 +12,9 @@ triggerMessageId(与 group.message.messageId 同一 id 空间)"; 阶段 19 autho
 ``RelayFamilies`` is a mixin of ``HookServerMachine`` (sans-I/O like it). The rules are the pure modules
 ``group_relay`` (memberships, fan-out) and ``posts`` (the bot's posts, op results); this module routes ``msg.op`` to
 them, turns answers into frames (built from the core's payload classes) and ``Persist`` effects (the table
-``group_members`` only: group content is never stored, posts and results stay in memory). The broken variants
-(``relay_variants``) subclass the machine and override the hooks named here; the correct paths know nothing of them.
+``group_members`` only: group content is never stored, posts and results stay in memory). Each rule is one method
+(``_relay_on``, ``_relay_targets``, ``_relayed``, ``_is_credential``, ``_mention_trigger``, ``_op_scope``,
+``_msg_op_on``), called through ``self``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .group_relay import GROUP_MEMBERS_TABLE, RELAY_PROVIDER, Membership, RelayT
 from .posts import Lane, PostBook
 
 if TYPE_CHECKING:
-    from .machine import Connection
+    from .state import Connection
 
 __all__ = ["RELAY_TABLES", "RelayFamilies"]
 
@@ -42,7 +43,7 @@ class RelayFamilies:
     """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_ids``, ``tasks``, ``pbook`` (the
     provider bindings), ``inject_message``."""
 
-    #: the posts' book (a broken variant swaps it)
+    #: the posts' book (posts.py)
     posts_class: ClassVar[type[PostBook]] = PostBook
 
     def _relay_init(self) -> None:

@@ -60,7 +60,6 @@ from websockets.protocol import State
 
 from ...hook import HOOK_MAX_FRAME_CHARS
 from .machine import CLOSE_RESTART, Close, Effect, HookServerMachine, Persist, Send, ServerSettings, Wake
-from .variant_machines import machine_class
 from .loops import new_event_loop
 from .store import HookServerStore
 
@@ -201,9 +200,8 @@ class HookServer:
         self.bound: tuple[str, int] | None = None
 
     def _new_machine(self) -> HookServerMachine:
-        """The machine of the settings' variant: the correct class, or a broken variant's subclass
-        (``variant_machines.machine_class``)."""
-        return machine_class(self.settings.variant)(self.settings, ids=self._ids)
+        """The machine the settings name (``ServerSettings.machine_class``; ``HookServerMachine`` by default)."""
+        return (self.settings.machine_class or HookServerMachine)(self.settings, ids=self._ids)
 
     def now(self) -> int:
         return time.time_ns() // 1_000_000 + self.clock_offset_ms

@@ -127,22 +127,12 @@ def _update(state: str, team_id: str | None, **fields: Any) -> dict[str, Any]:
 
 
 class SlackBindings:
-    """Every device's Slack bindings and pending authorization. ``broken``: the broken variants of this family that
-    are on (``VARIANTS``, variants.py)."""
+    """Every device's Slack bindings and pending authorization."""
 
-    VARIANTS: Final = frozenset({"revoke-pending-drops-bindings", "pending-team-not-null", "confirm-keeps-pending",
-                                 "deny-expire-as-failed", "failed-without-message", "revoke-all-keeps-bindings",
-                                 "revoke-team-removes-all"})
-
-    def __init__(self, *, broken: frozenset[str] = frozenset()) -> None:
+    def __init__(self) -> None:
         self.bindings: dict[str, SlackBinding] = {}
         self.pending: dict[str, Pending] = {}
         self._seq = 0
-        unknown = broken - self.VARIANTS
-        if unknown:
-            raise ValueError(f"not a Slack binding variant: {sorted(unknown)}")
-        self._broken = broken
-        self._pending_drops = "revoke-pending-drops-bindings" in broken
 
     # -- reads -----------------------------------------------------------------------------------------------------
 
@@ -170,10 +160,8 @@ class SlackBindings:
         pending = Pending(device_id, team_id or None, nonce, multi_team)
         self.pending[device_id] = pending
         out = Outcome(writes=[("slack_pending", device_id, pending.row())])
-        team = pending.team_id
-        if team is None and "pending-team-not-null" in self._broken:
-            team = ""  # the broken variant: "pending 期团队未知为 null" not kept
-        out.updates.append((device_id, _update("pending", team, authorize_url=pending.authorize_url())))
+        # "pending 时 authorizeUrl 非空", "pending 期团队未知为 null"
+        out.updates.append((device_id, _update("pending", pending.team_id, authorize_url=pending.authorize_url())))
         return out
 
     def revoke(self, device_id: str, team_id: str | None, pending_only: bool, multi_team: bool) -> Outcome:
@@ -181,24 +169,26 @@ class SlackBindings:
         multi-team on removes that team's binding; else every binding and the pending authorization."""
         out = Outcome()
         if pending_only:
-            self._end_pending(device_id, out)
-            if not self._pending_drops:
-                return out
-            team_id = None
+            self._end_pending(device_id, out)  # "只作废在途授权、不动已确认绑定"
+            return out
         if team_id and multi_team:
-            # the broken variant revoke-team-removes-all: every binding goes, not only that team's
-            removed = self.of(device_id) if "revoke-team-removes-all" in self._broken else \
-                [b for b in [self.team(device_id, team_id)] if b is not None]
-            for binding in removed:
+            for binding in self._team_bindings(device_id, team_id):
                 self._remove(binding, out)
             out.updates.append((device_id, _update("revoked", team_id)))
             return out
         self._end_pending(device_id, out)
-        # the broken variant revoke-all-keeps-bindings: "空/缺省 = 解绑本设备全部" reduced to the pending sign-in
-        for binding in [] if "revoke-all-keeps-bindings" in self._broken else self.of(device_id):
+        for binding in self._all_bindings(device_id):
             self._remove(binding, out)
         out.updates.append((device_id, _update("revoked", None)))
         return out
+
+    def _team_bindings(self, device_id: str, team_id: str) -> list[SlackBinding]:
+        """What ``bind.revoke {teamId}`` removes: "teamId 非空 = 只解绑该 team"."""
+        return [b for b in [self.team(device_id, team_id)] if b is not None]
+
+    def _all_bindings(self, device_id: str) -> list[SlackBinding]:
+        """What ``bind.revoke`` without a team removes: "空/缺省 = 解绑本设备全部"."""
+        return self.of(device_id)
 
     # -- the identity provider (control slack-authorize) ----------------------------------------------------------
 
@@ -232,31 +222,30 @@ class SlackBindings:
             if not team_id:
                 raise BindingRefusal("invalid-request", "teamId: confirm needs the team")
         out = Outcome()
-        if not (outcome == "confirm" and "confirm-keeps-pending" in self._broken):
-            self._end_pending(pending.device_id, out)
-        dev = pending.device_id
-        report_team = team_id if team_id else pending.team_id
-        no_message = "failed-without-message" in self._broken
+        self._end_authorization(pending, outcome, out)
         if outcome == "confirm":
             self._confirm(pending, team_id, body, out)
-        elif outcome in ("deny", "expire") and "deny-expire-as-failed" in self._broken:
-            out.updates.append((dev, _update("failed", report_team, message=f"the sign-in ended: {outcome}")))
-        elif outcome in ("deny", "expire"):
-            out.updates.append((dev, _update(OUTCOMES[outcome], report_team)))
-        elif outcome == "fail":
-            out.updates.append((dev, _update("failed", report_team,
-                                             message=None if no_message else
-                                             body.get("message") or DEFAULT_FAIL_MESSAGE)))
         else:
-            extra: dict[str, Any] = {"reason": "not-installed"}
-            install = body.get("installUrl", DEFAULT_INSTALL_URL)
-            if install is not None:
-                extra["install_url"] = install
-            out.updates.append((dev, _update("failed", report_team,
-                                             message=None if no_message else
-                                             body.get("message") or "the Slack app is not installed in this "
-                                                                    "workspace", **extra)))
+            out.updates.append((pending.device_id, self._ended(outcome, team_id or pending.team_id, body)))
         return out
+
+    def _end_authorization(self, pending: Pending, outcome: str, out: Outcome) -> None:
+        """Every outcome ends the pending authorization (bind.update "none / pending / confirmed …" is one state)."""
+        self._end_pending(pending.device_id, out)
+
+    def _ended(self, outcome: str, team_id: str | None, body: dict[str, Any]) -> dict[str, Any]:
+        """The bind.update of an unconfirmed outcome: ``denied`` / ``expired`` as they are, ``failed`` with a
+        message ("failed 时 message 非空"; not-installed: ``reason`` and ``installUrl``)."""
+        if outcome in ("deny", "expire"):
+            return _update(OUTCOMES[outcome], team_id)
+        if outcome == "fail":
+            return _update("failed", team_id, message=body.get("message") or DEFAULT_FAIL_MESSAGE)
+        extra: dict[str, Any] = {"reason": "not-installed"}
+        install = body.get("installUrl", DEFAULT_INSTALL_URL)
+        if install is not None:
+            extra["install_url"] = install
+        return _update("failed", team_id,
+                       message=body.get("message") or "the Slack app is not installed in this workspace", **extra)
 
     def _confirm(self, pending: Pending, team_id: str, body: dict[str, Any], out: Outcome) -> None:
         dev, user = pending.device_id, body["slackUserId"]

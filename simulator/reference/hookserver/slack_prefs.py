@@ -54,12 +54,11 @@ class PrefsRow:
 
 
 class SlackPrefs:
-    """Every bound user's rows. ``replace_on_set`` is the broken variant ``prefs-set-replaces`` (variants.py)."""
+    """Every bound user's rows."""
 
-    def __init__(self, *, replace_on_set: bool = False) -> None:
+    def __init__(self) -> None:
         self.rows: dict[str, PrefsRow] = {}
         self._seq = 0
-        self._replace = replace_on_set
 
     def patch(self, team_id: str, slack_user_id: str, workspace: str,
               patch: Mapping[str, str | None]) -> tuple[str, str, dict[str, Any]]:
@@ -70,8 +69,6 @@ class SlackPrefs:
             self._seq += 1
             row = PrefsRow(team_id, slack_user_id, workspace, dict.fromkeys(PREF_KEYS), self._seq)
             self.rows[probe.key] = row
-        if self._replace:
-            row.values = dict.fromkeys(PREF_KEYS)
         for key in PREF_KEYS:
             if key in patch:
                 row.values[key] = patch[key]
@@ -82,10 +79,6 @@ class SlackPrefs:
         wanted = set(users)
         return [r.entry(with_team) for r in sorted(self.rows.values(), key=lambda r: r.seq)
                 if (r.team_id, r.slack_user_id) in wanted]
-
-    def all_entries(self, with_team: bool) -> list[dict[str, Any]]:
-        """Every row of every user (what the broken variant ``prefs-unbound-leaks`` shows an unbound device)."""
-        return [r.entry(with_team) for r in sorted(self.rows.values(), key=lambda r: r.seq)]
 
     def restore(self, rows: Iterable[Mapping[str, Any]]) -> None:
         for data in rows:

@@ -24,9 +24,8 @@ from .workflows import WORKFLOWS
 
 __all__ = ["Mode", "supported_modes", "is_sensitive", "fallback_to_text", "choose_mode", "form_schema",
            "INTERVIEW_QUESTIONS", "SECURE_INPUT_URL", "INPUT_KEY", "REQUEST_ERA_VERSIONS", "Question", "Plan",
-           "Answer", "TEXT_ANSWER", "asks_by_request", "tool_question", "workflow_question", "task_question", "plan",
-           "answer_of",
-           "input_required", "resumed", "tool_result", "filled"]
+           "Answer", "TEXT_ANSWER", "asks_by_request", "tool_question", "workflow_question", "task_question",
+           "mode_for", "plan", "plan_in", "answer_of", "input_required", "resumed", "tool_result", "filled"]
 
 SECURE_INPUT_URL = "https://probekit.invalid/secure-input"
 
@@ -155,13 +154,22 @@ class Plan:
     elicitation_id: str | None = None
 
 
-def plan(question: Question, modes: set[Mode], *, new_id: Callable[[], str], form_for_secrets: bool = False) -> Plan:
-    """Choose the mode from what the client declared (``modes``) and build the request; ``new_id()`` names a url
-    elicitation. ``form_for_secrets`` is the ``secret-in-form`` variant (broken on purpose)."""
-    if question.sensitive and not form_for_secrets:
-        mode = Mode.URL if Mode.URL in modes else Mode.TEXT
-    else:
-        mode = Mode.FORM if Mode.FORM in modes else Mode.TEXT
+def mode_for(question: Question, modes: set[Mode]) -> Mode:
+    """The mode to ask ``question`` in, of those the client declared (``modes``): a sensitive value only through url
+    mode, never a form (MCP 2025-11-25 elicitation: "Servers MUST NOT use form mode to request sensitive
+    information"); anything else in a form; text when the client declared neither."""
+    if question.sensitive:
+        return Mode.URL if Mode.URL in modes else Mode.TEXT
+    return Mode.FORM if Mode.FORM in modes else Mode.TEXT
+
+
+def plan(question: Question, modes: set[Mode], *, new_id: Callable[[], str]) -> Plan:
+    """Choose the mode from what the client declared (``mode_for``) and build the request (``plan_in``)."""
+    return plan_in(mode_for(question, modes), question, new_id=new_id)
+
+
+def plan_in(mode: Mode, question: Question, *, new_id: Callable[[], str]) -> Plan:
+    """The request asking ``question`` in ``mode``; ``new_id()`` names a url elicitation."""
     if mode is Mode.FORM:
         schema = form_schema(question.fields, question.options)
         params: Any = types.ElicitRequestFormParams(message=question.message, requested_schema=schema)

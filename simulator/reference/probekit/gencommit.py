@@ -115,7 +115,7 @@ def _scope(files: list[FileChange]) -> str | None:
     if not dirs or any(not d for d in dirs):
         return None
     common: list[str] = []
-    for level in zip(*dirs):
+    for level in zip(*dirs, strict=False):
         if len(set(level)) != 1:
             break
         common.append(level[0])

@@ -3,8 +3,9 @@ arguments against each tool's inputSchema (Draft 2020-12), the ``errorResponse``
 and its text fallback, and task-augmented calls. Pure decisions live in elicitation.py, tasks.py and toolsets.py; the
 awaited I/O a call needs (the ``elicitation/create`` requests, the task work) is here.
 
-The broken variants of variant_kits.py subclass ``ProbeKit``; server.py picks the class by variant name, so
-this module knows none of them.
+Each rule a call follows is one method of ``ProbeKit`` (``listed``, ``callable``, ``_spec``, ``_input_problems``,
+``check_call``, ``_finish``, ``_ask``, ``_mode``, ``_client_modes``, ``task_middleware``; the task runner's class), so
+a subclass can state another rule in one place; server.py takes the class (``parts.ProbekitParts``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ from mcp.server import ServerRequestContext
 
 from . import elicitation
 from .catalog import CATALOG, Env, ToolSpec, tool_definition
-from .output import error_response, ok_text
+from .output import error_response
 from .task_runner import TaskRunner
 from .tasks import TaskCall, requested_ttl
 from .toolsets import UI_INTERNAL_STEPS, ToolsetConfig
-from .variants import Variant
 from .workflows import WORKFLOWS
 
 __all__ = ["ProbeKit", "SERVER_NAME", "TASK_STEP_ENV", "listed_tools", "tools_named"]
@@ -43,26 +43,17 @@ TASK_STEP_ENV = "PROBEKIT_TASK_STEP_MS"
 _LIST_CACHE: dict[tuple[Any, ...], list[types.Tool]] = {}
 
 
-def listed_tools(config: ToolsetConfig, variant: Variant | None = None) -> list[types.Tool]:
+def listed_tools(config: ToolsetConfig) -> list[types.Tool]:
     """What ``tools/list`` serves for ``config`` (cached per toolset, design "工具列表缓存")."""
-    key = (config.toolset, config.show_all, variant)
+    key = (config.toolset, config.show_all)
     if key not in _LIST_CACHE:
-        names = [n for n in config.listed()
-                 if not (variant is Variant.CORE_MISSING_TOOL and n == "gencommit" and config.toolset.value == "core")]
-        _LIST_CACHE[key] = tools_named(names, variant)
+        _LIST_CACHE[key] = tools_named(config.listed())
     return _LIST_CACHE[key]
 
 
-def tools_named(names: Iterable[str], variant: Variant | None = None) -> list[types.Tool]:
+def tools_named(names: Iterable[str]) -> list[types.Tool]:
     """The definitions of the tools ``names``, in that order."""
-    return [types.Tool.model_validate(_definition(n, variant)) for n in names]
-
-
-def _definition(name: str, variant: Variant | None) -> dict[str, Any]:
-    tool = tool_definition(CATALOG[name])
-    if variant is not None and variant.requires_main_argument and name in WORKFLOWS:
-        tool = {**tool, "inputSchema": {**tool["inputSchema"], "required": [WORKFLOWS[name][0]]}}
-    return tool
+    return [types.Tool.model_validate(tool_definition(CATALOG[n])) for n in names]
 
 
 @lru_cache(maxsize=None)
@@ -71,31 +62,28 @@ def _input_validator(name: str) -> Draft202012Validator:
 
 
 class ProbeKit:
-    """One configured server's behaviour (toolset, variant, clock, task store), independent of transports. The broken
-    variants of variant_kits.py are subclasses that override one of its methods, or swap its task runner
-    (``task_runner_class``)."""
+    """One configured server's behaviour (toolset, clock, task store), independent of transports; its tasks run in
+    a ``task_runner_class``."""
 
     task_runner_class: type[TaskRunner] = TaskRunner
 
-    def __init__(self, env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
-                 now: Callable[[], datetime] | None = None, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, *, now: Callable[[], datetime] | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         env = dict(os.environ if env is None else env)
         self.config = ToolsetConfig.from_env(env)
         if self.config.warning:
             (warn or (lambda m: print(m, file=sys.stderr, flush=True)))(self.config.warning)
-        self.variant = variant if variant is not None else Variant.from_env(env)
         self.now = now or (lambda: datetime.now(timezone.utc))
         try:
             step_seconds = max(0.0, float(env.get(TASK_STEP_ENV, "100")) / 1000)
         except ValueError:
             step_seconds = 0.1
-        self.tasks = self.task_runner_class(self.call, now=self.now, step_seconds=step_seconds,
-                                cancel_terminal_allowed=self.variant is Variant.CANCEL_AFTER_COMPLETE)
+        self.tasks = self.task_runner_class(self.call, now=self.now, step_seconds=step_seconds)
         self.env = Env(now=self.now, run_step=self._run_internal_step)
 
     def listed(self) -> list[types.Tool]:
         """What ``tools/list`` serves (``listed_tools``)."""
-        return listed_tools(self.config, self.variant)
+        return listed_tools(self.config)
 
     # -- calls -----------------------------------------------------------------------------------------------
 
@@ -105,17 +93,24 @@ class ProbeKit:
         return CATALOG[name].handler(args, self.env)["content"][0]["text"]
 
     def callable(self, name: str) -> bool:
-        if self.variant is Variant.CORE_MISSING_TOOL and name == "gencommit" and self.config.toolset.value == "core":
-            return False
-        if self.variant is Variant.TOOLSET_LEAK:  # broken on purpose: only the listing is filtered
-            return name in CATALOG
+        """Design §1: a tool is callable when the active toolset (or MCP_SHOW_ALL) has it."""
         return self.config.callable(name)
+
+    def _spec(self, name: str) -> ToolSpec | None:
+        """The tool ``name`` of the catalog (None: no such tool)."""
+        return CATALOG.get(name)
+
+    def _input_problems(self, name: str, args: dict[str, Any]) -> list[str]:
+        """Where ``args`` break the tool's inputSchema (JSON Schema Draft 2020-12; MCP 2025-11-25 tools: "Servers
+        MUST: Validate all tool inputs")."""
+        return [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
+                for e in _input_validator(name).iter_errors(args)]
 
     def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict | None]:
         """(spec, arguments, None) for an acceptable call, else (None, None, error result)."""
-        spec = CATALOG.get(name)
-        if spec is None or (self.variant is Variant.UNKNOWN_TOOL_ERROR and name == "detect_shell"):
-            return None, None, error_response(f"未知工具 {name!r}（unknown tool）",  # the variant: broken on purpose
+        spec = self._spec(name)
+        if spec is None:
+            return None, None, error_response(f"未知工具 {name!r}（unknown tool）",
                                               {"code": "unknown_tool", "tool": name})
         if not self.callable(name):
             ts = self.config.toolset.value
@@ -127,14 +122,7 @@ class ProbeKit:
         if args is None:
             return None, None, error_response(f"{name}: arguments must be an object",
                                               {"code": "invalid_arguments", "tool": name})
-        problems = [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
-                    for e in _input_validator(name).iter_errors(args)]
-        if self.variant is Variant.LAX_INPUT:  # broken on purpose: nothing is validated
-            problems = []
-        if self.variant is not None and self.variant.requires_main_argument and name in WORKFLOWS:
-            key = WORKFLOWS[name][0]
-            if not str(args.get(key) or "").strip():
-                problems.append(f"/{key}: required ({WORKFLOWS[name][1]})")
+        problems = self._input_problems(name, args)
         if problems:
             return None, None, error_response(f"{name}: invalid arguments: {'; '.join(problems)}",
                                               {"code": "invalid_arguments", "tool": name, "problems": problems})
@@ -149,8 +137,6 @@ class ProbeKit:
             if error is not None:
                 return self._finish(name, error)
             assert spec is not None and args is not None
-            if self.variant is Variant.STRICT_INPUTS and not _has_main_input(name, args):
-                return self._finish(name, ok_text(f"# {name}\n\nUsage: {_USAGE[name]}", {"tool": name}))
             if name in WORKFLOWS and ctx is not None:
                 filled = await self._workflow_input(ctx, name, args, input_responses)
                 if isinstance(filled, types.InputRequiredResult):
@@ -169,17 +155,8 @@ class ProbeKit:
                                                      {"code": "internal_error", "tool": name}))
 
     def _finish(self, name: str, result: dict[str, Any]) -> dict[str, Any]:
-        if self.variant is Variant.ALL_CALLS_FAIL:  # broken on purpose: nothing ever succeeds
-            return error_response(f"{name}: refused (all-calls-fail)", {"code": "internal_error", "tool": name})
-        if self.variant is Variant.NO_META_SCHEMA and isinstance(result.get("_meta"), dict):
-            result = {**result, "_meta": {k: v for k, v in result["_meta"].items() if k != "schema"}}  # broken
-        if self.variant is Variant.ERROR_WITHOUT_ISERROR and result.get("isError"):
-            result = {k: v for k, v in result.items() if k != "isError"}  # broken on purpose
-        if self.variant is Variant.INVALID_STRUCTURED and name == "gencommit" and "structuredContent" in result:
-            bad = dict(result["structuredContent"])
-            bad.pop("finalMessage", None)
-            bad["type"] = "feature"  # broken on purpose: not in the enum, and a required field missing
-            result = {**result, "structuredContent": bad}
+        """The result of ``name`` as it is answered: the handler's, already in the design's output forms (§2
+        errorResponse / okText, §3 okStructured)."""
         return result
 
     async def _ask(self, ctx: Any, name: str, args: dict[str, Any], input_responses: Mapping[str, Any] | None
@@ -190,11 +167,8 @@ class ProbeKit:
         question = elicitation.tool_question(name, args)
         if question is None:
             return spec.handler(args, self.env)
-        if self.variant is Variant.NO_SECRET_ELICITATION and elicitation.is_sensitive(question.message):
-            return spec.handler(args, self.env)  # broken on purpose: a secret is asked in text, never via a url
         try:
-            answer = await self._question(ctx, name, question, input_responses,
-                                          form_for_secrets=self.variant is Variant.SECRET_IN_FORM)
+            answer = await self._question(ctx, name, question, input_responses)
         except MCPError as exc:  # the client refused the request: ask in text instead
             log.info("elicitation failed (%s); falling back to text", exc)
             return spec.handler(args, self.env)
@@ -220,12 +194,11 @@ class ProbeKit:
         return elicitation.filled(args, question, answer)
 
     async def _question(self, ctx: Any, name: str, question: elicitation.Question,
-                        input_responses: Mapping[str, Any] | None, *, form_for_secrets: bool = False
-                        ) -> elicitation.Answer | types.InputRequiredResult:
+                        input_responses: Mapping[str, Any] | None) -> elicitation.Answer | types.InputRequiredResult:
         """Ask ``question`` the way the connection allows (``elicitation.plan``): the answer (``TEXT_ANSWER`` when it
         must be asked in text), or the ``InputRequiredResult`` to return (2026-07-28 connections, first call)."""
-        modes = self._client_modes(ctx)
-        plan = elicitation.plan(question, modes, new_id=lambda: str(uuid.uuid4()), form_for_secrets=form_for_secrets)
+        plan = elicitation.plan_in(self._mode(question, self._client_modes(ctx)), question,
+                                   new_id=lambda: str(uuid.uuid4()))
         if plan.mode is elicitation.Mode.TEXT:
             return elicitation.TEXT_ANSWER
         if elicitation.asks_by_request(ctx.protocol_version):
@@ -234,6 +207,10 @@ class ProbeKit:
         if response is None:
             return elicitation.input_required(name, plan)
         return elicitation.resumed(plan, response, ctx.params)
+
+    def _mode(self, question: elicitation.Question, modes: set[elicitation.Mode]) -> elicitation.Mode:
+        """The mode to ask ``question`` in (``elicitation.mode_for``: never a form for a sensitive value)."""
+        return elicitation.mode_for(question, modes)
 
     def _client_modes(self, ctx: Any) -> set[elicitation.Mode]:
         """The elicitation modes the client of ``ctx`` declared."""
@@ -279,15 +256,3 @@ class ProbeKit:
         task = self.tasks.start(ctx, name, params.get("arguments"), requested_ttl(params["task"]),
                                 meta.get("progressToken"))
         return {"task": task.wire()}
-
-
-#: What the strict-inputs variant answers to ask_user called without a question (guidance, as 1.x did). gencommit
-#: keeps its error: a success of a tool that declares an outputSchema must be structured (MCP 2025-11-25), and the
-#: design's gencommit always answers okStructured.
-_USAGE = {"ask_user": "ask_user {\"question\": \"<the question>\", \"options\": [\"<choice>\", …]}"}
-
-
-def _has_main_input(name: str, args: dict[str, Any]) -> bool:
-    if name == "ask_user":
-        return bool(str(args.get("question") or "").strip())
-    return True

@@ -5,8 +5,8 @@ validate arguments, so ``call_tool`` here is the allowlist (the active toolset, 
 (Draft 2020-12 against each tool's inputSchema). Every failure is an ``isError`` result (design §2
 ``errorResponse``), never a JSON-RPC error.
 
-This module is the MCP shell around the probe-kit (kit.py; a broken variant's subclass from variant_kits.py, picked by
-name) and its pure decisions: which call is acceptable (``check_call``), which request is a
+This module is the MCP shell around the probe-kit (kit.py; the class ``parts.ProbekitParts`` names) and its pure
+decisions: which call is acceptable (``check_call``), which request is a
 task (``task_call``, tasks.py), what to ask and how an answer maps to a result (elicitation.py). The awaited I/O is
 here: the ``elicitation/create`` requests through the session (``_elicit``), or, on 2026-07-28 connections, the
 ``InputRequiredResult`` returned and the retry's answer read.
@@ -20,7 +20,6 @@ lifespan.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -31,12 +30,9 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 
 from ... import __version__
-from ..mcp_robustness_variants import ROBUSTNESS_VARIANTS, robustness_middleware
-from ..mcp_stdout_variants import STDOUT_VARIANTS, stdout_middleware
 from .kit import SERVER_NAME, TASK_STEP_ENV, ProbeKit, listed_tools, tools_named
 from .output import to_call_tool_result
-from .variant_kits import kit_class
-from .variants import Variant
+from .parts import ProbekitParts
 
 __all__ = ["SERVER_NAME", "build_server", "listed_tools", "ProbeKit", "TASK_STEP_ENV", "tools_named"]
 
@@ -51,11 +47,12 @@ class _ProbeKitServer(Server[Any]):
         return caps
 
 
-def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | None = None,
+def build_server(env: Mapping[str, str] | None = None, *, parts: ProbekitParts | None = None,
                  now: Callable[[], datetime] | None = None, name: str = SERVER_NAME) -> Server[Any]:
-    """A fresh server configured by ``env`` (MCP_TOOLSET, MCP_SHOW_ALL, MCP_DEBUG, PROBEKIT_REFERENCE_VARIANT)."""
-    chosen = variant if variant is not None else Variant.from_env(dict(os.environ if env is None else env))
-    kit = kit_class(chosen)(env, variant=chosen, now=now)  # a broken variant's subclass (variant_kits.py)
+    """A fresh server configured by ``env`` (MCP_TOOLSET, MCP_SHOW_ALL, MCP_DEBUG; None: the process's environment),
+    assembled from ``parts`` (None: ``ProbekitParts()``)."""
+    parts = parts or ProbekitParts()
+    kit = parts.kit(env, now=now)
     if kit.config.debug:
         logging.getLogger("simulator.reference.probekit").setLevel(logging.DEBUG)
 
@@ -82,14 +79,9 @@ def build_server(env: Mapping[str, str] | None = None, *, variant: Variant | Non
                              instructions="mcp-probe-kit reference: development tools and start_* workflows.",
                              on_list_tools=list_tools, on_call_tool=call_tool)
     server.middleware.append(kit.task_middleware)
-    if chosen is not None and chosen.value in ROBUSTNESS_VARIANTS:  # broken on purpose
-        server.middleware.append(robustness_middleware(chosen.value,
-                                                       lambda m: server.get_request_handler(m) is not None))
-    if chosen is not None and chosen.value in STDOUT_VARIANTS:  # broken on purpose
-        server.middleware.append(stdout_middleware(chosen.value))
     server.add_request_handler("tasks/get", types.GetTaskRequestParams, kit.tasks.tasks_get)
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks.tasks_result)
     server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks.tasks_list)
     server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, kit.tasks.tasks_cancel)
     server.probekit = kit  # type: ignore[attr-defined]  # for tests and the harness
-    return server
+    return parts.wrap_server(server)

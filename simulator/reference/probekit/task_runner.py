@@ -45,11 +45,14 @@ ToolCall = Callable[[Any, str, Any], Awaitable[Any]]
 
 
 class TaskRunner:
-    """The tasks of one server: the store, and the work of each task in ``task_group`` (set by the lifespan)."""
+    """The tasks of one server: the store (a ``store_class``), and the work of each task in ``task_group`` (set by
+    the lifespan)."""
+
+    store_class: type[TaskStore] = TaskStore
 
     def __init__(self, call: ToolCall, *, now: Callable[[], datetime], step_seconds: float,
-                 cancel_terminal_allowed: bool = False, new_id: Callable[[], str] = lambda: str(uuid.uuid4())) -> None:
-        self.store = TaskStore(cancel_terminal_allowed=cancel_terminal_allowed)
+                 new_id: Callable[[], str] = lambda: str(uuid.uuid4())) -> None:
+        self.store = self.store_class()
         self.step_seconds = step_seconds
         self.task_group: anyio.abc.TaskGroup | None = None
         self._call = call

@@ -99,11 +99,9 @@ class Task:
 class TaskStore:
     """The tasks of one server. Every access first forgets the tasks whose ttl has passed (``expire``)."""
 
-    def __init__(self, *, cancel_terminal_allowed: bool = False) -> None:
+    def __init__(self) -> None:
         self._tasks: dict[str, Task] = {}
         self._stopped: list[str] = []
-        #: The ``cancel-after-complete`` variant (broken on purpose).
-        self.cancel_terminal_allowed = cancel_terminal_allowed
 
     def create(self, task_id: str, now: datetime, ttl: int | None = None,
                poll_interval: int = DEFAULT_POLL_INTERVAL_MS) -> Task:
@@ -140,14 +138,14 @@ class TaskStore:
     def cancel(self, task_id: str, now: datetime) -> Task:
         task = self.get(task_id, now)
         if task.status.terminal:
-            if not self.cancel_terminal_allowed:
-                raise TaskError(f"task {task_id} is already {task.status.value} and cannot be cancelled")
-            task.status = TaskStatus.CANCELLED  # broken on purpose (variant)
-            task.last_updated_at = now
-            return task
+            return self._cancel_finished(task, now)
         self.update(task_id, TaskStatus.CANCELLED, now, message="cancelled by the client")
         self._stopped.append(task_id)
         return task
+
+    def _cancel_finished(self, task: Task, now: datetime) -> Task:
+        """MCP 2025-11-25 tasks: a task already in a terminal status cannot be cancelled (-32602)."""
+        raise TaskError(f"task {task.task_id} is already {task.status.value} and cannot be cancelled")
 
     def expire(self, now: datetime) -> list[str]:
         """Forget tasks older than their ttl (ms, from creation); returns the ids removed. Those still running are

@@ -97,7 +97,7 @@ def build_report(name: str, args: dict[str, Any], *, now: Callable[[], datetime]
     if not subject:
         next_actions.append({"priority": 1, "action": f"call {name} with the argument {key} ({what})",
                              "reason": "the workflow needs it"})
-    for i, (step, tool, offline) in enumerate((s for s in table if not s[2]), start=len(next_actions) + 1):
+    for i, (step, tool, _offline) in enumerate((s for s in table if not s[2]), start=len(next_actions) + 1):
         next_actions.append({"priority": i, "action": step + (f" (use {tool})" if tool else ""),
                              "reason": "left to the agent: needs the project's files"})
     done = sum(1 for s in steps if s["status"] == "completed")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from simulator.reference.ccweb.core import CcwebCore
-from simulator.reference.ccweb.variants import Variant
+from simulator.reference.ccweb.parts import CcwebParts
 from simulator.reference.ccweb.store import Store
 
 
@@ -31,14 +31,15 @@ def state_path(tmp_path):
 
 @pytest.fixture
 def make_core(state_path):
-    """``make_core(variant=None)`` → a core on the test's state file (the same file every time it is called)."""
+    """``make_core(parts=None)`` → a core (with the machine of ``parts``) on the test's state file (the same file every
+    time it is called)."""
     stores: list[Store] = []
     ids = counting_ids()  # shared: ids stay unique across "processes" on the same file, as uuids are
 
-    def make(variant: Variant | None = None, **kwargs: Any) -> CcwebCore:
+    def make(parts: CcwebParts | None = None, **kwargs: Any) -> CcwebCore:
         store = Store(state_path)
         stores.append(store)
-        return CcwebCore(store, variant=variant, new_id=kwargs.pop("new_id", ids), **kwargs)
+        return CcwebCore(store, machine=(parts or CcwebParts()).machine, new_id=kwargs.pop("new_id", ids), **kwargs)
 
     yield make
     for store in stores:

@@ -148,8 +148,8 @@ def test_package_exports():
     import simulator.reference.ccweb as package
 
     assert sorted(package.__all__) == sorted([
-        "CCWEB_MCP_TOOLS", "REPLY_MODES", "ReplyMode", "codex_fallback_tools", "CcwebCore", "ControlApi", "Store",
-        "Variant", "VARIANT_ENV", "build_server", "start_embedded",
+        "CCWEB_MCP_TOOLS", "REPLY_MODES", "ReplyMode", "codex_fallback_tools", "CcwebCore", "CcwebParts", "ControlApi",
+        "Store", "build_server", "start_embedded",
     ])
     assert all(hasattr(package, name) for name in package.__all__)
     assert sorted(contract.__all__) == sorted(n for n in contract.__all__ if hasattr(contract, n))

@@ -9,7 +9,7 @@ from itertools import count
 import pytest
 
 from simulator.hook import make_welcome, parse_hook_message, serialize_hook_message
-from simulator.reference.desktop.variants import make_machine
+from simulator.reference.broken.desktop.select import make_machine
 
 
 def _machine():

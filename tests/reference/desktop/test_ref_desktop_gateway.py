@@ -1,6 +1,7 @@
 """Unit tests of these families of the reference desktop (pure modules and the machine's routing): queries (§5
 阶段 6), gateway tools (阶段 12, 阶段 13; ``tools.py``, ``gateway.py``), the rest of interactions (阶段 10) and the
-default workspace (默认工作目录); and that each broken variant of gateway_variants.py breaks its one rule."""
+default workspace (默认工作目录); and that each broken variant of simulator/reference/broken/desktop/gateway.py breaks
+its one rule."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ from simulator.hook import (
 )
 from simulator.reference.desktop.agent import InteractionScript, Script, ScriptButton
 from simulator.reference.desktop.gateway import TOOL_TIMER
-from simulator.reference.desktop.gateway_variants import GATEWAY_WRAPPED
-from simulator.reference.desktop.machine import DesktopMachine, Schedule, Send, Unschedule, Variant
+from simulator.reference.desktop.machine import DesktopMachine, Schedule, Send, Unschedule
 from simulator.reference.desktop.tools import TRANSITIONS, ToolBook, ToolCallState, ToolEvent, request_team, tools_on
-from simulator.reference.desktop.variants import make_machine
+from simulator.reference.broken import cases
+from simulator.reference.broken.desktop.select import make_machine
 
 FOLDER = "/abs/repo"
+#: The variants of simulator/reference/broken/desktop/gateway.py.
+GATEWAY = sorted({c.name for c in cases("desktop") if c.target.__module__.endswith(".broken.desktop.gateway")})
 
 
 def machine(features=("slack-tools", "session-picker-v1"), variant=None, **kw) -> DesktopMachine:
@@ -279,60 +282,61 @@ def test_an_x_lane_dispatch_to_the_default_alias_runs_in_that_workspace():
 
 
 def test_every_gateway_variant_wraps_the_machine():
-    assert set(GATEWAY_WRAPPED) <= set(Variant)
-    assert all(issubclass(cls, DesktopMachine) and cls is not DesktopMachine for cls in GATEWAY_WRAPPED.values())
+    classes = {c.target for c in cases("desktop") if c.name in GATEWAY}
+    assert len(classes) == len(GATEWAY) >= 18
+    assert all(issubclass(cls, DesktopMachine) and cls is not DesktopMachine for cls in classes)
 
 
 def test_query_variants_break_their_rule():
-    m = machine(variant=Variant.QUERY_WORKSPACES_STALE)
+    m = machine(variant="query-workspaces-stale")
     m.set_workspaces({"proj": "/abs/proj"}, None, 3)
     assert ask(m, "workspaces")[0][1]["workspaces"] == ["chat", "repo"]
-    assert ask(machine(variant=Variant.QUERY_MODELS_OTHER_AGENT), "models")[0][1]["agents"][0]["agentKind"] \
+    assert ask(machine(variant="query-models-other-agent"), "models")[0][1]["agents"][0]["agentKind"] \
         not in ("claude",)
-    for variant in (Variant.SESSIONS_ALL_LISTED, Variant.SESSIONS_OLDEST_FIRST, Variant.SESSION_TITLES_FROM_PROMPT):
+    for variant in ("sessions-all-listed", "sessions-oldest-first", "session-titles-from-prompt"):
         m = machine(variant=variant)
         for i in range(22):
             dispatch(m, f"r{i}", f"sim:k{i}", now=10 + i, prompt=f"secret prompt {i}")
         raw = [e.text for e in m.on_frame(serialize_hook_message(make_query_request("q", "sessions")), 50)
                if isinstance(e, Send)][0]
         sessions = json.loads(raw)["payload"]["sessions"]
-        if variant is Variant.SESSIONS_ALL_LISTED:
+        if variant == "sessions-all-listed":
             assert len(sessions) == 22 and not parse_hook_message(raw).ok
-        elif variant is Variant.SESSIONS_OLDEST_FIRST:
+        elif variant == "sessions-oldest-first":
             assert m.turns["r0"].session_id in {s["id"] for s in sessions}
         else:
             assert any("secret prompt" in s["title"] for s in sessions)
-    m = machine(features=(), variant=Variant.SESSIONS_WITHOUT_FEATURE)
+    m = machine(features=(), variant="sessions-without-feature")
     assert ask(m, "sessions")[0][1]["ok"] is True
 
 
 def test_the_coalescing_variant_answers_the_newer_of_two_queries_of_one_kind_twice():
-    m = machine(variant=Variant.QUERIES_COALESCED)
+    m = machine(variant="queries-coalesced")
     assert ask(m, "workspaces", "q1") == [] and ask(m, "workspaces", "q2") == []
     answers = frames(m.on_timer(("query", "workspaces"), 200))
     assert [p["queryId"] for _, p in answers] == ["q2", "q2"]
 
 
 def test_tool_variants_break_their_rule():
-    m = machine(variant=Variant.TOOL_ERROR_CODE_LOST)
+    m = machine(variant="tool-error-code-lost")
     a, _ = m.call_tool("status", None, None, 500, now=2)
     answer(m, a["requestId"], ok=False, error={"code": "NOT_BOUND", "message": "m"})
     assert calls(m)[a["callId"]]["error"]["code"] != "NOT_BOUND"
-    _, effects = machine(features=(), variant=Variant.TOOLS_WITHOUT_FEATURE).call_tool("status", None, None, 5, now=2)
+    _, effects = machine(features=(), variant="tools-without-feature").call_tool("status", None, None, 5, now=2)
     assert frames(effects)[0][0] == "tool.request"
-    m = machine(variant=Variant.TOOL_RESPONSE_TO_OLDEST)
+    m = machine(variant="tool-response-to-oldest")
     a, _ = m.call_tool("status", None, None, 500, now=2)
     b, _ = m.call_tool("status", None, None, 500, now=2)
     answer(m, b["requestId"], result={"who": "b"})
     assert calls(m)[a["callId"]]["result"] == {"who": "b"}
-    _, effects = machine(variant=Variant.TOOL_CALLS_NEVER_TIME_OUT).call_tool("status", None, None, 5, now=2)
+    _, effects = machine(variant="tool-calls-never-time-out").call_tool("status", None, None, 5, now=2)
     assert not any(isinstance(e, Schedule) for e in effects)
-    _, effects = machine(features=("slack-tools", "multi-team"), variant=Variant.TOOL_TEAM_DROPPED).call_tool(
+    _, effects = machine(features=("slack-tools", "multi-team"), variant="tool-team-dropped").call_tool(
         "status", None, "T1", 5, now=2)
     assert "teamId" not in frames(effects)[0][1]
-    _, effects = machine(variant=Variant.TOOL_TEAM_WITHOUT_FEATURE).call_tool("status", None, "T1", 5, now=2)
+    _, effects = machine(variant="tool-team-without-feature").call_tool("status", None, "T1", 5, now=2)
     assert frames(effects)[0][1]["teamId"] == "T1"
-    m = machine(variant=Variant.LENIENT_TOOL_RESPONSES)
+    m = machine(variant="lenient-tool-responses")
     a, _ = m.call_tool("status", None, None, 500, now=2)
     m.on_frame(json.dumps({"v": 1, "type": "tool.response", "id": "f", "ts": 1,
                            "payload": {"replyTo": a["requestId"], "ok": False}}), 3)
@@ -340,25 +344,25 @@ def test_tool_variants_break_their_rule():
 
 
 def test_interaction_and_default_workspace_variants_break_their_rule():
-    m = machine(variant=Variant.DECISION_ANY_INTERACTION)
+    m = machine(variant="decision-any-interaction")
     open_card(m)
     decide(m, "r1", "no-such-interaction", "allow")
     assert m.turns["r1"].decision == "allow"
-    m = machine(variant=Variant.CARD_LEFT_OPEN)
+    m = machine(variant="card-left-open")
     open_card(m)
     sent = frames(m.on_frame(serialize_hook_message(make_task_cancel("r1")), 80))
     assert [k for k, _ in sent] == ["turn.end"]
-    m = machine(variant=Variant.LENIENT_DECISIONS)
+    m = machine(variant="lenient-decisions")
     card = open_card(m)
     m.on_frame(json.dumps({"v": 1, "type": "interaction.decision", "id": "f", "ts": 1,
                            "payload": {"requestId": "r1", "interactionId": card["interactionId"], "buttonId": ""}}), 71)
     assert m.turns["r1"].decision == "allow"
-    m = machine(default_workspace="repo", variant=Variant.X_DISPATCH_IN_CHAT)
+    m = machine(default_workspace="repo", variant="x-dispatch-in-chat")
     dispatch(m, "r1", "x:mention-1", "repo", source=TaskSource("x"))
     assert m.sessions[m.turns["r1"].session_id].workspace == "chat"
 
 
-@pytest.mark.parametrize("variant", sorted(GATEWAY_WRAPPED, key=str))
+@pytest.mark.parametrize("variant", GATEWAY)
 def test_each_variant_keeps_the_rest_of_the_machine_working(variant):
     m = machine(variant=variant)
     dispatch(m, "r1", "sim:k1")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import json
 import uuid
 from random import Random
@@ -29,8 +31,8 @@ from simulator.reference.desktop.machine import (
     Schedule,
     Send,
     Unschedule,
-    Variant,
 )
+from simulator.reference.broken.desktop.select import make_machine
 
 ALL = ["turn-delivery-v1", "turn-reopen-v1", "lifecycle-announcement-v1"]
 
@@ -38,11 +40,11 @@ ALL = ["turn-delivery-v1", "turn-reopen-v1", "lifecycle-announcement-v1"]
 class Harness:
     """A machine with a fake clock and timers; ``sent`` collects (type, payload dict, text)."""
 
-    def __init__(self, **kw):
+    def __init__(self, variant: str | None = None, **kw):
         rng = Random(7)
         kw.setdefault("workspaces", {"repo": "/abs/repo"})
         kw.setdefault("ids", lambda: str(uuid.UUID(int=rng.getrandbits(128), version=4)))
-        self.m = DesktopMachine(**kw)
+        self.m = make_machine(variant, **kw)
         self.now = 1_000_000.0
         self.timers: dict[tuple, float] = {}
         self.sent: list[tuple[str, dict, str]] = []
@@ -201,7 +203,7 @@ def test_redelivery_replays_the_ack_byte_identical_and_does_not_run_again():
 
 
 def test_variant_redelivery_runs_twice():
-    h = Harness(variant=Variant.REDELIVERY_RUNS_TWICE)
+    h = Harness(variant="redelivery-runs-twice")
     h.connect()
     h.dispatch("r1")
     h.run()
@@ -267,7 +269,7 @@ def test_progress_throttled_latest_wins_never_concatenated():
             times.append(h.now)
     texts = [p["text"] for p in h.of("turn.progress")]
     assert texts[0] == "a" and all(t in ("a", "ab", "abc", "abcd") for t in texts)
-    assert all(b - a >= 1500 for a, b in zip(times, times[1:]))
+    assert all(b - a >= 1500 for a, b in pairwise(times))
 
 
 @pytest.mark.parametrize(("status", "err", "expected_err"), [
@@ -401,8 +403,8 @@ def test_reopen_ttl():
 
 
 @pytest.mark.parametrize(("variant", "check"), [
-    (Variant.REOPEN_AFTER_PROGRESS, lambda types, rid: types[:2] == ["turn.progress", "turn.reopen"]),
-    (Variant.COUNTER_REOPEN_ID, lambda types, rid: rid == "reopen-1"),
+    ("reopen-after-progress", lambda types, rid: types[:2] == ["turn.progress", "turn.reopen"]),
+    ("counter-reopen-id", lambda types, rid: rid == "reopen-1"),
 ])
 def test_reopen_variants(variant, check):
     h = Harness(variant=variant)
@@ -451,7 +453,7 @@ def test_interaction_script_validation():
 
 
 @pytest.mark.parametrize(("features", "variant", "sent"), [
-    (ALL, None, True), ([], None, False), ([], Variant.LIFECYCLE_WITHOUT_FEATURE, True),
+    (ALL, None, True), ([], None, False), ([], "lifecycle-without-feature", True),
 ])
 def test_lifecycle_preference_only_after_feature(features, variant, sent):
     h = Harness(variant=variant)
@@ -461,11 +463,11 @@ def test_lifecycle_preference_only_after_feature(features, variant, sent):
     assert h.m.lifecycle_enabled is False
 
 
-def test_variant_parse():
-    assert Variant.parse(None) is None
-    assert Variant.parse("counter-reopen-id") is Variant.COUNTER_REOPEN_ID
-    with pytest.raises(ValueError):
-        Variant.parse("bogus")
+def test_variant_lookup():
+    assert make_machine(None).__class__ is DesktopMachine
+    assert make_machine("counter-reopen-id").__class__.__name__ == "CounterReopenId"
+    with pytest.raises(ValueError, match="unknown desktop variant 'bogus'"):
+        make_machine("bogus")
 
 
 def test_cancel_during_interaction_cancels_the_card_then_ends():

@@ -30,7 +30,7 @@ from simulator.reference.desktop.message_ops import OpBook, OpState, ops_on
 from simulator.reference.desktop.provider_bindings import Refused
 from simulator.reference.desktop.relay_families import RELAY_FEATURES
 from simulator.reference.desktop.store import OutboxStore
-from simulator.reference.desktop.variants import make_machine
+from simulator.reference.broken.desktop.select import make_machine
 
 RELAY = ("group-relay-v1", "group-relay-recipient-v1", "provider-bind-v1", "provider:telegram")
 AUTHOR = GroupMessageAuthor("Member", is_bot=False, id="42", username="member_42")

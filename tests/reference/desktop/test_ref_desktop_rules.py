@@ -1,5 +1,5 @@
 """The reference desktop's machine on the rules of features/hook/desktop/rules.feature, and the
-broken variants that wrap it (simulator/reference/desktop/variants.py): events in, effects out, a fake clock.
+broken variants that wrap it (simulator/reference/broken/desktop/): events in, effects out, a fake clock.
 
 * hello carries the CURRENT lifecycle preference at every handshake (§1 "在握手时上报当前值");
 * session.archive archives the session bound to the key: the next dispatch with it starts a new session (阶段 8);
@@ -9,6 +9,8 @@ broken variants that wrap it (simulator/reference/desktop/variants.py): events i
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import json
 import uuid
@@ -25,31 +27,23 @@ from simulator.hook import (
     parse_hook_message,
     serialize_hook_message,
 )
-from simulator.reference.desktop import machine_class
+from simulator.reference.broken import cases
+from simulator.reference.broken.desktop.gateway import WorkspacePathsInQuery
+from simulator.reference.broken.desktop.handshake import ArchiveIgnored, StaleLifecycleHello
+from simulator.reference.broken.desktop.select import machine_class
+from simulator.reference.broken.desktop.turns import ProgressConcatenated, ProgressUnthrottled
 from simulator.reference.desktop.agent import Script
+from simulator.reference.desktop.client import DesktopClient
 from simulator.reference.desktop.machine import (
     DesktopMachine,
     Schedule,
     Send,
     Unschedule,
-    Variant,
-)
-from simulator.reference.desktop.variants import (
-    WRAPPED,
-    ArchiveIgnored,
-    ProgressConcatenated,
-    ProgressUnthrottled,
-    StaleLifecycleHello,
-    WorkspacePathsInQuery,
 )
 
 FOLDER = "/abs/home-of/repo"
 #: §5 query.response: "sessions 最多 20 条 {id,title,workspace,lastActiveAt}" (the spec's number, not the reference's).
 MAX_QUERY_SESSIONS = 20
-#: The variants that are switches inside the machine; every other variant wraps it.
-SWITCHES = {Variant.REOPEN_AFTER_PROGRESS, Variant.REOPEN_REPLAYED, Variant.COUNTER_REOPEN_ID,
-            Variant.REDELIVERY_RUNS_TWICE, Variant.LIFECYCLE_WITHOUT_FEATURE,
-            Variant.TOKEN_FIRST_DIAL_ONLY}  # the last one a switch in the shell that dials (client.py)
 
 
 class Desk:
@@ -105,17 +99,17 @@ class Desk:
         return [text for t, _, text, _ in self.sent if t == type_]
 
 
-# -- the variants are wrappers, one per rule ---------------------------------------------------------------------
+# -- the variants are subclasses, one per rule -------------------------------------------------------------------
 
 
-def test_every_variant_is_a_switch_or_a_wrapper_and_the_correct_machine_is_plain():
-    assert set(Variant) == SWITCHES | set(WRAPPED)
-    assert not SWITCHES & set(WRAPPED)
+def test_every_variant_is_a_subclass_of_the_machine_or_the_client_and_the_correct_machine_is_plain():
     assert machine_class(None) is DesktopMachine
-    for v in SWITCHES:
-        assert machine_class(v) is DesktopMachine
-    for v, cls in WRAPPED.items():
-        assert machine_class(v) is cls and issubclass(cls, DesktopMachine) and cls is not DesktopMachine
+    for case in cases("desktop"):
+        cls = case.target
+        if issubclass(cls, DesktopClient):  # a rule of the shell that dials
+            assert cls is not DesktopClient and machine_class(case.name) is DesktopMachine
+        else:
+            assert issubclass(cls, DesktopMachine) and cls is not DesktopMachine and machine_class(case.name) is cls
 
 
 # -- §1: hello carries the current lifecycle preference ---------------------------------------------------------
@@ -169,19 +163,19 @@ def _progress(cls):
 def test_correct_progress_is_throttled_whole_snapshots():
     frames = _progress(DesktopMachine)
     assert len(frames) >= 2 and all(text in SNAPSHOTS for text, _ in frames)
-    assert all(b - a >= 1500 for (_, a), (_, b) in zip(frames, frames[1:]))
+    assert all(b - a >= 1500 for (_, a), (_, b) in pairwise(frames))
 
 
 def test_unthrottled_variant_sends_every_snapshot_at_the_step_pace():
     frames = _progress(ProgressUnthrottled)
     assert [text for text, _ in frames] == list(SNAPSHOTS)
-    assert all(b - a == 250 for (_, a), (_, b) in zip(frames, frames[1:]))
+    assert all(b - a == 250 for (_, a), (_, b) in pairwise(frames))
 
 
 def test_concatenated_variant_is_throttled_but_joins_the_snapshots():
     frames = _progress(ProgressConcatenated)
     assert len(frames) >= 2 and frames[0][0] == SNAPSHOTS[0]
-    assert all(b - a >= 1500 for (_, a), (_, b) in zip(frames, frames[1:]))
+    assert all(b - a >= 1500 for (_, a), (_, b) in pairwise(frames))
     assert frames[1][0] not in SNAPSHOTS and frames[1][0].startswith(SNAPSHOTS[0] + "\n")
 
 

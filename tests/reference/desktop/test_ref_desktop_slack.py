@@ -17,9 +17,9 @@ from simulator.hook import (
     BindStateEntry,
     WorkspacePrefsEntry,
 )
-from simulator.reference.desktop.machine import DesktopMachine, MachineError, Send, Variant
+from simulator.reference.desktop.machine import DesktopMachine, MachineError, Send
 from simulator.reference.desktop.slack import GENERIC_INSTALL_URL, SlackRefusal, SlackSide
-from simulator.reference.desktop.variants import make_machine
+from simulator.reference.broken.desktop.select import make_machine
 
 ENV = {"id": "f-1", "ts": 1}
 
@@ -262,8 +262,7 @@ def _observe(variant, probe):
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_each_slack_variant_changes_exactly_its_probe(name):
-    variant = Variant(name)
-    differ = [probe for probe in PROBES if _observe(variant, probe) != _observe(None, probe)]
+    differ = [probe for probe in PROBES if _observe(name, probe) != _observe(None, probe)]
     assert differ == [BROKEN[name]], differ
 
 
@@ -273,7 +272,7 @@ def test_revoked_clears_all_and_bad_bind_state_applied_break_their_rules():
     bad = json.dumps({"v": 1, "id": "x", "ts": 1, "type": "bind.state",
                       "payload": {"bindings": [{"teamId": "T-BAD", "teamName": None, "slackUserName": None}]}})
     shown = {}
-    for variant in (None, Variant.REVOKED_CLEARS_ALL, Variant.BAD_BIND_STATE_APPLIED):
+    for variant in (None, "revoked-clears-all", "bad-bind-state-applied"):
         m = welcomed(["multi-team"], variant)
         for frame in (*confirmed, revoked):
             m.on_frame(frame, 0)
@@ -281,5 +280,5 @@ def test_revoked_clears_all_and_bad_bind_state_applied_break_their_rules():
         m.on_frame(bad, 0)
         shown[variant] = (after_revoke, [b["teamId"] for b in m.state(0)["slack"]["bindings"]])
     assert shown[None] == (["T2"], ["T2"])
-    assert shown[Variant.REVOKED_CLEARS_ALL] == ([], [])
-    assert shown[Variant.BAD_BIND_STATE_APPLIED] == (["T2"], ["T-BAD"])
+    assert shown["revoked-clears-all"] == ([], [])
+    assert shown["bad-bind-state-applied"] == (["T2"], ["T-BAD"])

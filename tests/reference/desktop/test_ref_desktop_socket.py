@@ -232,12 +232,11 @@ def test_redials_back_off_after_failed_dials_and_start_again_quickly_after_a_con
 
 
 def test_the_token_goes_with_every_dial_but_token_first_dial_only_sends_it_once():
-    from simulator.reference.desktop.client import DesktopClient
-    from simulator.reference.desktop.machine import Variant
-    from simulator.reference.desktop.variants import make_machine
+    from simulator.reference.broken.desktop.select import build
 
-    for variant, again in ((None, {"Authorization": "Bearer tok"}), (Variant.TOKEN_FIRST_DIAL_ONLY, None)):
-        client = DesktopClient("ws://127.0.0.1:1/hook", "tok", make_machine(variant), store=None)
+    for variant, again in ((None, {"Authorization": "Bearer tok"}), ("token-first-dial-only", None)):
+        chosen = build(variant)
+        client = chosen.client_class("ws://127.0.0.1:1/hook", "tok", chosen.machine_class(), store=None)
         assert client._auth_headers() == {"Authorization": "Bearer tok"}
         client.connections = 1  # a reconnect
         assert client._auth_headers() == again

@@ -24,7 +24,7 @@ from simulator.hook import (
     serialize_hook_message,
 )
 from simulator.reference.desktop.machine import Send
-from simulator.reference.desktop.variants import make_machine
+from simulator.reference.broken.desktop.select import make_machine
 
 FEATURES = ("multi-team", "provider-bind-v1", "provider-prefs-v1", "provider-behavior-v1", "provider:telegram",
             "provider:x", "turn-delivery-v1")

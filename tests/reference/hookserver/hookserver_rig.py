@@ -24,18 +24,18 @@ from simulator.hook import (
     parse_hook_message,
     serialize_hook_message,
 )
-from simulator.reference.hookserver.variant_machines import machine_class
+from simulator.reference.broken.hook_server.select import machine_class
 from simulator.reference.hookserver.machine import Close, Persist, Send, ServerSettings, Wake
-from simulator.reference.hookserver.variants import Variant
 
 ALL = ("turn-delivery-v1", "turn-reopen-v1", "lifecycle-announcement-v1")
 
 
 class Rig:
-    def __init__(self, *, features: tuple[str, ...] = ALL, variant: Variant | None = None, **settings: Any) -> None:
+    def __init__(self, *, features: tuple[str, ...] = ALL, variant: str | None = None, **settings: Any) -> None:
+        """``variant``: the name of a broken build of the reference (simulator/reference/broken/hook_server)."""
         counter = itertools.count(1)
         self.ids = lambda: f"id-{next(counter)}"
-        self.settings = ServerSettings(features=features, variant=variant, **settings)
+        self.settings = ServerSettings(features=features, **settings)
         self.m = machine_class(variant)(self.settings, ids=self.ids)
         self.now = 1_000_000
         self.sent: list[tuple[str, str, dict]] = []  # (conn, type, payload)

@@ -10,7 +10,7 @@ from hookserver_rig import ALL, Rig
 
 from simulator.hook import make_bind_revoke, make_bind_start, make_prefs_get, make_prefs_set
 from simulator.reference.hookserver.machine import HookServerMachine, MachineError, ServerSettings
-from simulator.reference.hookserver.variants import Variant
+from simulator.reference.broken.hook_server.select import machine_class
 
 MT = (*ALL, "multi-team")
 
@@ -111,7 +111,7 @@ def test_without_multi_team_on_the_desktop_a_new_confirmation_replaces_and_no_bi
 
 
 def test_the_variant_multi_team_without_desktop_feature_keeps_both():
-    r = rig(variant=Variant.MULTI_TEAM_WITHOUT_DESKTOP_FEATURE)
+    r = rig(variant="multi-team-without-desktop-feature")
     bound(r, team="T1", features=ALL)
     bound(r, team="T2", features=ALL)
     assert len(r.m.list_bindings("d1")["slack"]) == 2
@@ -248,7 +248,7 @@ def test_the_slack_tables_go_through_sqlite_and_come_back(tmp_path):
 
 
 def test_the_variant_pending_team_not_null_names_an_empty_team():
-    r = rig(variant=Variant.PENDING_TEAM_NOT_NULL)
+    r = rig(variant="pending-team-not-null")
     r.hello("c1", "d1", features=MT)
     r.send("c1", make_bind_start())
     r.send("c1", make_bind_start(team_id="T9"))
@@ -256,7 +256,7 @@ def test_the_variant_pending_team_not_null_names_an_empty_team():
 
 
 def test_the_variant_confirm_keeps_pending_leaves_the_authorization_open():
-    r = rig(variant=Variant.CONFIRM_KEEPS_PENDING)
+    r = rig(variant="confirm-keeps-pending")
     bound(r)
     assert r.frames("c1", "bind.update")[-1]["state"] == "confirmed"
     assert r.m.list_bindings("d1")["slackPending"] == [{"deviceId": "d1", "teamId": None}]
@@ -264,7 +264,7 @@ def test_the_variant_confirm_keeps_pending_leaves_the_authorization_open():
 
 @pytest.mark.parametrize("outcome", ["deny", "expire"])
 def test_the_variant_deny_expire_as_failed_reports_failed(outcome):
-    r = rig(variant=Variant.DENY_EXPIRE_AS_FAILED)
+    r = rig(variant="deny-expire-as-failed")
     r.hello("c1", "d1", features=MT)
     r.send("c1", make_bind_start())
     r.take(r.m.slack_authorize({"outcome": outcome}, r.now))
@@ -278,7 +278,7 @@ def test_the_variant_failed_without_message_sends_message_null(outcome):
 
     from simulator.reference.hookserver.machine import Send
 
-    r = rig(variant=Variant.FAILED_WITHOUT_MESSAGE)
+    r = rig(variant="failed-without-message")
     r.hello("c1", "d1", features=MT)
     r.send("c1", make_bind_start())
     effects = r.m.slack_authorize({"outcome": outcome, "message": "the identity provider is down"}, r.now)
@@ -287,7 +287,7 @@ def test_the_variant_failed_without_message_sends_message_null(outcome):
 
 
 def test_the_variant_revoke_all_keeps_bindings_ends_only_the_pending_sign_in():
-    r = rig(variant=Variant.REVOKE_ALL_KEEPS_BINDINGS)
+    r = rig(variant="revoke-all-keeps-bindings")
     bound(r)
     r.send("c1", make_bind_start())
     r.send("c1", make_bind_revoke())
@@ -297,7 +297,7 @@ def test_the_variant_revoke_all_keeps_bindings_ends_only_the_pending_sign_in():
 
 
 def test_the_variant_revoke_team_removes_all_removes_every_binding():
-    r = rig(variant=Variant.REVOKE_TEAM_REMOVES_ALL)
+    r = rig(variant="revoke-team-removes-all")
     bound(r, team="T1")
     bound(r, team="T2")
     r.send("c1", make_bind_revoke(team_id="T1"))
@@ -306,14 +306,14 @@ def test_the_variant_revoke_team_removes_all_removes_every_binding():
 
 
 @pytest.mark.parametrize("variant,bindings_kept,prefs_kept", [
-    (Variant.BINDINGS_NOT_DURABLE, False, True), (Variant.PREFS_NOT_DURABLE, True, False)])
+    ("bindings-not-durable", False, True), ("prefs-not-durable", True, False)])
 def test_the_variants_not_durable_forget_their_rows_at_a_restore(variant, bindings_kept, prefs_kept):
     r = rig()
     bound(r)
     r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus"))
     r.send("c1", make_bind_start(team_id="T2"))
     tables = {t: list(rows.values()) for t, rows in r.db.items()}
-    m = HookServerMachine(ServerSettings(features=MT, variant=variant))
+    m = machine_class(variant)(ServerSettings(features=MT))
     m.restore(tables, r.now)
     listing = m.list_bindings("d1")
     assert bool(listing["slack"]) is bindings_kept and bool(listing["slackPending"]) is bindings_kept
@@ -321,7 +321,7 @@ def test_the_variants_not_durable_forget_their_rows_at_a_restore(variant, bindin
 
 
 def test_the_variant_bad_bind_revoke_applied_applies_a_revoke_with_an_unknown_key():
-    r = rig(variant=Variant.BAD_BIND_REVOKE_APPLIED)
+    r = rig(variant="bad-bind-revoke-applied")
     bound(r)
     r.raw("c1", '{"v":1,"type":"bind.revoke","id":"y","ts":1,"payload":{"teamId":null,"everything":true}}')
     assert r.dropped("invalid") == [] and r.m.list_bindings("d1")["slack"] == []
@@ -329,7 +329,7 @@ def test_the_variant_bad_bind_revoke_applied_applies_a_revoke_with_an_unknown_ke
 
 
 def test_the_variant_prefs_set_without_workspace_applied_patches_chat():
-    r = rig(variant=Variant.PREFS_SET_WITHOUT_WORKSPACE_APPLIED)
+    r = rig(variant="prefs-set-without-workspace-applied")
     bound(r)
     r.raw("c1", '{"v":1,"type":"prefs.set","id":"y","ts":1,"payload":{"requestId":"q1","model":"haiku"}}')
     assert r.dropped("invalid") == []
@@ -338,7 +338,7 @@ def test_the_variant_prefs_set_without_workspace_applied_patches_chat():
 
 
 def test_the_variant_bind_state_not_after_welcome_sends_it_only_after_changes():
-    r = rig(variant=Variant.BIND_STATE_NOT_AFTER_WELCOME)
+    r = rig(variant="bind-state-not-after-welcome")
     r.hello("c1", "d1", features=MT)
     assert r.frames("c1", "bind.state") == []
     bound(r)
@@ -346,20 +346,20 @@ def test_the_variant_bind_state_not_after_welcome_sends_it_only_after_changes():
 
 
 def test_the_variant_source_without_team_leaves_the_team_out():
-    r = rig(variant=Variant.SOURCE_WITHOUT_TEAM)
+    r = rig(variant="source-without-team")
     bound(r)
     r.inject(teamId="T1")
     assert "teamId" not in r.frames("c1", "task.dispatch")[-1]["source"]
 
 
 def test_the_prefs_reply_to_variants():
-    r = rig(variant=Variant.PREFS_GET_REPLY_TO_FRAME_ID)
+    r = rig(variant="prefs-get-reply-to-frame-id")
     bound(r)
     r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus"))
     assert r.frames("c1", "prefs.state")[-1]["replyTo"] == "q1"
     r.send("c1", make_prefs_get(request_id="q2"))
     assert r.frames("c1", "prefs.state")[-1]["replyTo"] not in ("q2", None)
-    r = rig(variant=Variant.PREFS_PUSH_HAS_REPLY_TO)
+    r = rig(variant="prefs-push-has-reply-to")
     bound(r)
     _pushed, effects = r.m.channel_set_prefs({"provider": "slack", "teamId": "T1", "slackUserId": "U1",
                                               "workspace": "chat", "model": "sonnet"}, r.now)
@@ -368,7 +368,7 @@ def test_the_prefs_reply_to_variants():
 
 
 def test_the_variant_prefs_set_ignores_team_patches_the_oldest_binding():
-    r = rig(variant=Variant.PREFS_SET_IGNORES_TEAM)
+    r = rig(variant="prefs-set-ignores-team")
     bound(r, team="T1", user="U1")
     bound(r, team="T2", user="U2")
     r.send("c1", make_prefs_set(request_id="q1", workspace="chat", model="opus", team_id="T2"))
@@ -376,7 +376,7 @@ def test_the_variant_prefs_set_ignores_team_patches_the_oldest_binding():
 
 
 def test_the_variant_dispatches_unregistered_workspace_dispatches_the_lanes_path():
-    r = rig(variant=Variant.DISPATCHES_UNREGISTERED_WORKSPACE)
+    r = rig(variant="dispatches-unregistered-workspace")
     r.hello("c1", "d1", features=MT)
     r.take(r.m.set_lane_workspace({"provider": "slack", "chatId": "C1", "workspace": "/Users/ann/repo"}, r.now))
     r.inject()

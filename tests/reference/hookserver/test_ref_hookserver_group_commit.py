@@ -208,7 +208,7 @@ def test_the_machines_fast_frame_text_is_the_cores_frame(text):
     import json
 
     from simulator.hook import make_turn_delivery
-    from simulator.reference.hookserver.machine import _frame_text
+    from simulator.reference.hookserver.wire import frame_text as _frame_text
 
     wire = make_turn_delivery(request_id=text, state="accepted", attempt=0, retry_at=None, error=None,
                               validate=False).to_wire()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hookserver_rig import Rig
 
-from simulator.hook import (Attachment, DeliveryState, MessageType, make_ping, make_pong, make_welcome,
+from simulator.hook import (Attachment, DeliveryState, make_ping, make_pong, make_welcome,
                             serialize_hook_message)
 from simulator.reference.hookserver.channel import (
     FINAL_STATES,
@@ -18,8 +18,7 @@ from simulator.reference.hookserver.channel import (
 )
 from simulator.reference.hookserver.delivery import DELIVERY_TRANSITIONS, DeliveryEvent, delivery_step
 from simulator.reference.hookserver.lanes import choose_workspace
-from simulator.reference.hookserver.machine import Close, HookServerMachine, MachineError, Persist, Send
-from simulator.reference.hookserver.variants import Variant
+from simulator.reference.hookserver.machine import Close, MachineError, Persist, Send
 
 # -- handshake -------------------------------------------------------------------------------------------------
 
@@ -262,7 +261,7 @@ def test_acked_or_ended_tasks_are_never_dispatched_again():
 
 
 def test_variant_redelivery_new_id_changes_the_request_id():
-    r = Rig(variant=Variant.REDELIVERY_NEW_ID)
+    r = Rig(variant="redelivery-new-id")
     r.hello("c1", "d1")
     rid = r.inject()["requestId"]
     r.disconnect("c1")
@@ -316,7 +315,7 @@ def test_frames_for_never_registered_request_ids_are_ignored():
 
 
 def test_variant_progress_appends():
-    r = Rig(variant=Variant.PROGRESS_APPENDS)
+    r = Rig(variant="progress-appends")
     rid = r.task_started()
     r.progress("c1", rid, "a")
     r.progress("c1", rid, "b")
@@ -438,7 +437,7 @@ def test_without_the_server_feature_no_delivery_frames():
 
 
 def test_variant_delivery_without_feature():
-    r = Rig(variant=Variant.DELIVERY_WITHOUT_FEATURE)
+    r = Rig(variant="delivery-without-feature")
     r.hello("c1", "d1", features=())
     rid = r.inject()["requestId"]
     r.end("c1", rid)
@@ -446,7 +445,7 @@ def test_variant_delivery_without_feature():
 
 
 def test_variant_leaks_provider_error():
-    r = Rig(variant=Variant.LEAKS_PROVIDER_ERROR)
+    r = Rig(variant="leaks-provider-error")
     rid = r.task_started()
     r.m.fail_publishes(1, None, True)
     r.end("c1", rid)
@@ -528,7 +527,7 @@ def test_reopen_with_an_id_bound_to_another_route_is_refused_and_isolated():
 
 
 def test_variant_reopen_overwrites_route():
-    r = Rig(variant=Variant.REOPEN_OVERWRITES_ROUTE)
+    r = Rig(variant="reopen-overwrites-route")
     a = r.finished(chatId="A")
     b = r.finished(chatId="B")
     r.reopen("c1", "re-1", a)
@@ -538,7 +537,7 @@ def test_variant_reopen_overwrites_route():
 
 
 def test_variant_no_isolation_lets_later_frames_land_on_old_route():
-    r = Rig(variant=Variant.NO_ISOLATION)
+    r = Rig(variant="no-isolation")
     a = r.finished(chatId="A")
     b = r.finished(chatId="B")
     r.reopen("c1", "re-1", a)
@@ -632,7 +631,7 @@ def test_late_cleanup_never_overwrites_a_newer_final_state():
 
 
 def test_variant_cleanup_ignores_owner():
-    r = Rig(variant=Variant.CLEANUP_IGNORES_OWNER)
+    r = Rig(variant="cleanup-ignores-owner")
     rid = r.finished()
     r.m.set_cleanup_latency(500)
     r.reopen("c1", "re-1", rid)
@@ -894,74 +893,5 @@ def test_public_names_are_pinned():
         "CAPABILITIES", "DEFAULT_FEATURES", "DEFAULT_SERVER_NAME", "DELIVERY_TRANSITIONS", "MESSAGE_TRANSITIONS",
         "ChannelMessage", "Close", "HookServer", "HookServerControlApi", "HookServerHandle", "HookServerMachine",
         "HookServerStore", "MachineError", "MessageEvent", "MessageState", "Persist", "RetryPolicy", "Send",
-        "ServerSettings", "VARIANT_ENV", "Variant", "Wake", "start_embedded", "start_server"])
+        "ServerSettings", "Wake", "start_embedded", "start_server"])
     assert all(hasattr(pkg, name) for name in pkg.__all__)
-    assert pkg.VARIANT_ENV == "HOOK_SERVER_REFERENCE_VARIANT"
-    assert sorted(v.value for v in Variant) == sorted([
-        "cleanup-ignores-owner", "reopen-overwrites-route", "no-isolation", "progress-appends",
-        "delivery-without-feature", "redelivery-new-id", "leaks-provider-error",
-        # Slack binding and preferences
-        "prefs-set-replaces", "bind-state-missing", "revoke-pending-drops-bindings",
-        "multi-team-without-desktop-feature", "prefs-unbound-leaks", "multi-team-without-server-feature",
-        # provider families
-        "cancel-cancels-all", "token-echoed", "start-token-dispatched", "behavior-drops-explicit-default",
-        "provider-frames-without-feature", "telegram-url-loose", "provider-prefs-share-slack-rows",
-        # a variant per Slack binding / multi-team / Slack prefs requirement
-        "pending-team-not-null", "confirm-keeps-pending", "deny-expire-as-failed", "failed-without-message",
-        "revoke-all-keeps-bindings", "revoke-team-removes-all", "bindings-not-durable", "bad-bind-revoke-applied",
-        "bind-state-not-after-welcome", "source-without-team", "prefs-get-reply-to-frame-id",
-        "prefs-push-has-reply-to", "prefs-set-ignores-team", "prefs-not-durable",
-        "prefs-set-without-workspace-applied", "dispatches-unregistered-workspace",
-        # a variant per provider binding / provider prefs / behaviour requirement
-        "connect-url-without-token", "start-scope-is-user", "awaiting-ends-attempt", "ended-token-binds",
-        "revoke-revokes-all", "no-supersede", "revoke-ignores-owner", "provider-bindings-not-durable",
-        "provider-prefs-set-replaces", "provider-prefs-any-selector-bound", "provider-prefs-accepts-absolute-path",
-        "provider-prefs-not-pushed", "provider-prefs-not-durable", "behavior-set-replaces",
-        "behavior-null-keeps-override", "group-activation-null-clears-all", "behavior-any-binding-bound",
-        "behavior-accepts-empty-set", "behavior-not-durable",
-        # group relay and message operations (relay_variants.py)
-        "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached",
-        "relay-queues-offline", "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
-        "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope",
-        "msg-op-without-desktop-feature", "lenient-msg-op", "relays-desktop-group-message",
-        # queries, gateway tools, interactions, the default workspace (gateway_variants.py)
-        "bind-asks-models", "effort-not-a-query", "query-answer-by-order", "query-never-times-out",
-        "sessions-without-feature", "failed-query-answered", "lenient-query-response", "tool-response-twice",
-        "unknown-tool-dropped", "tool-error-leaks-raw", "unbound-tools-run-as-guest", "tools-ignore-team",
-        "lenient-tool-request", "card-buttons-capped", "lenient-interaction-request", "hello-default-unchecked",
-        # the protocol core (core_variants.py) and the WebSocket shell (server_variants.py)
-        "ping-before-hello-dropped", "pong-throttled", "welcome-omits-feature", "resent-hello-ignored",
-        "lane-alias-unchecked", "default-over-lane-choice", "no-chat-fallback", "takeover-session-dropped",
-        "closes-on-unknown-type", "closes-on-invalid-frame", "closes-on-oversized-frame", "external-key-unprefixed",
-        "source-without-user-text", "queued-ack-ignored", "queued-ack-without-position", "second-ack-wins",
-        "acked-task-redelivered", "error-message-dropped", "late-frames-applied", "delivered-not-reported",
-        "retries-forever", "replay-unanswered", "delivery-without-server-feature", "receipt-kept-forever",
-        "deliveries-not-restored", "reopen-end-ignored", "unknown-reopen-posts-message",
-        "unregistered-posts-message", "reopen-again-reregisters", "stop-ignores-reopen",
-        "reopen-interaction-rendered", "reopen-end-delivered", "no-disconnect-cleanup", "stop-skips-accepted", "stop-first-task",
-        "new-keeps-key", "lifecycle-default-off", "lifecycle-hello-ignored", "lifecycle-preference-ignored",
-        "reopen-without-feature", "pong-not-recorded", "lifecycle-preference-without-feature",
-        "decision-sends-label", "cancel-keeps-buttons", "accepts-any-token", "auth-refusal-silent",
-        "garbage-forgets-tasks", "resent-end-republished",
-        # the fault profile's SIGKILL/restart (fault_variants.py, server_variants.py)
-        "accepted-before-commit", "republishes-after-restart",
-        # the load profile's load-only variants (load_variants.py)
-        "drops-every-nth-task", "redispatches-every-nth-task"])
-
-
-def test_the_core_variants_wrap_the_machine_and_the_shell_variants_the_server():
-    """Every variant of core_variants.py is a subclass of the machine picked by ``machine_class``, every
-    variant of server_variants.py a subclass of the shell picked by ``server_class``; each variant is one of them or a
-    switch of the correct machine, never both, and a subclass that overrides a frame handler has it called."""
-    from simulator.reference.hookserver.core_variants import CORE_WRAPPED, PongNotRecorded
-    from simulator.reference.hookserver.server import HookServer
-    from simulator.reference.hookserver.server_variants import SERVER_WRAPPED, server_class
-    from simulator.reference.hookserver.variant_machines import WRAPPED, machine_class
-
-    assert CORE_WRAPPED.items() <= WRAPPED.items()
-    assert not set(SERVER_WRAPPED) & set(WRAPPED)
-    assert all(machine_class(v) is cls for v, cls in CORE_WRAPPED.items())
-    assert all(server_class(v) is cls and issubclass(cls, HookServer) for v, cls in SERVER_WRAPPED.items())
-    assert server_class(None) is HookServer and server_class(Variant.PROGRESS_APPENDS) is HookServer
-    assert PongNotRecorded._handlers[MessageType.PONG] is PongNotRecorded._on_pong
-    assert HookServerMachine._handlers[MessageType.PONG] is HookServerMachine._on_pong

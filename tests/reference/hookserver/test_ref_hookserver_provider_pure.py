@@ -26,7 +26,6 @@ def parses(payload: dict) -> bool:
 def test_connect_urls():
     assert connect_url("telegram", "tok-1") == "https://t.me/simulator_hook_bot?start=tok-1"
     assert connect_url("x", "tok-1") == "https://x.com/messages/compose?text=tok-1"
-    assert connect_url("telegram", "t", loose=True) != "https://t.me/simulator_hook_bot?start=t"
 
 
 def test_every_change_is_a_valid_snapshot_and_supersede_comes_first():
@@ -76,6 +75,6 @@ def test_behavior_tristate_explicit_default_and_unbound():
     assert book.overrides["b1"].public()["overrides"]["emojiReactions"] is None
     assert book.state("b1", False) == {"bound": False, "emojiReactions": "minimal", "replyQuoteDm": "off",
                                        "replyQuoteGroup": "first", "groupActivation": {}}
-    dropped = BehaviorBook()
-    dropped.patch("b", {"replyQuoteDm": "off"}, None, drop_explicit_default=True)
-    assert dropped.overrides["b"].values == {}
+    kept = BehaviorBook()
+    kept.patch("b", {"replyQuoteDm": "off"}, None)  # "即使等于当前默认值也要保留用户意图"
+    assert kept.overrides["b"].values == {"replyQuoteDm": "off"}

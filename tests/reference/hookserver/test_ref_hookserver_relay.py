@@ -1,7 +1,7 @@
 """The reference hook server's group relay and message operations through the sans-I/O machine (docs/control-api.md
 "Queries, gateway tools, group relay and message operations (hook-server)"): fan-out and its negotiation,
 the recipient looked up at send time, fire-and-forget, the /start filter, a message addressing the bot, msg.op and its
-scope, bad frames, durability of the memberships; and that each broken variant (relay_variants.py) breaks its rule.
+scope, bad frames, durability of the memberships; and that each broken variant (simulator/reference/broken/hook_server/relay.py) breaks its rule.
 Expected values are literals from the spec and the contract."""
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from hookserver_rig import Rig
 from simulator.hook import make_group_message, make_msg_op, make_msg_op_result, make_provider_bind_revoke, \
     make_provider_bind_start
 from simulator.reference.hookserver.machine import MachineError
-from simulator.reference.hookserver.variant_machines import WRAPPED, machine_class
-from simulator.reference.hookserver.variants import Variant
 
 RELAY = ("group-relay-v1", "group-relay-recipient-v1")
 ALL = ("turn-delivery-v1", "provider-bind-v1", "provider:telegram", *RELAY, "msg-op-v1")
@@ -21,10 +19,8 @@ HELLO = ("turn-delivery-v1", "provider-bind-v1", *RELAY, "msg-op-v1")
 CHAT = "-1001"
 
 
-def rig(variant: Variant | None = None) -> Rig:
-    r = Rig(features=ALL, variant=variant)
-    r.m = machine_class(variant)(r.settings, ids=r.ids)
-    return r
+def rig(variant: str | None = None) -> Rig:
+    return Rig(features=ALL, variant=variant)
 
 
 def bound(r: Rig, conn: str, device: str, principal: str, *, hello=HELLO, dm: str | None = None) -> str:
@@ -265,20 +261,20 @@ def test_server_to_desktop_types_of_these_families_are_dropped_unhandled():
 
 
 def test_every_relay_variant_runs_a_subclass_of_the_machine():
+    from simulator.reference.broken import cases
+    from simulator.reference.broken.hook_server import relay
     from simulator.reference.hookserver.machine import HookServerMachine
-    from simulator.reference.hookserver.relay_variants import RELAY_WRAPPED
 
-    assert {v.value for v in RELAY_WRAPPED} == {
+    mine = {c.name: c.target for c in cases("hook-server") if c.target.__module__ == relay.__name__}
+    assert set(mine) == {
         "relay-drops-author-id", "relay-without-recipient-feature", "relay-recipient-cached", "relay-queues-offline",
-        "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start", "msg-op-ignores-thread",
-        "msg-op-edit-ignored", "msg-op-any-device-scope", "msg-op-without-desktop-feature", "lenient-msg-op",
-        "relays-desktop-group-message"}
-    assert RELAY_WRAPPED.items() <= WRAPPED.items()
-    assert all(issubclass(c, HookServerMachine) and c is not HookServerMachine for c in WRAPPED.values())
-    assert machine_class(None) is HookServerMachine and machine_class(Variant.PROGRESS_APPENDS) is HookServerMachine
+        "group-context-in-prompt", "relay-mirrors-group-chat", "mention-trigger-fresh-id", "relay-forwards-start",
+        "msg-op-ignores-thread", "msg-op-edit-ignored", "msg-op-any-device-scope", "msg-op-without-desktop-feature",
+        "lenient-msg-op", "relays-desktop-group-message"}
+    assert all(issubclass(c, HookServerMachine) and c is not HookServerMachine for c in mine.values())
 
 
-def _relay_case(variant: Variant | None) -> list[dict]:
+def _relay_case(variant: str | None) -> list[dict]:
     r = rig(variant)
     bound(r, "c1", "dA", "11")
     r.hello("c2", "dB", features=("provider-bind-v1", "group-relay-v1"))
@@ -291,12 +287,12 @@ def _relay_case(variant: Variant | None) -> list[dict]:
 
 def test_variants_of_the_fan_out():
     assert len(_relay_case(None)) == 1
-    assert len(_relay_case(Variant.RELAY_WITHOUT_RECIPIENT_FEATURE)) == 2
-    assert "id" not in _relay_case(Variant.RELAY_DROPS_AUTHOR_ID)[0]["author"]
+    assert len(_relay_case("relay-without-recipient-feature")) == 2
+    assert "id" not in _relay_case("relay-drops-author-id")[0]["author"]
 
 
 def test_variant_recipient_cached_keeps_the_revoked_binding():
-    r = rig(Variant.RELAY_RECIPIENT_CACHED)
+    r = rig("relay-recipient-cached")
     b = bound(r, "c1", "dA", "11")
     member(r, "11")
     group(r, "one")
@@ -306,7 +302,7 @@ def test_variant_recipient_cached_keeps_the_revoked_binding():
 
 
 def test_variant_queues_offline_sends_at_the_next_hello():
-    r = rig(Variant.RELAY_QUEUES_OFFLINE)
+    r = rig("relay-queues-offline")
     bound(r, "c1", "dA", "11")
     member(r, "11")
     r.disconnect("c1")
@@ -316,37 +312,37 @@ def test_variant_queues_offline_sends_at_the_next_hello():
 
 
 def test_variant_mirrors_the_group_chat_in_the_channel():
-    r = rig(Variant.RELAY_MIRRORS_GROUP_CHAT)
+    r = rig("relay-mirrors-group-chat")
     group(r, "mirrored-marker")
     assert "mirrored-marker" in repr(r.m.list_messages())
 
 
 def test_variants_of_mentions_and_credentials():
-    r = rig(Variant.MENTION_TRIGGER_FRESH_ID)
+    r = rig("mention-trigger-fresh-id")
     bound(r, "c1", "dA", "11")
     group(r, "bot?", author={"id": "11", "name": "Ann"}, messageId="m-7", mentionsBot=True)
     assert r.frames("c1", "task.dispatch")[-1]["source"]["triggerMessageId"] != "m-7"
-    r = rig(Variant.RELAY_FORWARDS_START)
+    r = rig("relay-forwards-start")
     bound(r, "c1", "dA", "11")
     member(r, "11")
     assert group(r, "/start AbCdEfGh12345")["relayed"] == 1
 
 
 def test_variants_of_msg_op():
-    r = rig(Variant.MSG_OP_IGNORES_THREAD)
+    r = rig("msg-op-ignores-thread")
     key = dispatched(r)["externalKey"]
     op(r, "c1", "o1", key, {"kind": "send", "text": "x"})
     assert r.m.list_posts({})["posts"][0]["threadId"] is None
-    r = rig(Variant.MSG_OP_EDIT_IGNORED)
+    r = rig("msg-op-edit-ignored")
     key = dispatched(r)["externalKey"]
     mid = op(r, "c1", "o1", key, {"kind": "send", "text": "x"})["messageId"]
     assert op(r, "c1", "o2", key, {"kind": "edit", "messageId": mid, "text": "y"})["ok"]
     assert r.m.list_posts({})["posts"][0]["text"] == "x"
-    r = rig(Variant.MSG_OP_ANY_DEVICE_SCOPE)
+    r = rig("msg-op-any-device-scope")
     dispatched(r)
     key_b = dispatched(r, "c2", "dB", "t2")["externalKey"]
     assert op(r, "c1", "o1", key_b, {"kind": "send", "text": "x"})["ok"] is True
-    r = rig(Variant.MSG_OP_WITHOUT_DESKTOP_FEATURE)
+    r = rig("msg-op-without-desktop-feature")
     r.hello("c1", "dA", features=())
     key = dispatched(r)["externalKey"]
     assert op(r, "c1", "o1", key, {"kind": "send", "text": "x"})["ok"] is True
@@ -355,7 +351,7 @@ def test_variants_of_msg_op():
 def test_variant_lenient_msg_op_serves_a_scope_with_chat_id():
     import json
 
-    r = rig(Variant.LENIENT_MSG_OP)
+    r = rig("lenient-msg-op")
     key = dispatched(r)["externalKey"]
     r.raw("c1", json.dumps({"v": 1, "type": "msg.op", "id": "f1", "ts": 1, "payload": {
         "opId": "o1", "scope": {"externalKey": key, "chatId": "-77"}, "action": {"kind": "send", "text": "x"}}}))
@@ -363,7 +359,7 @@ def test_variant_lenient_msg_op_serves_a_scope_with_chat_id():
 
 
 def test_variant_relays_a_group_message_sent_by_a_desktop():
-    r = rig(Variant.RELAYS_DESKTOP_GROUP_MESSAGE)
+    r = rig("relays-desktop-group-message")
     bound(r, "c1", "dA", "11")
     bound(r, "c2", "dB", "22")
     member(r, "11")

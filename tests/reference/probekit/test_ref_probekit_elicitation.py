@@ -12,8 +12,9 @@ import pytest
 
 from simulator.reference.probekit.elicitation import (TEXT_ANSWER, Answer, Mode, Question, asks_by_request,
                                                       choose_mode, fallback_to_text, filled, form_schema,
-                                                      input_required, is_sensitive, plan, resumed, supported_modes,
-                                                      task_question, tool_question, tool_result, workflow_question)
+                                                      input_required, is_sensitive, mode_for, plan, plan_in, resumed,
+                                                      supported_modes, task_question, tool_question, tool_result,
+                                                      workflow_question)
 
 FORM_CAPS = types.ClientCapabilities(elicitation=types.ElicitationCapability())
 
@@ -77,7 +78,8 @@ def test_plan_chooses_the_mode_and_builds_the_request():
     assert isinstance(url.request.params, types.ElicitRequestURLParams)
     assert url.request.params.url.endswith("?id=e-1")  # the secure-input page is the reference's choice
     assert plan(secret, {Mode.FORM}, new_id=never).mode is Mode.TEXT
-    assert plan(secret, {Mode.FORM}, new_id=never, form_for_secrets=True).mode is Mode.FORM  # the variant
+    assert mode_for(secret, {Mode.FORM, Mode.URL}) is Mode.URL and mode_for(secret, {Mode.FORM}) is Mode.TEXT
+    assert plan_in(Mode.FORM, secret, new_id=never).mode is Mode.FORM  # what the mode chose is what is built
     assert plan(Question("Which db?", [("answer", "Which db?")]), set(), new_id=never).mode is Mode.TEXT
 
 

@@ -15,6 +15,7 @@ import pytest
 from mcp import Client, MCPError
 from probekit_design import CORE, ERROR_PREFIX, FULL_COUNT, POLL_INTERVAL_MS, UI, UI_INTERNAL_STEPS, WORKFLOW
 
+from simulator.reference.broken.probekit.select import CHOOSER
 from simulator.reference.probekit import build_server
 from simulator.reference.probekit.schemas import errors_of
 
@@ -23,8 +24,10 @@ DIFF = ("diff --git a/src/auth/login.py b/src/auth/login.py\n--- a/src/auth/logi
 
 
 def session(env: dict[str, str], body, **client_kwargs: Any):
+    """``body(client)`` on a session with the server ``env`` configures (``PROBEKIT_REFERENCE_VARIANT`` names a broken
+    subject, simulator/reference/broken/probekit/select.py)."""
     async def main():
-        async with Client(build_server(env), mode="legacy", **client_kwargs) as client:
+        async with Client(build_server(env, parts=CHOOSER.from_env(env)), mode="legacy", **client_kwargs) as client:
             return await body(client)
     return anyio.run(main)
 

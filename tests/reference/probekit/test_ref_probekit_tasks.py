@@ -62,8 +62,11 @@ def test_cancelling_a_running_task_stops_its_work():
     assert store.take_stopped() == ["t-1"] and store.take_stopped() == []
 
 
-def test_cancel_variant_allows_it():
-    store = TaskStore(cancel_terminal_allowed=True)
+def test_a_store_whose_finished_tasks_cancel_allows_it():
+    """The rule ``cancel-after-complete`` (simulator/reference/broken/probekit/tasks.py) overrides: one method."""
+    from simulator.reference.broken.probekit.select import CHOOSER
+
+    store = CHOOSER.parts("cancel-after-complete").kit({}).tasks.store
     store.create("t-1", T0)
     store.update("t-1", TaskStatus.WORKING, T0)
     store.update("t-1", TaskStatus.COMPLETED, T0)
