@@ -3,7 +3,7 @@
 * ``@req:<ID>`` on a scenario becomes ``pytest.mark.req(id="<ID>")`` (select with ``-m "req(id='<ID>')"`` or
   ``--req '<ID or glob>'``); ``@must`` / ``@should`` / ``@may`` become the markers of the same name
   (``pytest -m must``). Both are registered in pyproject.toml, so ``--strict-markers`` holds.
-* The harness itself (targets, verdicts, timeouts, baseline, reports) is the plugin ``simulator.pytest_plugin``.
+* The harness itself (targets, verdicts, timeouts, baseline, reports) is the plugin ``simulator.harness.plugin``.
 * Long fuzz runs (``@pytest.mark.fuzz``) are opt-in; the Hypothesis profiles live in ``tests/conftest.py`` (a
   conformance run imports Hypothesis only for the robustness profile, ``-m robustness``, in its steps).
 """
@@ -15,7 +15,7 @@ import os
 import pytest
 
 pytest_plugins = [
-    "simulator.pytest_plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.mcp_stdio",
+    "simulator.harness.plugin", "steps.hook_frames", "steps.ccweb", "steps.probekit", "steps.mcp_stdio",
     "steps.hook_desktop",
     "steps.hook_server", "steps.robustness", "steps.robustness_mcp", "steps.faults_hook_server",
     "steps.faults_desktop",

@@ -54,11 +54,11 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.hook import HOOK_FEATURE_TURN_DELIVERY, make_pong, parse_hook_message, serialize_hook_message
-from simulator.load.echo import serve_echo
-from simulator.load.frames import ack_frame, hello_frame, work_frames
-from simulator.load.ledger import chat_of_external_key
+from simulator.profiles.load.echo import serve_echo
+from simulator.profiles.load.frames import ack_frame, hello_frame, work_frames
+from simulator.profiles.load.ledger import chat_of_external_key
 
 __all__ = ["main", "run", "BenchError"]
 
@@ -598,7 +598,7 @@ async def run_echo(n: int, k: int, sizes: list[int], args: argparse.Namespace, w
 
 
 async def _echo_server_main() -> None:
-    await serve_echo("127.0.0.1", 0)  # simulator/load/echo.py: shared with the load profile's baseline
+    await serve_echo("127.0.0.1", 0)  # simulator/profiles/load/echo.py: shared with the load profile's baseline
 
 
 # -- profile ---------------------------------------------------------------------------------------------------

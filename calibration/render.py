@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from simulator.requirements import Requirement, load_registry
+from simulator.verdicts.requirements import Requirement, load_registry
 
 from .tables import CalibrationTable, load_tables
 

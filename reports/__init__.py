@@ -1,4 +1,4 @@
-"""Report renderers: a ``RunRecord`` (``simulator.results``) in five formats.
+"""Report renderers: a ``RunRecord`` (``simulator.verdicts.results``) in five formats.
 
 =========  ==================  ===========================================================================
 format     file                renderer
@@ -13,8 +13,8 @@ cucumber   cucumber.json       ``cucumber.render_cucumber``: Cucumber JSON for C
 Every renderer takes a ``RunRecord`` or a report.json dict and returns text; ``write_all`` writes the formats it
 is given, by default ``DEFAULT_FORMATS``: every one but Cucumber JSON, which only Cucumber tooling reads and which is
 the largest (every step of every scenario: 4.1 MB for a full run against the references).
-The renderers import nothing of the harness but ``simulator.results``, ``simulator.wirelog`` and
-``simulator.causes`` (the Next steps, a pure function of the record).
+The renderers import nothing of the harness but ``simulator.verdicts.results``, ``simulator.wirelog`` and
+``simulator.verdicts.causes`` (the Next steps, a pure function of the record).
 ``json_report.load_report`` reads a report.json back (validated against the schema).
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from simulator.results import RunRecord
+from simulator.verdicts.results import RunRecord
 
 from .cucumber import render_cucumber
 from .html import render_html

@@ -1,7 +1,7 @@
 """Helpers shared by the renderers: record coercion, text made safe for XML / HTML / Markdown, the per-scenario
 failure details (reason, evidence, wire log) and how a verdict counts for the run.
 
-Nothing here imports the harness beyond ``simulator.results`` and ``simulator.wirelog``.
+Nothing here imports the harness beyond ``simulator.verdicts.results`` and ``simulator.wirelog``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.results import FAILING, VERDICT_ORDER, RequirementResult, RunRecord, ScenarioResult, Verdict
+from simulator.verdicts.results import FAILING, VERDICT_ORDER, RequirementResult, RunRecord, ScenarioResult, Verdict
 from simulator.wirelog import WireEvent
 
 __all__ = [
@@ -47,7 +47,7 @@ VERDICT_LABELS = {
     "timeout": "timeout",
 }
 
-#: Gravest first (``simulator.results.VERDICT_ORDER``, the order of ``worst``): the order of "what needs attention"
+#: Gravest first (``simulator.verdicts.results.VERDICT_ORDER``, the order of ``worst``): the order of "what needs attention"
 #: lists.
 SEVERITY_ORDER: tuple[Verdict, ...] = VERDICT_ORDER
 

@@ -7,7 +7,7 @@ Built from the scenarios' recorded data only:
   recorded its Gherkin steps, else the file), in run order;
 * a scenario per ``ScenarioResult`` with the tags ``@req:<ID>`` and ``@must`` / ``@should`` / ``@may`` it ran
   with, its line in the feature file, and its **real steps** as they ran (``ScenarioResult.gherkin``, recorded by
-  simulator/gherkin_steps.py): passed, failed, skipped, pending or undefined. The verdict decides what the step
+  simulator/harness/gherkin_steps.py): passed, failed, skipped, pending or undefined. The verdict decides what the step
   that stopped the scenario shows:
 
   ================================  =========================================================
@@ -35,7 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.results import RunRecord, ScenarioResult, Verdict
+from simulator.verdicts.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import as_record, fails_run, scenario_details, visible
 from .json_report import dumps

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.results import RunRecord
+from simulator.verdicts.results import RunRecord
 
 from ._common import HARNESS_NAME, as_record
 from .html_noscript import esc, render_noscript

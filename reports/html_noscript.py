@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from simulator.results import RequirementResult, RunRecord, limits_of
+from simulator.verdicts.results import RequirementResult, RunRecord, limits_of
 
 from ._common import HARNESS_NAME, VERDICT_LABELS, VERDICTS, visible
 

@@ -10,7 +10,7 @@ What it builds, top to bottom:
   the run's facts (start, finish, strictness, exit code, what was selected, the baseline and reviews that judged
   it, the command that repeats it), the subjects with their targets and identities, "Next steps" (``#next-steps``:
   the causes of what did not pass, the one blocking most requirements first, each with its action and
-  requirements: simulator/causes.py), links to the sections below with their counts, the spec revisions;
+  requirements: simulator/verdicts/causes.py), links to the sections below with their counts, the spec revisions;
 * ``#by-spec``: one table, a block of rows per spec (must, should, may), a column per verdict;
 * ``#attention``: a card per requirement needing attention (``article.card[data-req-id][data-verdict]``): verdict,
   level, subjects, reason, the other non-passing verdicts of its scenarios ("Also", when any), the quoted spec
@@ -427,7 +427,7 @@ JS = r"""
     return h("span", {text: String(v)});
   }
   function falsifiabilityTable(f) {
-    // The figure of simulator/falsifiability.py: rows per family and level, with the ids not proven yet.
+    // The figure of simulator/verdicts/falsifiability.py: rows per family and level, with the ids not proven yet.
     var pct = function (n, t) { return t ? Math.round(100 * n / t) + "%" : "\u2013"; };
     return h("div", {}, [
       h("p", {text: f.proven + " of " + f.total + " requirements of this run (" + pct(f.proven, f.total) + ") have a "

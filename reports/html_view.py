@@ -11,7 +11,7 @@ scenarios are referred to by their index in ``report.json``'s ``scenarios`` (the
 * ``overall``: the run's verdict as ``RunRecord.overall()`` words it: ``kind`` (conformant, not-conformant, error,
   interrupted, incomplete: the page's colour), ``verdict`` (its first words in capitals: CONFORMANT,
   NOT CONFORMANT, ERROR, INTERRUPTED, INCOMPLETE RUN) and the whole ``line``;
-* ``nextSteps``: the run's "Next steps" (``simulator.causes.next_steps``): per cause, its verdict, count,
+* ``nextSteps``: the run's "Next steps" (``simulator.verdicts.causes.next_steps``): per cause, its verdict, count,
   requirements and action, the cause blocking most requirements first;
 * ``selection``, ``judgedWith``, ``command``: what the run selected, the baseline and reviews that judged it, and
   the command that repeats it (``RunRecord.selection_text`` / ``judged_with_text`` / ``command_text``);
@@ -32,8 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from simulator.causes import next_steps
-from simulator.results import RunRecord, ScenarioResult, Verdict
+from simulator.verdicts.causes import next_steps
+from simulator.verdicts.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import SEVERITY_ORDER, VERDICTS, ScenarioIndex, fails_run, requirement_reason
 

@@ -24,8 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from simulator.causes import next_steps, requirement_causes
-from simulator.results import READABLE_SCHEMA_VERSIONS, RunRecord
+from simulator.verdicts.causes import next_steps, requirement_causes
+from simulator.verdicts.results import READABLE_SCHEMA_VERSIONS, RunRecord
 from simulator.suite import schema_path
 
 from ._common import as_record
@@ -69,7 +69,7 @@ def _sorted_map(value: Any) -> Any:
 def report_document(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
     """The report.json document of a record: ``RunRecord.to_json`` with its free-form maps sorted by key, the
     cause of each requirement that neither passes nor is not applicable, and the run's ``nextSteps`` (before
-    ``staleBaseline``, the schema's order): both computed from the record (simulator/causes.py)."""
+    ``staleBaseline``, the schema's order): both computed from the record (simulator/verdicts/causes.py)."""
     record = as_record(record)
     doc = record.to_json()
     doc["specRevisions"] = _sorted_map(doc["specRevisions"])

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from simulator.results import RunRecord, ScenarioResult, Verdict
+from simulator.verdicts.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import as_record, fails_run, scenario_details, visible
 

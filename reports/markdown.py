@@ -20,8 +20,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from simulator.causes import next_steps
-from simulator.results import RequirementResult, RunRecord, Verdict, limits_of
+from simulator.verdicts.causes import next_steps
+from simulator.verdicts.results import RequirementResult, RunRecord, Verdict, limits_of
 
 from ._common import (
     HARNESS_NAME,

@@ -24,10 +24,10 @@ import fnmatch
 import sys
 from pathlib import Path
 
-from .options import RUN_OPTIONS, to_pytest_argv
+from .subjects.options import RUN_OPTIONS, to_pytest_argv
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
-#: An interrupted run (simulator.interruption): 128 + the signal number, SIGINT 130, SIGTERM 143.
+#: An interrupted run (simulator.harness.interruption): 128 + the signal number, SIGINT 130, SIGTERM 143.
 EXIT_INTERRUPTED = (130, 143)
 
 #: What ``serve`` can start, filled in as the reference implementations arrive: name → "module:function".
@@ -102,7 +102,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _list(args: argparse.Namespace, extra: list[str]) -> int:
-    from .requirements import load_registry, load_scenarios
+    from .harness.feature_files import load_scenarios
+    from .verdicts.requirements import load_registry
 
     if extra:
         return _usage(f"list: unexpected arguments {' '.join(extra)}")
@@ -145,7 +146,7 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _falsifiability(root: Path, registry: dict, patterns: list[str]) -> int:
-    from .falsifiability import figure, load_falsifiers, render_figure
+    from .verdicts.falsifiability import figure, load_falsifiers, render_figure
 
     levels = {rid: req.level.value for rid, req in registry.items()
               if any(fnmatch.fnmatchcase(rid, p) for p in patterns)}
@@ -254,7 +255,7 @@ def _merge(argv: list[str]) -> int:
     from reports.json_report import ReportError, load_report
 
     from .errors import ConfigError
-    from .merge import LabelledRun, merge_runs
+    from .verdicts.merge import LabelledRun, merge_runs
 
     paths = [Path(p) for p in args.reports]
     if args.label and len(args.label) != len(paths):
@@ -291,15 +292,15 @@ def _serve(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _judge(args: argparse.Namespace, extra: list[str]) -> int:
-    """Judge a recording again (simulator/judging.py)."""
-    from .judging import judge_main
+    """Judge a recording again (simulator/replay/judging.py)."""
+    from .replay.judging import judge_main
 
     args.pytest_args = extra
     return judge_main(args, main, _need_root())
 
 
 def _replay(args: argparse.Namespace, extra: list[str]) -> int:
-    from .replaying import replay_main
+    from .replay.replaying import replay_main
 
     args.pytest_args = extra
     return replay_main(args, main)
@@ -395,7 +396,7 @@ _HUGE_PAGE_COMMANDS = ("run", "judge", "replay")
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the process's own command line: the process may be started again (never a caller's)
-        from .huge_pages import restart_if_useful
+        from .subjects.huge_pages import restart_if_useful
 
         if sys.argv[1:2] and sys.argv[1] in _HUGE_PAGE_COMMANDS:
             restart_if_useful()  # a process started again says so in its environment: it is not started a third time
@@ -408,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         return _merge(argv[2:] + extra)
     if argv[:1] == ["load"]:
         # The load profile parses its own options; it runs Locust (gevent) in subprocesses only.
-        from .load.cli import main as load_main
+        from .profiles.load.cli import main as load_main
 
         return load_main(argv[1:] + extra)
     if len(argv) >= 2 and argv[0] == "serve" and argv[1] in SERVABLE:

@@ -16,7 +16,7 @@
     └── NegativeWindowBroken            a "nothing arrives" window ended by a close or an unanswered ping → fail
 
 Plain ``AssertionError`` from a step is a failed expectation: fail (or warn for a @should requirement).
-The verdict table is docs/targets.md "Verdicts"; ``simulator.decide.judge`` applies it.
+The verdict table is docs/targets.md "Verdicts"; ``simulator.verdicts.decide.judge`` applies it.
 """
 
 from __future__ import annotations

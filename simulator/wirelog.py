@@ -76,7 +76,7 @@ def is_teardown(event: Mapping[str, Any]) -> bool:
 class WireLog:
     """A thread-safe, append-only list of ``WireEvent``; ``clock`` is injectable for tests. An ``observer`` sees
     each event as it is recorded (``simulator judge`` plays a recorded subject's side back in step with the harness's
-    events: simulator/playback)."""
+    events: simulator/replay/playback)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic,
                  observer: Callable[[WireEvent], None] | None = None) -> None:
@@ -119,7 +119,7 @@ class WireLog:
     def harness_error(self, role: str, channel: str, text: str) -> WireEvent:
         """Record a failure of the harness itself while a scenario ran (a frame it could not handle, an answer
         script that raised): the subject may then have been judged on the harness's mistake, so the verdict
-        decision turns the scenario's pass into an error (``simulator.decide``)."""
+        decision turns the scenario's pass into an error (``simulator.verdicts.decide``)."""
         return self.record(role, Direction.NOTE, channel, text, summary=HARNESS_ERROR)
 
     def harness_errors(self) -> list[WireEvent]:

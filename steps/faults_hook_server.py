@@ -46,7 +46,7 @@ def _option(request: pytest.FixtureRequest, name: str, default: int) -> int:
 @bdd.given("desktops of the hook server whose connections drop")
 def given_dropping_desktops(request: pytest.FixtureRequest, hook_drops: dict, subjects, harness_config,
                             wire_log) -> None:
-    from simulator.targets import Role
+    from simulator.subjects.targets import Role
 
     marker = request.node.get_closest_marker("req")
     requirement = marker.kwargs.get("id") if marker else ""
@@ -185,7 +185,7 @@ def given_hook_server_killed(request, hook_kill: dict, _hook_kill_runs: dict, su
                              wire_log) -> None:
     from simulator.drivers.faults.hook_kill import DEFAULT_CYCLES, run_kill_cycles
     from simulator.drivers.faults.kill_target import kill_target
-    from simulator.targets import Role
+    from simulator.subjects.targets import Role
 
     cycles = int(request.config.getoption("--kill-cycles") or DEFAULT_CYCLES)
     seed = int(request.config.getoption("--fault-seed") or 0)

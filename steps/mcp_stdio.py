@@ -1,11 +1,11 @@
 """Steps shared by the MCP features (ccweb, probe-kit): what the subject wrote to its stdout over stdio
-(``simulator.emitted_lines``: MCP 2025-11-25 basic/transports#stdio)."""
+(``simulator.drivers.emitted_lines``: MCP 2025-11-25 basic/transports#stdio)."""
 
 from __future__ import annotations
 
 import pytest_bdd as bdd
 
-from simulator.emitted_lines import check_stdout_is_mcp, stdout_lines
+from simulator.drivers.emitted_lines import check_stdout_is_mcp, stdout_lines
 
 
 @bdd.then("every line the subject wrote to its stdout was an MCP message")

@@ -49,7 +49,7 @@ def robustness(request: pytest.FixtureRequest) -> dict:
 @bdd.given(parsers.re(r"fuzzed frames every peer must drop, sent to the (?P<subject>hook server|desktop)$"))
 def given_fuzzer(request: pytest.FixtureRequest, robustness: dict, harness, frame_probes, subject: str) -> None:
     from simulator.drivers.robustness.hook_fuzz import HookFuzzer
-    from simulator.fuzz.replay import load_replay
+    from simulator.profiles.fuzz.replay import load_replay
 
     marker = request.node.get_closest_marker("req")
     requirement = marker.kwargs.get("id") if marker else ""
@@ -102,7 +102,7 @@ def then_no_effect(robustness: dict, evidence) -> None:
 @bdd.then(parsers.parse("{rounds:d} task lifecycles run beside them on one connection, none lost and none run twice"))
 def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_config, wire_log, evidence) -> None:
     from simulator.drivers.robustness.hook_lifecycle import run_lifecycles
-    from simulator.targets import Role
+    from simulator.subjects.targets import Role
 
     fuzzer = robustness["fuzzer"]
     control = subjects.control(Role.HOOK_SERVER, wire_log)
@@ -115,9 +115,9 @@ def then_lifecycles(robustness: dict, rounds: int, harness, subjects, harness_co
 @bdd.then(parsers.parse("{rounds:d} task lifecycles run at the desktop beside them, none lost and none run twice"))
 def then_desktop_lifecycles(robustness: dict, rounds: int, subjects, harness_config, wire_log, evidence) -> None:
     from simulator.drivers.robustness.desktop_lifecycle import run_desktop_lifecycles
-    from simulator.targets import Role
+    from simulator.subjects.targets import Role
 
-    from simulator.control import ControlClient
+    from simulator.subjects.control import ControlClient
 
     fuzzer = robustness["fuzzer"]
     _reached("the task lifecycles", lambda: fuzzer.probe.connection(wire_log))  # starts an embedded reference

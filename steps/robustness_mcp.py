@@ -56,9 +56,9 @@ def given_mcp_fuzzer(request: pytest.FixtureRequest, mcp_robustness: dict, harne
     from mcp.client.stdio import get_default_environment
 
     from simulator.drivers.robustness.mcp_fuzz import McpFuzzer
-    from simulator.fuzz.replay import load_replay
+    from simulator.profiles.fuzz.replay import load_replay
     from simulator.roles.mcp_raw import HttpChannel, StdioChannel
-    from simulator.targets import Role, TargetKind, mcp_initialize_timeout
+    from simulator.subjects.targets import Role, TargetKind, mcp_initialize_timeout
 
     role_name, serve_name = _SUBJECTS[subject]
     role = Role(role_name)

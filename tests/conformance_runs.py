@@ -312,8 +312,8 @@ def assert_all_pass(run: Run, not_applicable_ok: Iterable[str] = ()) -> None:
 
 def assert_judges_every_requirement(run: Run, prefix: str) -> None:
     """``run`` gave a verdict to every requirement of the registry (scenarios/requirements/, read by
-    ``simulator.requirements.load_registry``) whose id starts with ``prefix``, e.g. ``HOOK-DESKTOP-``."""
-    from simulator.requirements import load_registry
+    ``simulator.verdicts.requirements.load_registry``) whose id starts with ``prefix``, e.g. ``HOOK-DESKTOP-``."""
+    from simulator.verdicts.requirements import load_registry
 
     registry, problems = load_registry(ROOT / "scenarios" / "requirements")
     assert not problems, problems

@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from conformance_runs import child_env
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.hook import (
     HOOK_FEATURE_TURN_DELIVERY,
     HookMessage,

@@ -21,7 +21,7 @@ bdd_features_base_dir = features
 def make_project(pytester: pytest.Pytester, registry: str, feature: str, steps: str) -> pytest.Pytester:
     """``scenarios/requirements/demo.toml``, ``features/demo.feature`` and ``features/test_demo.py`` (the steps)."""
     pytester.makeini(INI)
-    pytester.makeconftest('pytest_plugins = ["simulator.pytest_plugin"]\n')
+    pytester.makeconftest('pytest_plugins = ["simulator.harness.plugin"]\n')
     (pytester.path / "scenarios" / "requirements").mkdir(parents=True)
     (pytester.path / "scenarios" / "requirements" / "demo.toml").write_text(registry, encoding="utf-8")
     (pytester.path / "features").mkdir()

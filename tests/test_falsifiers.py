@@ -1,4 +1,4 @@
-"""The falsifying cases (simulator/falsifiability.py) are generated from the tests that prove them
+"""The falsifying cases (simulator/verdicts/falsifiability.py) are generated from the tests that prove them
 (tests/falsifier_cases.py): the committed ``scenarios/falsifiers.toml`` and ``docs/falsifiers.md`` are what the
 generator writes, every case's requirements are in the registry, and the figure counts them."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import falsifier_cases
 
-from simulator.falsifiability import figure, load_falsifiers, render_figure
+from simulator.verdicts.falsifiability import figure, load_falsifiers, render_figure
 from simulator.reference.broken import SUBJECTS, cases
-from simulator.requirements import load_registry
+from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = load_falsifiers(ROOT / "scenarios" / "falsifiers.toml")

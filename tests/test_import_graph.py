@@ -24,8 +24,8 @@ ALLOWED_CYCLES: tuple[frozenset[str], ...] = ()
 
 #: What ``reports/`` may import of the simulator (architecture: reports render a ``RunRecord`` and nothing else).
 #: What the renderers may import of the harness: the record, the wire log, where the schema is, and the causes
-#: (simulator/causes.py: the Next steps, a pure function of the record).
-REPORTS_MAY_IMPORT = frozenset({"simulator.results", "simulator.wirelog", "simulator.suite", "simulator.causes"})
+#: (simulator/verdicts/causes.py: the Next steps, a pure function of the record).
+REPORTS_MAY_IMPORT = frozenset({"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes"})
 
 
 def _modules() -> dict[str, Path]:
@@ -158,7 +158,7 @@ def test_the_graph_sees_the_project():
     assert "simulator.hook.envelope" in graph and "reports._common" in graph and "steps" in graph
     assert "simulator.hook.issues" in graph["simulator.hook.envelope"]
     # A function-level import counts: the subjects module imports the dial watcher inside a method.
-    assert "simulator.roles.dial_watch" in graph["simulator.subjects"]
+    assert "simulator.roles.dial_watch" in graph["simulator.harness.subjects"]
 
 
 def test_no_import_cycle_in_simulator():
@@ -193,9 +193,9 @@ def test_protocol_core_imports_no_other_project_module_but_jsonpointer():
 
 
 def test_references_do_not_import_the_harness():
-    """The references share only ``simulator.running`` with the harness (and the package's ``__version__``)."""
+    """The references share only ``simulator.subjects.running`` with the harness (and the package's ``__version__``)."""
     graph = import_graph()
-    harness = {"simulator.subjects", "simulator.targets", "simulator.config", "simulator.pytest_plugin"}
+    harness = {"simulator.harness.subjects", "simulator.subjects.targets", "simulator.subjects.config", "simulator.harness.plugin"}
     bad = {
         (m, t)
         for m, targets in graph.items()
@@ -204,7 +204,7 @@ def test_references_do_not_import_the_harness():
         if t in harness
     }
     assert not bad, sorted(bad)
-    assert graph["simulator.running"] == set(), graph["simulator.running"]
+    assert graph["simulator.subjects.running"] == set(), graph["simulator.subjects.running"]
 
 
 def test_reports_import_only_the_result_record_and_the_wire_log():
@@ -230,7 +230,7 @@ def test_drivers_sit_between_the_roles_and_the_steps():
     plugin or a reference implementation (a check built on the subject's own code would pass whatever it does); a
     reference never imports a driver; steps never import a reference."""
     graph = import_graph()
-    upward = {"simulator.pytest_plugin", "simulator.subjects"}
+    upward = {"simulator.harness.plugin", "simulator.harness.subjects"}
     bad = {(m, t) for m, targets in graph.items() if _in(m, "simulator.drivers") for t in targets
            if _in(t, "steps") or _in(t, "simulator.reference") or t in upward}
     bad |= {(m, t) for m, targets in graph.items() if _in(m, "simulator.reference") for t in targets
@@ -255,3 +255,73 @@ def test_the_one_hop_examples_of_the_architecture_name_what_exists():
             assert re.search(rf"def {name}\b", source), f"{path} has no function {name} (docs/architecture.md)"
         rid = re.match(r"\| \*\*([A-Z0-9-]+)\*\*", row).group(1)
         assert any(f"@req:{rid}" in p.read_text(encoding="utf-8") for p in (ROOT / "features").rglob("*.feature")), rid
+
+
+#: The layers of ``simulator/`` from the bottom up (docs/architecture.md "The package"): a module imports only
+#: modules of its own layer or of a layer below. ``harness`` and ``replay`` form one layer (the pytest side: the
+#: plugin runs the playback, the replay runs pytest); the load profile is a front door of its own.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("simulator", "simulator.errors", "simulator.jsonpointer", "simulator.wirelog", "simulator.suite"),
+    ("simulator.verdicts",),
+    ("simulator.hook",),
+    ("simulator.subjects",),
+    ("simulator.roles", "simulator.profiles.fuzz"),
+    ("simulator.reference",),
+    ("simulator.drivers",),
+    ("simulator.harness", "simulator.replay"),
+    ("simulator.profiles.load", "simulator.profiles"),
+    ("simulator.__main__",),
+)
+
+
+def _layer(module: str) -> int | None:
+    best: tuple[int, int] | None = None
+    for level, names in enumerate(LAYERS):
+        for name in names:
+            if module == name or (name != "simulator" and module.startswith(name + ".")):
+                if best is None or len(name) > best[1]:
+                    best = (level, len(name))
+    return best[0] if best else None
+
+
+def test_every_module_of_simulator_belongs_to_a_layer():
+    assert [m for m in import_graph() if _in(m, "simulator") and _layer(m) is None] == []
+
+
+def test_every_import_in_simulator_points_down_the_layers():
+    graph = import_graph()
+    up = sorted((m, t) for m, targets in graph.items() if _in(m, "simulator") for t in targets
+                if _in(t, "simulator") and (_layer(t) or 0) > (_layer(m) or 0))
+    assert up == [], "imports pointing up the layers (docs/architecture.md):\n" + "\n".join(f"{m} -> {t}" for m, t in up)
+
+
+def test_roles_and_references_do_not_import_each_other():
+    graph = import_graph()
+    bad = {(m, t) for m, targets in graph.items() for t in targets
+           if (_in(m, "simulator.roles") and _in(t, "simulator.reference"))
+           or (_in(m, "simulator.reference") and _in(t, "simulator.roles"))}
+    assert not bad, sorted(bad)
+
+
+def test_only_the_harness_imports_pytest():
+    """pytest and pytest-bdd are imported by ``simulator.harness`` (the plugin, its fixtures, the feature-file
+    readers), by the steps, and by the front door that starts pytest (``simulator.__main__``); every other layer is
+    plain Python, testable without a pytest session."""
+    bad = []
+    for name, path in MODULES.items():
+        if not _in(name, "simulator") or _in(name, "simulator.harness") or name == "simulator.__main__":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for stmt in ast.walk(tree):
+            targets = ([a.name for a in stmt.names] if isinstance(stmt, ast.Import)
+                       else [stmt.module or ""] if isinstance(stmt, ast.ImportFrom) and not stmt.level else [])
+            bad += [(name, t) for t in targets if t.split(".")[0] in {"pytest", "_pytest", "pytest_bdd", "xdist"}]
+    assert bad == [], sorted(bad)
+
+
+def test_the_top_of_simulator_is_its_layers():
+    top = sorted(p.name for p in (ROOT / "simulator").iterdir() if p.name != "__pycache__")
+    files = [n for n in top if n.endswith(".py")]
+    assert len(files) <= 8, files
+    assert {n for n in top if not n.endswith(".py")} == {
+        "drivers", "harness", "hook", "profiles", "reference", "replay", "roles", "subjects", "verdicts"}

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from simulator.hook import HOOK_MESSAGE_TYPES
-from simulator.requirements import audit, load_registry
+from simulator.harness.feature_files import audit
+from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = ROOT / "scenarios" / "requirements"
@@ -54,7 +55,7 @@ def test_every_quoted_spec_has_a_recorded_revision_matching_the_spec_beside_the_
 
     import pytest
 
-    from simulator.requirements import load_spec_revisions
+    from simulator.verdicts.requirements import load_spec_revisions
 
     recorded = {s.file: s for s in load_spec_revisions(ROOT / "scenarios" / "specs.toml")}
     # docs/targets.md is this project's own contract (versioned with it), not an outside document.

@@ -33,7 +33,7 @@ import pytest
 from simulator.hook import PathRule, find_local_paths_in_frame, parse_hook_message
 from simulator.hook.connect_links import pending_connect_tokens, token_leaks
 from simulator.hook.directions import Sender, sent_by
-from simulator.pytest_plugin import scenario_wire_log
+from simulator.harness.plugin import scenario_wire_log
 from simulator.wirelog import Direction
 
 _frames: dict[str, int] = defaultdict(int)

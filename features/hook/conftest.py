@@ -17,8 +17,8 @@ import re
 
 import pytest
 
-from simulator.pytest_plugin import harness_of, scenario_template
-from simulator.requirements import JudgedOn
+from simulator.harness.plugin import harness_of, scenario_template
+from simulator.verdicts.requirements import JudgedOn
 
 _SAMPLE_PING = re.compile(r'^the sample frame "ping/')
 

@@ -2,7 +2,7 @@
 
 A step definition (``steps/``) translates one Gherkin phrase into one driver call and, for a Then step, a typed
 assertion; the driver carries the scenario state (names the feature gives to devices, chats, tasks, calls), talks to
-the subject through a role (``simulator.roles``) and its control API (``simulator.control``), and judges with the
+the subject through a role (``simulator.roles``) and its control API (``simulator.subjects.control``), and judges with the
 rule the protocol core states (``simulator.hook``) or the expectation the feature wrote. Layering: core ← roles ←
 drivers ← steps; a driver never imports ``steps/``, the pytest plugin or a reference implementation.
 

@@ -32,7 +32,7 @@ Row = dict[str, Any]
 
 
 class ControlCalls(Protocol):
-    """What a driver needs of a control client (``simulator.control.ControlClient``)."""
+    """What a driver needs of a control client (``simulator.subjects.control.ControlClient``)."""
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any: ...
 

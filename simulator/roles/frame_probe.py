@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..control import ControlClient
+from ..subjects.control import ControlClient
 from ..errors import MissingFrame, SubjectTimeout, TargetError
 from ..hook import make_ping
-from ..settling import SETTLE, offers_settle, settle_window
+from ..subjects.settling import SETTLE, offers_settle, settle_window
 from ..wirelog import WireLog
 from .hook_conn import CloseInfo, HookConnection, HookConnectionClosed, HookRoleBase, Inbound
 

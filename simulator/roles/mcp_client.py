@@ -34,7 +34,7 @@ on channel ``"stderr"``, both as ``note``.
 
 A stdio subject that ends before it sent a single message (it exited, or closed its stdout) is an infrastructure
 error (``TargetError``) that says how it ended and what it last wrote to stderr
-(``simulator.subject_spawn.startup_death``): "the subject exited with status 3 before answering initialize; its
+(``simulator.subjects.spawn.startup_death``): "the subject exited with status 3 before answering initialize; its
 stderr ends with: …".
 """
 
@@ -61,7 +61,7 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
-from ..subject_spawn import STDERR_TAIL_LINES, SpawnExit, SpawnWatch, startup_death
+from ..subjects.spawn import STDERR_TAIL_LINES, SpawnExit, SpawnWatch, startup_death
 from ..wirelog import Direction, WireLog
 from .loop import LoopThread
 from .mcp_transports import InvalidFrame, Streams, http_transport, memory_transport, stdio_transport
@@ -241,7 +241,7 @@ class McpClientRole:
         """Spawn ``command`` (an argv list) as a stdio MCP server, in ``cwd`` (None: this process's working
         directory). Its environment is the SDK default (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus ``env`` (e.g.
         ``{"MCP_TOOLSET": "core"}``). ``watch`` hears the child's pid, stderr lines and end (a log file, the end of
-        its working directory: ``simulator.subject_spawn.StdioSpawn``). Raises ``TargetError`` when it cannot be
+        its working directory: ``simulator.subjects.spawn.StdioSpawn``). Raises ``TargetError`` when it cannot be
         spawned."""
         command = list(command)
         cm = stdio_transport(

@@ -36,8 +36,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SubjectTimeout, TargetError
-from ..huge_pages import subject_environment
-from ..subject_spawn import SpawnExit, SpawnWatch, with_working_directory
+from ..subjects.huge_pages import subject_environment
+from ..subjects.spawn import SpawnExit, SpawnWatch, with_working_directory
 
 __all__ = ["HttpChannel", "RawChannel", "Received", "StdioChannel", "INITIALIZE_VERSION"]
 

@@ -13,7 +13,7 @@ stderr line by line (the SDK hands stderr to a file), and must know the child's 
 lifecycle (basic/lifecycle#shutdown, stdio): close the child's stdin, wait, SIGTERM the group, wait, SIGKILL.
 Every wait is bounded. How the child ended is kept as a ``SpawnExit`` (``Streams.ended``): its exit status, the
 signal the harness had to send, and whether it ended before writing a single message (it died at start-up); a
-``SpawnWatch`` (simulator.subject_spawn) is told the pid, each stderr line and that end, once stderr is drained.
+``SpawnWatch`` (simulator.subjects.spawn) is told the pid, each stderr line and that end, once stderr is drained.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 
-from ..subject_spawn import SpawnExit, SpawnWatch, with_working_directory
+from ..subjects.spawn import SpawnExit, SpawnWatch, with_working_directory
 
 __all__ = [
     "InvalidFrame",

@@ -8,7 +8,7 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.drivers.ccweb import CcwebControl, CcwebDriver, initialize_session
-from simulator.targets import Role
+from simulator.subjects.targets import Role
 
 ROLE = Role.CCWEB.value
 

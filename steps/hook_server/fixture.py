@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simulator.drivers.hook_server import HOOK_SERVER_ROLE, HookServerDriver, HookServerScenario
-from simulator.targets import Role
+from simulator.subjects.targets import Role
 
 
 @pytest.fixture

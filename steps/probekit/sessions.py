@@ -8,7 +8,7 @@ import pytest_bdd as bdd
 from pytest_bdd import parsers
 
 from simulator.drivers.probekit import HarnessSubject, ProbeKitDriver
-from simulator.targets import Role
+from simulator.subjects.targets import Role
 
 from .values import json_value
 

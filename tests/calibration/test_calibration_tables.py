@@ -13,7 +13,7 @@ from calibration import Difference, compare, load_tables
 from calibration.check import find_table, main
 from calibration.render import BEGIN, END, render_tables
 from calibration.tables import TableError, load_table
-from simulator.requirements import load_registry
+from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY, _ = load_registry(ROOT / "scenarios" / "requirements")

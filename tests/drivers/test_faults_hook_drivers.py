@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.drivers.faults.hook_drops import DropStep, HookDrops
 from simulator.drivers.faults.hook_reopen_drops import ReopenDrops
 from simulator.drivers.faults.hook_storm import POINTS, run_storm

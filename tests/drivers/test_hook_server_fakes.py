@@ -11,7 +11,7 @@ from typing import Any
 
 from test_timing import FakeClock
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.drivers.hook_server import HookServerDriver, HookServerScenario
 from simulator.errors import MissingFrame, NotTestable
 from simulator.hook import HookMessage, MessageType, WelcomePayload

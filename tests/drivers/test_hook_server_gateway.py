@@ -18,7 +18,7 @@ from simulator.hook import (
     parse_hook_message,
     serialize_hook_message,
 )
-from simulator.raw_errors import new_raw_error
+from simulator.drivers.hook_server.raw_errors import new_raw_error
 from simulator.wirelog import Direction
 
 QID = "q-123"

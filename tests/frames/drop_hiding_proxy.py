@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from simulator.frame_cases import FrameCase, load_frame_cases, normalise_pointer  # noqa: E402 - the path above first
+from simulator.harness.frame_cases import FrameCase, load_frame_cases, normalise_pointer  # noqa: E402 - the path above first
 
 #: Headers never forwarded as they are (the proxy's own connection, the body's length).
 HOP_HEADERS = frozenset({"host", "content-length", "connection", "transfer-encoding"})

@@ -7,7 +7,7 @@ import json
 
 from conformance_runs import ROOT, load_module
 
-from simulator.frame_cases import FrameCase
+from simulator.harness.frame_cases import FrameCase
 
 proxy = load_module(ROOT / "tests" / "frames" / "drop_hiding_proxy.py", "drop_hiding_proxy")
 

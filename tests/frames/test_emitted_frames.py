@@ -1,5 +1,5 @@
-"""The emitted-frames judge (simulator/emitted_frames.py) and the rule index it charges violations with
-(simulator/frame_cases.py), on frames written here: pure functions, no subject."""
+"""The emitted-frames judge (simulator/drivers/emitted_frames.py) and the rule index it charges violations with
+(simulator/harness/frame_cases.py), on frames written here: pure functions, no subject."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.emitted_frames import EmittedFrames
-from simulator.frame_cases import frame_rule_index, normalise_pointer
-from simulator.results import Verdict
+from simulator.drivers.emitted_frames import EmittedFrames
+from simulator.harness.frame_cases import frame_rule_index, normalise_pointer
+from simulator.verdicts.results import Verdict
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 

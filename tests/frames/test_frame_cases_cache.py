@@ -1,4 +1,4 @@
-"""The cache of the expanded frame cases (simulator/frame_cases.py): a hit gives exactly what parsing gives, an
+"""The cache of the expanded frame cases (simulator/harness/frame_cases.py): a hit gives exactly what parsing gives, an
 edited feature file is parsed again, and a cache file that is garbage is never believed."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.frame_cases import _cache_file, load_frame_cases
+from simulator.harness.frame_cases import _cache_file, load_frame_cases
 
 FEATURES = Path(__file__).resolve().parents[2] / "features"
 

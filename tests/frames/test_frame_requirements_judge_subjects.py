@@ -11,7 +11,7 @@ import gzip
 import pytest
 
 from conformance_runs import PYTHON, ROOT, RunPool, run_features, serving
-from simulator.recording import FILE_NAME
+from simulator.replay.recording import FILE_NAME
 
 FAKE = str(ROOT / "tests" / "frames" / "fake_hook_server.py")
 #: A few ping rules: cheap to deliver, and each mode below breaks one of them.

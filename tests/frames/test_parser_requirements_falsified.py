@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conformance_runs import PYTHON, ROOT, child_env
 
-from simulator.requirements import JudgedOn, load_registry
+from simulator.verdicts.requirements import JudgedOn, load_registry
 
 #: broken parser (tests.frames.broken_parsers:NAME) → the one requirement it breaks.
 PROVES: dict[str, str] = {

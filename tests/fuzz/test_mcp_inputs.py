@@ -1,4 +1,4 @@
-"""The MCP robustness inputs (simulator/fuzz/mcp_inputs.py) and their replay files (format "mcp"): pure checks of
+"""The MCP robustness inputs (simulator/profiles/fuzz/mcp_inputs.py) and their replay files (format "mcp"): pure checks of
 what each kind promises, so that the answer rule (ROBUST-*-ANSWER-01) judges only what a sentence obliges."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from simulator.errors import ConfigError
-from simulator.fuzz.mcp_inputs import ID_SLOT, Expect, McpInput, McpKind, ToolSeed, mcp_inputs, with_id
-from simulator.fuzz.replay import Replay, load_replay, save_replay
+from simulator.profiles.fuzz.mcp_inputs import ID_SLOT, Expect, McpInput, McpKind, ToolSeed, mcp_inputs, with_id
+from simulator.profiles.fuzz.replay import Replay, load_replay, save_replay
 
 TOOLS = [ToolSeed("echo", {"type": "object", "properties": {"text": {"type": "string"}, "n": {"type": "integer"},
                                                              "mode": {"enum": ["a", "b"]}}}),

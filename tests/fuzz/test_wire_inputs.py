@@ -1,4 +1,4 @@
-"""The robustness profile's inputs (simulator/fuzz/wire_inputs.py) and replay files (simulator/fuzz/replay.py): pure
+"""The robustness profile's inputs (simulator/profiles/fuzz/wire_inputs.py) and replay files (simulator/profiles/fuzz/replay.py): pure
 functions, no subject."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simulator.errors import ConfigError
-from simulator.fuzz.replay import Replay, load_replay, save_replay
-from simulator.fuzz.wire_inputs import InputKind, WireInput, is_garbage, oversize_input, wire_inputs
+from simulator.profiles.fuzz.replay import Replay, load_replay, save_replay
+from simulator.profiles.fuzz.wire_inputs import InputKind, WireInput, is_garbage, oversize_input, wire_inputs
 from simulator.hook import HOOK_MAX_FRAME_CHARS, utf16_len
 from simulator.hook import parse_hook_message
 

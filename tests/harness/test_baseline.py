@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.baseline import load_baseline, render_baseline
+from simulator.verdicts.baseline import load_baseline, render_baseline
 from simulator.errors import ConfigError
-from simulator.results import ScenarioResult, Verdict
+from simulator.verdicts.results import ScenarioResult, Verdict
 
 
 def result(nodeid, req, verdict, name="s"):

@@ -1,4 +1,4 @@
-"""Step functions' signatures kept per function (simulator/bdd_signatures.py): in place during a run, the answer
+"""Step functions' signatures kept per function (simulator/harness/bdd_signatures.py): in place during a run, the answer
 ``inspect`` gives, computed once, and removed again without a trace."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
-from simulator import bdd_signatures
+from simulator.harness import bdd_signatures
 
 
 def _step(frame_driver, pointer: str, value: str = "x") -> None:
@@ -14,7 +14,7 @@ def _step(frame_driver, pointer: str, value: str = "x") -> None:
 
 
 def test_the_signatures_are_kept_in_a_session_that_loads_the_plugin() -> None:
-    # this test session loads simulator.pytest_plugin (the root conftest.py), and collection has finished
+    # this test session loads simulator.harness.plugin (the root conftest.py), and collection has finished
     module = importlib.import_module("pytest_bdd.scenario")
     assert isinstance(module.signature, bdd_signatures._Kept)
     assert isinstance(module.get_required_args, bdd_signatures._Kept)

@@ -1,4 +1,4 @@
-"""The faster pytest-bdd step lookup (simulator/bdd_step_lookup.py): it is in place during a run, and it finds
+"""The faster pytest-bdd step lookup (simulator/harness/bdd_step_lookup.py): it is in place during a run, and it finds
 exactly the step definitions pytest-bdd's own lookup finds, for every step of a selection of every family."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from simulator import bdd_step_lookup
+from simulator.harness import bdd_step_lookup
 from tests.conformance_runs import child_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_lookup_is_installed_in_a_session_that_loads_the_plugin() -> None:
-    # this test session loads simulator.pytest_plugin (the root conftest.py), and collection has finished
+    # this test session loads simulator.harness.plugin (the root conftest.py), and collection has finished
     module = importlib.import_module("pytest_bdd.scenario")
     assert isinstance(module.find_fixturedefs_for_step, bdd_step_lookup._Lookup)
 

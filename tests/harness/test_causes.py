@@ -1,13 +1,13 @@
-"""Causes, Next steps and the one-screen console (simulator/causes.py, simulator/console.py), as pure functions of a
+"""Causes, Next steps and the one-screen console (simulator/verdicts/causes.py, simulator/harness/console.py), as pure functions of a
 run's record: what a reader of an incomplete implementation's run is told to do first."""
 
 from __future__ import annotations
 
 import pytest
 
-from simulator.causes import Cause, CauseKind, cause_of, missing_capabilities_text, next_steps
-from simulator.console import GROUP_AT, console_lines, silence_line
-from simulator.results import (
+from simulator.verdicts.causes import Cause, CauseKind, cause_of, missing_capabilities_text, next_steps
+from simulator.harness.console import GROUP_AT, console_lines, silence_line
+from simulator.verdicts.results import (
     RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, also_of, exit_code_for, requirement_verdict,
 )
 

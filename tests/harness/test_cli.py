@@ -12,7 +12,7 @@ import pytest
 from conformance_runs import child_env
 
 from simulator.__main__ import main
-from simulator.requirements import load_registry
+from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What a run writes by default (Cucumber JSON only when ``--formats`` names it).

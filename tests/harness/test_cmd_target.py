@@ -1,4 +1,4 @@
-"""``--target hook-server=cmd:COMMAND`` (simulator/targets.py, simulator/command_subject.py, simulator/subjects.py):
+"""``--target hook-server=cmd:COMMAND`` (simulator/subjects/targets.py, simulator/subjects/command.py, simulator/harness/subjects.py):
 parsing, the readiness line, and the spawn / SIGKILL / restart / stop of the command, with a fake subject (a few lines
 of Python) instead of a hook server."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from simulator.command_subject import CommandSubject, Readiness, fill_state, parse_readiness
-from simulator.config import build_config
+from simulator.subjects.command import CommandSubject, Readiness, fill_state, parse_readiness
+from simulator.subjects.config import build_config
 from simulator.errors import ConfigError, NotTestable, TargetError
-from simulator.subjects import Subjects
-from simulator.targets import Role, TargetKind, parse_target, parse_target_assignment
+from simulator.harness.subjects import Subjects
+from simulator.subjects.targets import Role, TargetKind, parse_target, parse_target_assignment
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,4 +1,4 @@
-"""``simulator.control.ControlClient`` over a real HTTP server: one kept-alive connection for many calls, a new one
+"""``simulator.subjects.control.ControlClient`` over a real HTTP server: one kept-alive connection for many calls, a new one
 when the subject closed it between calls, and each answer mapped to its verdict (docs/control-api.md)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.errors import NotTestable, SubjectRefused, TargetError
 
 
@@ -102,7 +102,7 @@ def test_a_close_still_on_its_way_when_the_next_call_goes_out_costs_one_resend(s
     """The subject closes after each answer, and the client does not see the close before its next request (the
     race ``_closed_by_peer`` loses when the FIN is late): the request fails with no answer on the reused
     connection, and goes once more on a new one. A fresh connection that fails is not retried."""
-    import simulator.control as control
+    import simulator.subjects.control as control
 
     monkeypatch.setattr(control, "_closed_by_peer", lambda sock: False)
     subject.close_after_answer = True

@@ -1,4 +1,4 @@
-"""The verdict decision (simulator/decide.py), table-driven and without pytest's machinery: each verdict is
+"""The verdict decision (simulator/verdicts/decide.py), table-driven and without pytest's machinery: each verdict is
 reachable, MUST fails where SHOULD warns, not testable is a failure, not applicable only when the scenario declared
 it, a baseline entry turns the failure it expects into an expected one (and goes stale once the scenario passes),
 a reviewed decision settles a review."""
@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from simulator.baseline import Baseline, BaselineEntry
-from simulator.decide import Decision, Evidence, Judges, Outcome, Phase, Raised, Shown, decide, failure_text, judge
-from simulator.results import FAILING, ScenarioResult, Verdict
-from simulator.reviews import ReviewEntry, Reviews, material_digest
+from simulator.verdicts.baseline import Baseline, BaselineEntry
+from simulator.verdicts.decide import Decision, Evidence, Judges, Outcome, Phase, Raised, Shown, decide, failure_text, judge
+from simulator.verdicts.results import FAILING, ScenarioResult, Verdict
+from simulator.verdicts.reviews import ReviewEntry, Reviews, material_digest
 
 RID = "HOOK-SERVER-X-01"
 CALL, SETUP, TEARDOWN = Phase.CALL, Phase.SETUP, Phase.TEARDOWN

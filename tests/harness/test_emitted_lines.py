@@ -1,13 +1,13 @@
-"""``simulator.emitted_lines``: the lines a stdio MCP subject wrote to its stdout, judged against the stdio transport
+"""``simulator.drivers.emitted_lines``: the lines a stdio MCP subject wrote to its stdout, judged against the stdio transport
 rule (MCP 2025-11-25: "The server MUST NOT write anything to its stdout that is not a valid MCP message.")."""
 
 from __future__ import annotations
 
 import pytest
 
-from simulator.emitted_lines import EmittedLines, check_stdout_is_mcp, judge_emitted_lines, stdout_lines
+from simulator.drivers.emitted_lines import EmittedLines, check_stdout_is_mcp, judge_emitted_lines, stdout_lines
 from simulator.errors import NotTestable
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 from simulator.wirelog import Direction, WireEvent
 
 

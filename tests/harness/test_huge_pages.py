@@ -1,4 +1,4 @@
-"""simulator/huge_pages.py: `simulator run` starts itself again once with glibc's malloc on transparent huge pages,
+"""simulator/subjects/huge_pages.py: `simulator run` starts itself again once with glibc's malloc on transparent huge pages,
 where that helps, and hands the subjects it starts the environment it was given."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from simulator.huge_pages import TUNABLE, plan_restart, restart_if_useful, subject_environment
+from simulator.subjects.huge_pages import TUNABLE, plan_restart, restart_if_useful, subject_environment
 
 LINUX = ("Linux", ("glibc", "2.36"), "always [madvise] never")
 
@@ -62,7 +62,7 @@ def test_the_cli_is_started_again_at_most_once_and_its_subjects_get_the_environm
             main()
         except SystemExit:
             pass
-        from simulator.command_subject import CommandSubject
+        from simulator.subjects.command import CommandSubject
         subject = CommandSubject([sys.executable, "-c", "pass"])
         print("ENV " + json.dumps({{"own": os.environ.get("GLIBC_TUNABLES"),
                                     "subject": subject._env.get("GLIBC_TUNABLES"),
@@ -89,7 +89,7 @@ def test_the_cli_is_started_again_at_most_once_and_its_subjects_get_the_environm
 
 def test_a_caller_of_main_is_never_replaced(monkeypatch):
     """``main(argv)`` from a program of the user's (or a test) never starts the process again."""
-    from simulator import huge_pages
+    from simulator.subjects import huge_pages
 
     called = []
     monkeypatch.setattr(huge_pages, "restart_if_useful", lambda: called.append(True))
@@ -102,7 +102,7 @@ def test_a_caller_of_main_is_never_replaced(monkeypatch):
 def _facts(monkeypatch, tmp_path: Path, thp: str | None) -> list[tuple]:
     """A Linux glibc 2.36 machine whose transparent huge page mode reads ``thp`` (None: unreadable); the process's
     ``execve`` is recorded instead of done."""
-    from simulator import huge_pages
+    from simulator.subjects import huge_pages
 
     mode = tmp_path / "enabled"
     if thp is not None:

@@ -1,4 +1,4 @@
-"""An interrupted run (simulator.interruption): Ctrl-C (SIGINT) and SIGTERM stop the run, write a partial
+"""An interrupted run (simulator.harness.interruption): Ctrl-C (SIGINT) and SIGTERM stop the run, write a partial
 report marked ``interrupted`` with the scenarios that ran, end with 128 + the signal number, and print no
 internal tracebacks. Run in a subprocess on a small project of its own: the second scenario waits until the signal."""
 

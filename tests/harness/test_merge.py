@@ -1,4 +1,4 @@
-"""``report merge`` (simulator/merge.py): one report from several runs; a scenario takes the verdict of the
+"""``report merge`` (simulator/verdicts/merge.py): one report from several runs; a scenario takes the verdict of the
 runs that judged it (the worst of them), not testable only when no run judged it, with one evidence line per run."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from reports import write_all
 from simulator.__main__ import main
 from simulator.errors import ConfigError
-from simulator.merge import LabelledRun, merge_runs
-from simulator.results import RequirementResult, RunRecord, ScenarioResult, Subject, Verdict
+from simulator.verdicts.merge import LabelledRun, merge_runs
+from simulator.verdicts.results import RequirementResult, RunRecord, ScenarioResult, Subject, Verdict
 
 PROBE = {"role": "probekit", "target": "http://127.0.0.1:1/mcp"}
 

@@ -1,4 +1,4 @@
-"""``simulator.settling.offers_settle``: whether a control API lists ``settle`` (docs/control-api.md "How the harness
+"""``simulator.subjects.settling.offers_settle``: whether a control API lists ``settle`` (docs/control-api.md "How the harness
 uses `settle`"); one that cannot say is read as not offering it, so the check watches its whole window."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from simulator.errors import NotTestable, TargetError
-from simulator.settling import offers_settle
+from simulator.subjects.settling import offers_settle
 
 
 class _Control:

@@ -1,11 +1,11 @@
-"""simulator/options.py: the run options are declared once, for pytest and for ``python -m simulator run``."""
+"""simulator/subjects/options.py: the run options are declared once, for pytest and for ``python -m simulator run``."""
 
 from __future__ import annotations
 
 import argparse
 
 from simulator.__main__ import build_parser
-from simulator.options import RUN_OPTIONS, to_pytest_argv
+from simulator.subjects.options import RUN_OPTIONS, to_pytest_argv
 
 
 def _run_parser() -> argparse.ArgumentParser:

@@ -135,7 +135,7 @@ import socket
 import pytest_bdd as bdd
 from pytest_bdd import parsers
 
-from simulator.control import no_control
+from simulator.subjects.control import no_control
 from simulator.roles import DesktopRole, ServerRole
 from simulator.errors import NotApplicable
 from simulator.wirelog import Direction

@@ -1,4 +1,4 @@
-"""The preflight (simulator.preflight): each external target is probed once before the first scenario; an
+"""The preflight (simulator.harness.preflight): each external target is probed once before the first scenario; an
 unreachable one stops the run with one message and exit 3, a reachable one (whatever it answers) lets it run."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 from conformance_runs import ROOT, child_env, free_port
 from websockets.sync.server import serve as ws_serve
 
-from simulator.config import build_config
+from simulator.subjects.config import build_config
 from simulator.errors import TargetError
-from simulator.preflight import Unreachable, describe, exit_code, preflight
+from simulator.harness.preflight import Unreachable, describe, exit_code, preflight
 from simulator.roles.mcp_client import McpErrorResponse
-from simulator.targets import Role
+from simulator.subjects.targets import Role
 
 
 def _config(*targets: str, controls: tuple[str, ...] = (), step: float = 1.0, token: str | None = None):

@@ -1,11 +1,11 @@
-"""simulator/raw_errors.py: the raw provider errors a scenario gave (from its control requests in the wire log) and
+"""simulator/drivers/hook_server/raw_errors.py: the raw provider errors a scenario gave (from its control requests in the wire log) and
 finding them in a frame, whole or in part, in its string values only."""
 
 from __future__ import annotations
 
 import json
 
-from simulator.raw_errors import LEAK_WINDOW, new_raw_error, raw_error_leaks, raw_errors_given
+from simulator.drivers.hook_server.raw_errors import LEAK_WINDOW, new_raw_error, raw_error_leaks, raw_errors_given
 from simulator.wirelog import Direction, WireLog
 
 

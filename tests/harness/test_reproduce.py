@@ -1,10 +1,10 @@
-"""How a report says to rerun a requirement (simulator/reproduce.py): the run's own command, without secrets."""
+"""How a report says to rerun a requirement (simulator/replay/reproduce.py): the run's own command, without secrets."""
 
 from __future__ import annotations
 
-from simulator.config import build_config
-from simulator.reproduce import run_command
-from simulator.results import RunRecord
+from simulator.subjects.config import build_config
+from simulator.replay.reproduce import run_command
+from simulator.verdicts.results import RunRecord
 
 
 def test_the_command_names_what_the_run_named_and_never_the_token():

@@ -1,4 +1,4 @@
-"""Where the subjects the harness starts run, and what it keeps of them (simulator/subject_spawn.py, docs/targets.md
+"""Where the subjects the harness starts run, and what it keeps of them (simulator/subjects/spawn.py, docs/targets.md
 "Where subjects run"): a fresh directory per ``stdio:`` start and per ``cmd:`` subject (never the harness's working
 directory), ``--subject-cwd DIR`` instead, the command's relative paths resolved against the harness's directory,
 and a subject that dies at start-up explained by its exit status and stderr, in the scenario, the preflight and the
@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 from conformance_runs import child_env
 
-from simulator.config import build_config
+from simulator.subjects.config import build_config
 from simulator.errors import TargetError
-from simulator.preflight import preflight
+from simulator.harness.preflight import preflight
 from simulator.roles.mcp_client import McpClientRole
-from simulator.subject_spawn import (SpawnExit, SubjectLogs, SubjectSpawns, describe_exit, resolve_relative_paths,
+from simulator.subjects.spawn import (SpawnExit, SubjectLogs, SubjectSpawns, describe_exit, resolve_relative_paths,
                                      startup_death, stderr_tail)
-from simulator.subjects import Subjects
-from simulator.targets import Role
+from simulator.harness.subjects import Subjects
+from simulator.subjects.targets import Role
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -309,7 +309,7 @@ def test_under_xdist_each_worker_logs_into_the_report_folder(checkout: Path):
 
 
 def test_a_subject_is_told_the_directory_it_runs_in_as_a_shell_tells_it():
-    from simulator.subject_spawn import with_working_directory
+    from simulator.subjects.spawn import with_working_directory
 
     assert with_working_directory({"PATH": "/bin", "PWD": "/home/me/checkout"}, "/tmp/s-1") == \
         {"PATH": "/bin", "PWD": "/tmp/s-1"}

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.config import build_config, default_formats, load_file_config, report_formats
+from simulator.subjects.config import build_config, default_formats, load_file_config, report_formats
 from simulator.errors import ConfigError
-from simulator.targets import Role, TargetKind, parse_target, parse_target_assignment
+from simulator.subjects.targets import Role, TargetKind, parse_target, parse_target_assignment
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_http_subject_with_another_environment_is_not_testable():
     """The environment of an HTTP subject is the run's configuration (--subject-env), not something the subject
     declared: a scenario needing another one is not testable in this run (docs/targets.md "Verdicts")."""
     from simulator.errors import NotTestable
-    from simulator.subjects import Subjects
+    from simulator.harness.subjects import Subjects
 
     class Client:
         def connect_http(self, url):  # pragma: no cover - must not be reached
@@ -231,7 +231,7 @@ def test_auto_control_needs_a_placeholder(target):
 
 
 def test_initialize_waits_the_step_limit_plus_a_start_up_allowance_only_for_a_spawned_subject():
-    from simulator.targets import MCP_STARTUP_ALLOWANCE_S, mcp_initialize_timeout
+    from simulator.subjects.targets import MCP_STARTUP_ALLOWANCE_S, mcp_initialize_timeout
 
     assert mcp_initialize_timeout(TargetKind.HTTP, 2.0) == 2.0
     assert mcp_initialize_timeout(TargetKind.STDIO, 2.0) == 2.0 + MCP_STARTUP_ALLOWANCE_S
@@ -242,7 +242,7 @@ def test_initialize_waits_the_step_limit_plus_a_start_up_allowance_only_for_a_sp
 def test_http_subject_without_a_declared_environment_is_not_testable_and_says_how_to_declare_it():
     """Nothing is assumed about an HTTP subject's environment (no MCP_TOOLSET=full by default)."""
     from simulator.errors import NotTestable
-    from simulator.subjects import Subjects
+    from simulator.harness.subjects import Subjects
 
     class Client:
         connect_timeout = 0.0

@@ -17,8 +17,8 @@ from pytester_project import make_project
 from reports import write_all
 from reports.json_report import load_report
 from simulator.__main__ import main
-from simulator.merge import LabelledRun, merge_runs
-from simulator.results import (
+from simulator.verdicts.merge import LabelledRun, merge_runs
+from simulator.verdicts.results import (
     FAILING, VERDICT_ORDER, OtherVerdict, RequirementResult, RunRecord, ScenarioResult, Subject, Verdict, also_of,
     exit_code_for, requirement_verdict, worst,
 )
@@ -269,7 +269,7 @@ STEPS = '''
 import pytest_bdd as bdd
 from pytest_bdd import parsers
 
-from simulator.control import no_control
+from simulator.subjects.control import no_control
 
 bdd.scenarios("demo.feature")
 

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from pytester_project import make_project
 
-from simulator.reviews import material_digest
+from simulator.verdicts.reviews import material_digest
 
 pytest_plugins = ["pytester"]
 
@@ -216,7 +216,7 @@ def test_the_verdict_table_in_docs_targets_matches_the_code():
     says what ``FAILING`` and ``--strict`` do."""
     from pathlib import Path
 
-    from simulator.results import FAILING, Verdict
+    from simulator.verdicts.results import FAILING, Verdict
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "targets.md").read_text(encoding="utf-8")
     section = text.split("## Verdicts and timeouts", 1)[1].split("\n## ", 1)[0]

@@ -1,4 +1,4 @@
-"""pytest-xdist (simulator/xdist_bridge.py): ``-n 2`` gives the verdicts of a serial run, one summary and
+"""pytest-xdist (simulator/harness/xdist_bridge.py): ``-n 2`` gives the verdicts of a serial run, one summary and
 one report (the workers write none), with each worker's embedded references of its own (the hook server's restart
 scenarios included)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conformance_runs import ROOT, child_env
 
-from simulator.recording import FILE_NAME, load_recording
+from simulator.replay.recording import FILE_NAME, load_recording
 
 pytest.importorskip("xdist", reason="pytest-xdist is not installed (pip install -e '.[test]' brings it)")
 
@@ -42,7 +42,7 @@ def test_two_workers_give_the_serial_verdicts_one_summary_and_one_report(tmp_pat
     assert parallel_proc.stdout.count("==== conformance ====") <= 1
     assert sorted(p.name for p in (tmp_path / "parallel").iterdir() if p.name != "subjects") == sorted(
         ["report.json", "junit.xml", "summary.md", "report.html", FILE_NAME])
-    # the stderr logs of the subjects the workers started, one file per worker and role (simulator/subject_spawn.py)
+    # the stderr logs of the subjects the workers started, one file per worker and role (simulator/subjects/spawn.py)
     logs = [p.name for p in (tmp_path / "parallel" / "subjects").glob("*")]
     assert all(".gw" in name and name.endswith(".stderr.log") for name in logs), logs
     # the workers' scenario lines reach the controller's one recording: the same scenarios, verdicts and traffic

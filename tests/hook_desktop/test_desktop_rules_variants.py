@@ -77,7 +77,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_every_rule_has_a_variant_and_the_ids_exist():
-    from simulator.requirements import load_registry
+    from simulator.verdicts.requirements import load_registry
 
     registry, problems = load_registry(Path(__file__).resolve().parents[2] / "scenarios" / "requirements")
     assert not problems

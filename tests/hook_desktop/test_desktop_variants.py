@@ -32,7 +32,7 @@ from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
 from simulator.reference.broken import cases
 from simulator.reference.broken.desktop.select import ENV as VARIANT_ENV
-from simulator.requirements import load_registry
+from simulator.verdicts.requirements import load_registry
 
 
 FEATURES = "features/hook/test_hook_desktop.py"

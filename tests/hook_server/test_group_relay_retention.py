@@ -30,7 +30,7 @@ import pytest
 from conformance_runs import PYTHON, assert_all_pass, child_env, run_features, serving
 from websockets.sync.client import connect
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.hook import make_hello, make_provider_bind_start, parse_hook_message, serialize_hook_message
 from simulator.reference.broken.hook_server import select
 from simulator.reference.hookserver import start_server

@@ -25,7 +25,7 @@ from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
 from simulator.reference.broken import cases
 from simulator.reference.broken.hook_server.select import VARIANT_ENV
-from simulator.requirements import load_registry
+from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 FEATURES = "features/hook/test_hook_server.py"

@@ -1,11 +1,11 @@
-"""The lifecycle ledger (simulator/load/ledger.py): each verdict from the stages it rests on. Pure, no network."""
+"""The lifecycle ledger (simulator/profiles/load/ledger.py): each verdict from the stages it rests on. Pure, no network."""
 
 from __future__ import annotations
 
 import pytest
 
-from simulator.load import Ledger, Verdict, chat_of_external_key
-from simulator.load.ledger import DUPLICATION, INVALID, LOSS
+from simulator.profiles.load import Ledger, Verdict, chat_of_external_key
+from simulator.profiles.load.ledger import DUPLICATION, INVALID, LOSS
 
 GRACE = 10.0
 
@@ -142,7 +142,7 @@ def test_a_redelivery_after_a_reconnect_is_no_duplicate_but_one_on_the_acks_conn
 
 
 def test_public_names_are_pinned() -> None:
-    import simulator.load as pkg
+    import simulator.profiles.load as pkg
 
     assert sorted(pkg.__all__) == sorted(["DUPLICATION", "INVALID", "LOSS", "Judgement", "Ledger", "TaskRecord",
                                           "Verdict", "chat_of_external_key"])

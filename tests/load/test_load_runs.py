@@ -95,8 +95,8 @@ def test_usage_errors_exit_2_before_anything_starts(tmp_path: Path, args: list[s
 
 def test_the_harness_never_imports_gevent_or_locust() -> None:
     """Only the locustfile imports them, in Locust's own processes."""
-    code = ("import sys, simulator, simulator.__main__, simulator.load, simulator.load.cli, simulator.load.summary, "
-            "simulator.load.report, simulator.load.frames, simulator.load.echo, simulator.load.mcp_rpc\n"
+    code = ("import sys, simulator, simulator.__main__, simulator.profiles.load, simulator.profiles.load.cli, simulator.profiles.load.summary, "
+            "simulator.profiles.load.report, simulator.profiles.load.frames, simulator.profiles.load.echo, simulator.profiles.load.mcp_rpc\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('gevent', 'locust'))\n"
             "assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)

@@ -1,10 +1,10 @@
-"""A load run's figures as a report (simulator/load/report.py): the limits section carries them, the result fails
+"""A load run's figures as a report (simulator/profiles/load/report.py): the limits section carries them, the result fails
 when a task was lost or duplicated and names it. Pure: a fixed summary in, a RunRecord out."""
 
 from __future__ import annotations
 
-from simulator.load.report import limits, record
-from simulator.results import RunRecord, limits_of
+from simulator.profiles.load.report import limits, record
+from simulator.verdicts.results import RunRecord, limits_of
 
 SUMMARY = {
     "users": 100, "topology": "one process", "target": "ws://127.0.0.1:1/", "exit_code": 1,

@@ -1,8 +1,8 @@
-"""The figures and verdict of a load run (simulator/load/summary.py) from fixed Locust CSV text. Pure."""
+"""The figures and verdict of a load run (simulator/profiles/load/summary.py) from fixed Locust CSV text. Pure."""
 
 from __future__ import annotations
 
-from simulator.load.summary import EXIT_FAILED, EXIT_OK, exit_code, phase_figures, read_failures, read_stats, \
+from simulator.profiles.load.summary import EXIT_FAILED, EXIT_OK, exit_code, phase_figures, read_failures, read_stats, \
     server_view
 
 HEAD = ("Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,Min Response Time,"
@@ -60,7 +60,7 @@ def test_the_rates_are_taken_over_the_processes_window_when_they_report_it() -> 
 
 
 def test_the_event_stream_of_an_mcp_answer_is_split_by_lines_not_by_unicode_separators() -> None:
-    from simulator.load.mcp_rpc import sse_data
+    from simulator.profiles.load.mcp_rpc import sse_data
 
     body = 'event: message\r\ndata: {"id": 1, "t": "a\u2028b"}\r\n\r\ndata: one\ndata: two\n\n'
     assert sse_data(body) == ['{"id": 1, "t": "a\u2028b"}', "one\ntwo"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-import simulator.recording as recording
-from simulator.recording import MAX_TEXT, EventForms, scenario_line
+import simulator.replay.recording as recording
+from simulator.replay.recording import MAX_TEXT, EventForms, scenario_line
 from simulator.wirelog import Direction, WireEvent
 
 

@@ -1,8 +1,8 @@
-"""``simulator replay``'s comparison of what the harness played (simulator/replaying.py ``harness_side``): the
+"""``simulator replay``'s comparison of what the harness played (simulator/replay/replaying.py ``harness_side``): the
 upkeep a wait asks for as often as the subject's timing makes it (barrier pings, ``settle``, the capabilities read)
 is not part of the play; every other send is."""
 
-from simulator.replaying import compare_sides, harness_side
+from simulator.replay.replaying import compare_sides, harness_side
 
 
 def _sent(summary: str, channel: str = "control") -> dict:

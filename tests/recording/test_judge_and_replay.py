@@ -17,7 +17,7 @@ import pytest
 from conformance_runs import ROOT, child_env
 
 from simulator.errors import ConfigError
-from simulator.recording import FILE_NAME, FORMAT, load_recording
+from simulator.replay.recording import FILE_NAME, FORMAT, load_recording
 
 #: A broken variant of each embedded reference, and a requirement each one must fail.
 VARIANTS = {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conformance_runs import ROOT, child_env
 
-from simulator.recording import FILE_NAME, load_recording
+from simulator.replay.recording import FILE_NAME, load_recording
 
 #: The most a full run's default report folder against the references may hold (README "Reports").
 REPORT_FOLDER_BYTES = 5_000_000

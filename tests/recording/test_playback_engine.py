@@ -1,4 +1,4 @@
-"""The playback engine (simulator/playback/engine.py) delivers what a recorded subject did after the scenario's
+"""The playback engine (simulator/replay/playback/engine.py) delivers what a recorded subject did after the scenario's
 teardown began only once the replay's teardown begins (``PlaybackEngine.tearing_down``).
 
 The regression it holds: a reference desktop stopped at the teardown closes its connection a few milliseconds after
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.playback.engine import PlaybackEngine
-from simulator.playback.fakes import PlayedWebSocket
+from simulator.replay.playback.engine import PlaybackEngine
+from simulator.replay.playback.fakes import PlayedWebSocket
 from simulator.wirelog import Direction, WireEvent
 
 ROLE = "desktop-sim"

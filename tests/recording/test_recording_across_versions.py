@@ -22,7 +22,7 @@ from pathlib import Path
 
 from conformance_runs import ROOT, child_env
 
-from simulator.recording import load_recording
+from simulator.replay.recording import load_recording
 
 RECORDING = Path(__file__).parent / "data" / "recorded-under-pytest-bdd-9.jsonl"
 

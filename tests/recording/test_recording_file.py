@@ -1,4 +1,4 @@
-"""The recording file (simulator/recording.py): gzip-compressed JSON Lines that read back as written; a plain
+"""The recording file (simulator/replay/recording.py): gzip-compressed JSON Lines that read back as written; a plain
 ``recording.jsonl`` written before recordings were compressed reads too; gzip's magic bytes decide which a file
 is, never its name; a compressed file cut short keeps its complete lines."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from simulator.errors import ConfigError
-from simulator.recording import FILE_NAME, FORMAT, LEGACY_FILE_NAME, VERSION, load_recording, write_recording
+from simulator.replay.recording import FILE_NAME, FORMAT, LEGACY_FILE_NAME, VERSION, load_recording, write_recording
 
 HEADER = {"harness": {"version": "0.1.0"}, "strict": False, "note": "第二行 ✓ 😀"}
 END = {"exitCode": 1, "interrupted": None, "requirements": {"R-1": "fail"}}

@@ -1,4 +1,4 @@
-"""The playback's recorded timeline (simulator/playback/timeline.py), sans-I/O: who caused each recorded event, how
+"""The playback's recorded timeline (simulator/replay/playback/timeline.py), sans-I/O: who caused each recorded event, how
 the replay's harness events are matched, when each subject event falls due, and how made-up values are carried
 over from the recording to the replay."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from simulator.playback.fakes import Ending, ending_of
-from simulator.playback.timeline import LOOKAHEAD, Kind, Timeline, kind_of
+from simulator.replay.playback.fakes import Ending, ending_of
+from simulator.replay.playback.timeline import LOOKAHEAD, Kind, Timeline, kind_of
 
 
 def ev(t: float, role: str, direction: str, channel: str, summary: str, text: str = "", conn: int | None = 1) -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulator.results import RequirementResult, RunRecord, ScenarioResult, Subject, Verdict
+from simulator.verdicts.results import RequirementResult, RunRecord, ScenarioResult, Subject, Verdict
 from simulator.wirelog import Direction, WireEvent
 
 #: The text of the fixture's most hostile wire event (asserted on in several formats).
@@ -41,7 +41,7 @@ _ACK_FAIL_WIRE = [
 ]
 
 
-#: The Gherkin steps as they ran (simulator/gherkin_steps.py) for two scenarios: a step that failed, and a step
+#: The Gherkin steps as they ran (simulator/harness/gherkin_steps.py) for two scenarios: a step that failed, and a step
 #: that found the requirement not applicable, each followed by a step never reached.
 _ACK_FAIL_STEPS = {"feature": "Task frames", "line": 41, "steps": [
     {"keyword": "Given", "text": 'the sample frame "task.ack/accepted"', "line": 42, "status": "passed",
@@ -100,7 +100,7 @@ def make_record() -> RunRecord:
         s("features/hook/test_hook_frames.py::test_bind_start_round_trip",
           "features/hook/frames/binding.feature", "bind.start round trip", "HOOK-FRAME-BIND-START-01", "must",
           Verdict.ERROR, reason="TargetError: the reference server exited with status 70", duration_s=0.3,
-          evidence=["Traceback (most recent call last):\n  File \"simulator/targets/process.py\", line 88\n"
+          evidence=["Traceback (most recent call last):\n  File \"simulator/subjects/targets/process.py\", line 88\n"
                     "TargetError: exited 70"]),
         s("features/hook/test_hook_frames.py::test_turn_end_is_delivered",
           "features/hook/frames/turns.feature", "turn.end is delivered", "HOOK-FRAME-TURN-END-01", "must",

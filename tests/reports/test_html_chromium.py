@@ -28,8 +28,8 @@ import pytest
 
 from reports import render_html
 from reports.html_view import page_view
-from simulator.causes import next_steps
-from simulator.results import Verdict
+from simulator.verdicts.causes import next_steps
+from simulator.verdicts.results import Verdict
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

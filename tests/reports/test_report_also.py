@@ -14,7 +14,7 @@ from reports.html import render_html
 from reports.html_view import page_view
 from reports.json_report import load_schema, render_json
 from reports.markdown import render_markdown
-from simulator.results import ScenarioResult, Verdict, also_of
+from simulator.verdicts.results import ScenarioResult, Verdict, also_of
 
 ACK = "HOOK-FRAME-TASK-ACK-01"
 LINE = "and 1 scenario could not be tested: the harness cannot see the ack's reason | <b>"

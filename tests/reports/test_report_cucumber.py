@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from reports.cucumber import render_cucumber
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 
 
 def _elements(record):

@@ -1,5 +1,5 @@
 """The package surface: FORMATS, FILENAMES, DEFAULT_FORMATS, write_all; the renderers' independence from the rest
-of the harness; the verdict order shared with ``simulator.results``."""
+of the harness; the verdict order shared with ``simulator.verdicts.results``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from reports import DEFAULT_FORMATS, FILENAMES, FORMATS, write_all
 from reports.json_report import report_document
 from reports._common import SEVERITY_ORDER, visible
-from simulator.results import Verdict, worst
+from simulator.verdicts.results import Verdict, worst
 
 PACKAGE = Path(reports.__file__).resolve().parent
 
@@ -50,7 +50,7 @@ def test_write_all_writes_the_default_formats_or_those_named(tmp_path, record):
 
 def test_renderers_import_only_results_and_wirelog_of_the_harness():
     # suite: where the schema file is; causes: the Next steps, a pure function of the record
-    allowed = {"simulator.results", "simulator.wirelog", "simulator.suite", "simulator.causes"}
+    allowed = {"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes"}
     for path in PACKAGE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -82,7 +82,7 @@ def test_sparse_records_render_in_every_format(tmp_path, record):
     import xml.etree.ElementTree as ET
 
     from reports.json_report import load_report
-    from simulator.results import RunRecord, ScenarioResult
+    from simulator.verdicts.results import RunRecord, ScenarioResult
 
     empty = RunRecord("0.1.0", {}, [], "2026-05-09T10:00:00+00:00", "2026-05-09T10:00:00.001+00:00", False)
     bare = RunRecord.from_json(record.to_json())

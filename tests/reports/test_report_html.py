@@ -15,7 +15,7 @@ from reports.html_script import JS
 from reports.html_style import CSS, MONO_STACK, SANS_STACK
 from reports.html_view import page_view
 from reports.json_report import dumps, load_schema, render_json, report_document
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 
 _EMBED = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 _VIEW = re.compile(r'<script type="application/json" id="report-view">(.*?)</script>', re.S)
@@ -237,7 +237,7 @@ def test_not_applicable_requirements_carry_their_reason(record):
 
 def test_a_failing_scenario_of_no_listed_requirement_is_shown_on_its_own(record):
     assert page_view(record)["otherScenarios"] == []
-    from simulator.results import ScenarioResult
+    from simulator.verdicts.results import ScenarioResult
 
     record.scenarios.append(ScenarioResult("tests/x.py::test_x", "", "x", None, None, Verdict.FAIL, reason="boom"))
     assert page_view(record)["otherScenarios"] == [len(record.scenarios) - 1]

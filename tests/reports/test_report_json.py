@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from reports.json_report import SCHEMA_PATH, ReportError, load_report, load_schema, render_json, report_document
-from simulator.results import READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION, RunRecord, Verdict
+from simulator.verdicts.results import READABLE_SCHEMA_VERSIONS, REPORT_SCHEMA_VERSION, RunRecord, Verdict
 
 
 def _walk_properties(node, path="#"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from reports.junit import RUN_SUITE, case_classname, case_name, render_junit
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 
 
 def _parse(record):

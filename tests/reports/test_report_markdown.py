@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from reports.markdown import md_cell, md_escape, render_markdown
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 
 
 def _section(text, title):

@@ -4,7 +4,7 @@ console's conformance block and at the top of summary.md; a run without any says
 from __future__ import annotations
 
 from reports.markdown import render_markdown
-from simulator.results import Verdict
+from simulator.verdicts.results import Verdict
 
 
 def test_no_must_level_review_no_note(record):

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ...errors import NotTestable
-from ...settling import SETTLE_FAILED, SETTLE_FAILURES, settle_window
+from ...subjects.settling import SETTLE_FAILED, SETTLE_FAILURES, settle_window
 from ...wirelog import Direction
 from .contract import Capability, RunKind, is_one_of
 
@@ -26,7 +26,7 @@ Record = dict[str, Any]
 
 
 class ControlCaller(Protocol):
-    """What the driver needs of ``simulator.control.ControlClient`` (a fake in unit tests)."""
+    """What the driver needs of ``simulator.subjects.control.ControlClient`` (a fake in unit tests)."""
 
     def call(self, capability: str, body: dict[str, Any] | None = None) -> Any: ...
 

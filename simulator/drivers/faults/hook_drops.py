@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ...causes import missing_capabilities_text
+from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, HOOK_FEATURE_TURN_REOPEN, MessageType
 from ...roles.hook_desktop import DesktopRole

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from ...causes import missing_capabilities_text
+from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotApplicable, NotTestable, SubjectTimeout, TargetError
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, HookMessage, MessageType
 from ...roles.hook_conn import HookConnectionClosed

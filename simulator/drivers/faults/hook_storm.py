@@ -39,7 +39,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from ...control import ControlClient
+from ...subjects.control import ControlClient
 from ...errors import NotTestable
 from ...hook import (
     HOOK_FEATURE_TURN_DELIVERY, make_hello, make_pong, make_task_ack, make_turn_end, make_turn_progress,

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...command_subject import CommandSubject
-from ...control import ControlClient
+from ...subjects.command import CommandSubject
+from ...subjects.control import ControlClient
 from ...errors import NotTestable
-from ...targets import Role, TargetKind
+from ...subjects.targets import Role, TargetKind
 from ...wirelog import WireLog
 from .hook_kill import KillTarget
 

@@ -15,18 +15,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...control import ControlClient
+from ...subjects.control import ControlClient
 from ...errors import NotTestable
 from ...roles.hook_server import ServerRole
-from ...targets import Role
+from ...subjects.targets import Role
 from ...wirelog import Direction, WireLog
 from .answers import checked_control
 from .driver import DesktopDriver
 from .session import DesktopSession
 
 if TYPE_CHECKING:
-    from ...config import HarnessConfig
-    from ...subjects import Subjects
+    from ...subjects.config import HarnessConfig
+    from ...harness.subjects import Subjects
 
 __all__ = ["ROLE", "SubjectNotes", "bearer_token", "clear_leftover_scripts", "connect_desktop", "parse_features"]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...control import ControlClient
+from ...subjects.control import ControlClient
 from ...errors import MissingFrame, SubjectTimeout
 from ...hook import (
     HOOK_FEATURE_PROVIDER_BIND,
@@ -33,7 +33,7 @@ from ...hook import (
 )
 from ...roles.hook_conn import Inbound, Matcher
 from ...roles.hook_server import ServerRole
-from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
+from ...subjects.settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
 from ..timing import POLL_S, NotYet, eventually, quiet_window, timer_window
 from .answers import checked_control

@@ -10,7 +10,7 @@ report the drop at the case's pointer and code. A valid ``ping`` case must be an
 are not UTF-8 go as a binary frame, since a text frame cannot carry them (RFC 6455 §5.6). The parser's own
 agreement with the upstream package is a unit test (tests/hook/test_frame_features.py judges ``case.parse()``),
 never a conformance result. Frames the subject *sends* are judged against the same requirements by
-``simulator.emitted_frames``.
+``simulator.drivers.emitted_frames``.
 
 | module | holds |
 |---|---|

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...causes import missing_capabilities_text
+from ...verdicts.causes import missing_capabilities_text
 from ...errors import NotTestable, SubjectTimeout
 from ...hook import AckResult, MessageType, RejectReason
 from ...roles.frame_probe import DeliveryOutcome

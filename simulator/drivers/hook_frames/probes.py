@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...roles.frame_probe import DesktopOpener, FrameProbe, HookServerOpener
-from ...targets import Role
+from ...subjects.targets import Role
 
 if TYPE_CHECKING:
-    from ...config import HarnessConfig
-    from ...subjects import Subjects
+    from ...subjects.config import HarnessConfig
+    from ...harness.subjects import Subjects
     from ..hook_desktop import SubjectNotes
 
 __all__ = ["DESKTOP_REDIAL_S", "FrameProbes", "open_probe"]

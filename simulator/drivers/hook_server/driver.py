@@ -40,7 +40,7 @@ that needs the server to close waits for the close and fails (not times out) whe
 
 from __future__ import annotations
 
-from ...targets import Role
+from ...subjects.targets import Role
 from .auth import AuthOps
 from .bad_input import BadInputOps
 from .behavior import BehaviorOps

@@ -4,7 +4,7 @@
 (``find_local_paths_in_frame(free_text=False)``: the user's own words relayed in a prompt are content, not a leak).
 
 The run-wide form of this rule, and of the one-time token rule (阶段 14, judged in its scenario by
-``provider_bindings``), is the emitted-frames judge's (``simulator.emitted_frames``). No frame leaves nothing to judge:
+``provider_bindings``), is the emitted-frames judge's (``simulator.drivers.emitted_frames``). No frame leaves nothing to judge:
 a failure, never a pass.
 """
 

@@ -2,11 +2,11 @@
 slack-hook-protocol.md "turn.delivery 可靠性与兼容": "provider 的原始响应正文不得上 wire"; §5 turn.delivery "retrying/failed
 的 error 仅含安全结构化 code/message/retryable,不得透传 provider 原始响应、凭证或用户内容").
 
-The harness makes the provider fail with a raw response it made up (``simulator.raw_errors.new_raw_error``) through the
+The harness makes the provider fail with a raw response it made up (``simulator.drivers.hook_server.raw_errors.new_raw_error``) through the
 control API: ``fail-publishes {rawError}`` (the channel) and ``fail-tool-calls {rawError, deviceId}`` (the Slack API of
 the gateway tools; docs/control-api.md "Queries, gateway tools, group relay and message operations (hook-server)"). The
 texts judged are those the scenario's control requests carried (read from the wire log, as the run-wide rule of
-``simulator.emitted_frames`` reads them), so the two judge the same thing. No frame, or no raw error given, leaves
+``simulator.drivers.emitted_frames`` reads them), so the two judge the same thing. No frame, or no raw error given, leaves
 nothing to judge: a failure, never a pass.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...raw_errors import new_raw_error, raw_error_leaks, raw_errors_given
+from .raw_errors import new_raw_error, raw_error_leaks, raw_errors_given
 from .privacy import PrivacyChecks
 from .scenario import HookServerScenario
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...settling import SETTLE_FAILURES
+from ...subjects.settling import SETTLE_FAILURES
 from .channel import ChannelOps
 from .scenario import HookServerScenario, Row
 

@@ -28,7 +28,7 @@ from ...hook import (
     make_ping,
 )
 from ...roles.hook_desktop import DesktopRole
-from ...settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
+from ...subjects.settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
 from ..timing import GRACE_S, eventually, quiet_window, timer_window
 from .control_answers import (

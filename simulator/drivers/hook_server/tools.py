@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ...errors import NotTestable
 from ...hook import MessageType
-from ...raw_errors import raw_error_leaks
+from .raw_errors import raw_error_leaks
 from .bindings import BindingOps
 from .deliveries import CODE_RE, RAW_RESPONSE_MARKERS
 from .provider_errors import ProviderErrorChecks

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from simulator.roles.mcp_values import tool_list_problems
-from simulator.targets import Role
+from simulator.subjects.targets import Role
 
 from .calls import Call
 from .expect import expect
 
 if TYPE_CHECKING:
     from simulator.roles.mcp_client import McpClientRole
-    from simulator.subjects import Subjects
+    from simulator.harness.subjects import Subjects
     from simulator.wirelog import WireLog
 
 __all__ = ["ROLE", "HarnessSubject", "ProbeKitSubject", "ProbeSession"]

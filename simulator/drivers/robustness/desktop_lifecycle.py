@@ -1,6 +1,6 @@
 """Task lifecycles beside the garbage, at a desktop (robustness profile, ROBUST-DESKTOP-LIFECYCLE-01): the harness's
 hook server dispatches real tasks to the desktop under test on the frame probe's connection while Hypothesis's
-garbage (``simulator.fuzz.wire_inputs``) goes before every frame of theirs, and nothing may be lost or run twice.
+garbage (``simulator.profiles.fuzz.wire_inputs``) goes before every frame of theirs, and nothing may be lost or run twice.
 
 Per round: the next turn is scripted through the desktop's control API (``script-next-turn``: one progress step, a
 final text of its own, no step delay) → garbage → ``task.dispatch`` (a fresh UUID v4 requestId, a workspace alias of
@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...causes import missing_capabilities_text
+from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
-from ...fuzz.wire_inputs import WireInput
+from ...profiles.fuzz.wire_inputs import WireInput
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType, make_ping
 from ...roles.frame_probe import FrameProbe
 from ...wirelog import WireLog

@@ -1,6 +1,6 @@
 """The search both lifecycle requirements of the robustness profile share (ROBUST-HOOK-SERVER-LIFECYCLE-01,
 ROBUST-DESKTOP-LIFECYCLE-01): Hypothesis draws, per round, one batch of 1 to 3 fuzzed frames
-(``simulator.fuzz.wire_inputs``) for each gap before a frame of the round's task lifecycle, and the caller's
+(``simulator.profiles.fuzz.wire_inputs``) for each gap before a frame of the round's task lifecycle, and the caller's
 ``one_round`` sends them around its lifecycle. The first failing round ends the search: its message, which the
 caller put in ``failures``, is what is raised (Hypothesis replays a failing example and may wrap the error; neither
 may hide the subject's failure).
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from ...fuzz.wire_inputs import WireInput, wire_inputs
+from ...profiles.fuzz.wire_inputs import WireInput, wire_inputs
 
 __all__ = ["run_garbage_rounds"]
 

@@ -1,5 +1,5 @@
 """The robustness profile over the wire of a hook subject (``-m robustness``; features/robustness): Hypothesis throws
-batches of frames every conformant peer must drop (``simulator.fuzz.wire_inputs``) at the hook server or the desktop
+batches of frames every conformant peer must drop (``simulator.profiles.fuzz.wire_inputs``) at the hook server or the desktop
 under test, each batch followed by a barrier ping (``FrameProbe.deliver_many``), and one property is judged per
 requirement:
 
@@ -11,7 +11,7 @@ requirement:
 A pass needs evidence: the count of frames after which the property could be observed (a batch after which the
 connection was gone says nothing about pings or reactions) must reach the run's budget's share, and is the pass's
 evidence. A failing batch (Hypothesis generates; the search stops at the first failure) is shrunk on the subject
-(``_shrink``: each frame alone, then the shortest failing prefix), saved as a replay file (``simulator.fuzz.replay``)
+(``_shrink``: each frame alone, then the shortest failing prefix), saved as a replay file (``simulator.profiles.fuzz.replay``)
 whose path the failure names, and ``--replay FILE`` sends exactly that batch again.
 
 ``--fuzz-frames N`` is spent in full: the search sends batches until at least N fuzzed frames have gone out; then
@@ -32,8 +32,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from ...errors import SubjectTimeout, TargetError
-from ...fuzz.replay import Replay, save_replay
-from ...fuzz.wire_inputs import WireInput, oversize_input, wire_inputs
+from ...profiles.fuzz.replay import Replay, save_replay
+from ...profiles.fuzz.wire_inputs import WireInput, oversize_input, wire_inputs
 from ...hook import make_ping
 from ...roles.frame_probe import DeliveryOutcome, FrameProbe
 from ...wirelog import WireLog
@@ -221,7 +221,7 @@ class HookFuzzer:
                 attempt([oversize_input()], budgeted=False)
             except _Violation as exc:
                 raise AssertionError(f"{exc} — the frame one UTF-16 unit over 48 MiB (not saved: "
-                                     f"simulator.fuzz.wire_inputs.oversize_input() makes it again)") from None
+                                     f"simulator.profiles.fuzz.wire_inputs.oversize_input() makes it again)") from None
         report.seconds = time.monotonic() - started
         if self.replay is None and report.observed < MIN_OBSERVED_SHARE * report.tried:
             raise AssertionError(f"the {subject} could be observed after only {report.observed} of {report.tried} "

@@ -1,5 +1,5 @@
 """Task lifecycles beside the garbage (robustness profile, ROBUST-HOOK-SERVER-LIFECYCLE-01): a simulated desktop runs
-real tasks on the hook server under test while Hypothesis's garbage (``simulator.fuzz.wire_inputs``) goes on the same
+real tasks on the hook server under test while Hypothesis's garbage (``simulator.profiles.fuzz.wire_inputs``) goes on the same
 connection before every frame of the lifecycle, and nothing may be lost or run twice.
 
 Per round: a user's message through the control API (``inject-message``) → the server's ``task.dispatch`` → the
@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...causes import missing_capabilities_text
+from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable
-from ...fuzz.wire_inputs import WireInput
+from ...profiles.fuzz.wire_inputs import WireInput
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, MessageType
 from ...roles.frame_probe import FrameProbe
 from ...roles.hook_desktop import DesktopRole

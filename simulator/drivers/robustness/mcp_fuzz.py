@@ -1,5 +1,5 @@
 """The robustness profile over the raw JSON-RPC of an MCP subject (``-m robustness``; features/robustness/ccweb.feature
-and probekit.feature): Hypothesis throws batches of inputs (``simulator.fuzz.mcp_inputs``: malformed lines, JSON that
+and probekit.feature): Hypothesis throws batches of inputs (``simulator.profiles.fuzz.mcp_inputs``: malformed lines, JSON that
 is no JSON-RPC, unknown methods, wrong argument types, unknown tools, huge and deep arguments, duplicate ids,
 cancellations) at the subject through a raw channel (``simulator.roles.mcp_raw``), each batch followed by a barrier
 ``ping``, and one property is judged per requirement:
@@ -23,7 +23,7 @@ barrier unanswered) counts for nothing, ``UNOBSERVED_STREAK`` such batches in a 
 seen at all.
 
 A failing batch is shrunk on the subject (each input alone, then the shortest failing prefix; a subject the harness
-spawns is spawned again when it died), saved as a replay file (``simulator.fuzz.replay``, format ``mcp``) whose path
+spawns is spawned again when it died), saved as a replay file (``simulator.profiles.fuzz.replay``, format ``mcp``) whose path
 the failure names; ``--replay FILE`` sends exactly that batch again. ``--fuzz-frames N`` is the budget: at least N
 inputs go out per property.
 """
@@ -44,8 +44,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from ...errors import SubjectTimeout, TargetError
-from ...fuzz.mcp_inputs import Expect, McpInput, ToolSeed, mcp_inputs, with_id
-from ...fuzz.replay import Replay, save_replay
+from ...profiles.fuzz.mcp_inputs import Expect, McpInput, ToolSeed, mcp_inputs, with_id
+from ...profiles.fuzz.replay import Replay, save_replay
 from ...roles.mcp_raw import RawChannel, Received
 
 __all__ = ["McpFuzzReport", "McpFuzzer", "Property"]

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ...running import Role, RunningReference
+from ...subjects.running import Role, RunningReference
 from .contract import CCWEB_MCP_TOOLS, REPLY_MODES, ReplyMode, codex_fallback_tools
 from .control import ControlApi
 from .core import CcwebCore

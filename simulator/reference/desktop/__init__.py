@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ...running import Role, RunningReference
+from ...subjects.running import Role, RunningReference
 from ..handle import ReferenceHandle
 from .agent import DEFAULT_SCRIPT, InteractionScript, Script
 from .client import RECONNECT_DELAY_S, DesktopClient

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ...running import Role, RunningReference
+from ...subjects.running import Role, RunningReference
 from ..handle import ReferenceHandle
 from .channel import MESSAGE_TRANSITIONS, ChannelMessage, MessageEvent, MessageState
 from .control import CAPABILITIES, HookServerControlApi

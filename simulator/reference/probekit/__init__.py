@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ...running import Role, RunningReference
+from ...subjects.running import Role, RunningReference
 from .catalog import CATALOG, STRUCTURED_TOOLS, ToolSpec, tool_definition
 from .output import error_response, ok_structured, ok_text
 from .parts import ProbekitParts

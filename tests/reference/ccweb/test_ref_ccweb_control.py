@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from simulator.control import ControlClient
+from simulator.subjects.control import ControlClient
 from simulator.errors import NotTestable
 from simulator.reference.ccweb import start_embedded
 from simulator.reference.ccweb.control import CAPABILITIES, ControlApi

@@ -376,7 +376,7 @@ def test_a_restart_keeps_the_memberships_and_drops_the_posts(tmp_path):
 
     from websockets.sync.client import connect
 
-    from simulator.control import ControlClient
+    from simulator.subjects.control import ControlClient
     from simulator.hook import make_hello, parse_hook_message, serialize_hook_message
     from simulator.reference.hookserver import start_server
 

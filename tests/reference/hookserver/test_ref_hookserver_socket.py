@@ -306,7 +306,7 @@ def test_restart_closes_connections_and_reloads_state():
 
 
 def test_start_embedded_uses_config_token_and_subject_env_variant():
-    from simulator.targets import Role
+    from simulator.subjects.targets import Role
 
     config = SimpleNamespace(hook_token="cfg-token",
                              subject_env={Role.HOOK_SERVER: {"HOOK_SERVER_REFERENCE_VARIANT": "progress-appends"}})

@@ -1,4 +1,4 @@
-"""Broken variants of the reference hook server for the load profile (simulator/load): the correct
+"""Broken variants of the reference hook server for the load profile (simulator/profiles/load): the correct
 ``HookServerMachine`` with one method overridden so that, under load, every ``EVERY``-th task is lost or runs twice.
 
 They prove no requirement, so they are not registered as falsifying cases: a conformance scenario injects one or two

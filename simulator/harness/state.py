@@ -1,0 +1,126 @@
+"""The run-wide state of a conformance run (``Harness``), where pytest keeps it and each scenario's records (the
+stash keys), and how a run ends early as a usage error.
+
+The pytest plugin (``simulator.harness.plugin``) makes the ``Harness`` when pytest configures and stashes it on the
+config; its hooks and fixtures, and the plugins beside it, read it back with ``harness_of``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+
+from ..verdicts.baseline import Baseline, load_baseline
+from ..subjects.config import HarnessConfig
+from ..verdicts.decide import Judges
+from ..drivers.emitted_frames import EmittedFrames
+from ..drivers.emitted_lines import EmittedLines
+from .preflight import Unreachable
+from ..replay.recording import EventForms
+from ..verdicts.requirements import load_registry
+from ..verdicts.results import RunRecord, ScenarioResult, Subject
+from ..verdicts.reviews import Reviews, load_reviews
+from ..subjects.spawn import SubjectSpawns
+from ..wirelog import WireLog
+
+__all__ = ["Harness", "EXIT_USAGE", "EXIT_INFRA", "usage_error", "harness_of", "scenario_wire_log", "now",
+           "HARNESS", "WIRE", "EVENT_FORMS", "EVIDENCE", "LIMITS"]
+
+#: The run's exit code for a usage error, the same under ``pytest features/`` and ``python -m simulator run``
+#: (docs/targets.md "Reports and exit codes"): bad options or configuration, a selection that matches no scenario,
+#: a hook server that refuses the run's own token.
+EXIT_USAGE = 2
+#: A failure of the harness or its infrastructure (a scenario in error, an unreachable target, a feature file that
+#: cannot be collected).
+EXIT_INFRA = 3
+
+
+def now() -> str:
+    """The current UTC time as the reports write it (ISO 8601, milliseconds)."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class Harness:
+    """Run-wide state: the configuration, the subjects seen, the scenario results."""
+
+    def __init__(self, config: HarnessConfig, rootdir: Path) -> None:
+        self.config = config
+        self.rootdir = rootdir
+        self.baseline: Baseline | None = load_baseline(config.baseline) if config.baseline else None
+        self.registry = load_registry(rootdir / "scenarios" / "requirements")[0]
+        self.reviews: Reviews | None = (
+            load_reviews(config.reviews, set(self.registry)) if config.reviews else None)
+        self.emitted = EmittedFrames()
+        #: What every stdio MCP subject wrote to its stdout, run-wide (simulator/drivers/emitted_lines.py).
+        self.emitted_lines = EmittedLines()
+        self.selection: list[str] = []
+        #: The usage error that ended the run (``usage_error``), if one did.
+        self.usage_error: str | None = None
+        #: pytest's word when feature files or steps could not be collected ("2 errors during collection").
+        self.collection_failed: str | None = None
+        #: ``RunRecord.selection`` (``simulator.harness.selection.selection_record``): paths, patterns, -m, -k, baseline,
+        #: reviews.
+        self.selection_record: dict[str, Any] = {}
+        self.results: dict[str, ScenarioResult] = {}
+        #: Each scenario's line of the run's recording (simulator.replay.recording), by node id; empty without a report.
+        self.recorded: dict[str, str] = {}
+        self.subjects: dict[str, Subject] = {}
+        self.started = now()
+        self.record: RunRecord | None = None
+        self.report_paths: dict[str, Path] = {}
+        #: The signal that stopped the run (simulator.harness.interruption), None while it runs on.
+        self.interrupted: str | None = None
+        #: A ``simulator judge`` run's playback of a recording (simulator.replay.playback), else None.
+        self.playback: Any = None
+        #: The targets the preflight could not reach (simulator.harness.preflight): the run stopped before any scenario.
+        self.unreachable: list[Unreachable] = []
+        #: How the subjects' commands start (simulator.subjects.spawn): where they run, where their stderr goes.
+        self.spawns = SubjectSpawns(config.subject_cwd)
+        #: The subjects' stderr log files in the report folder, by file name (simulator.harness.subject_logs_hooks).
+        self.subject_logs: dict[str, Path] = {}
+
+    @property
+    def judges(self) -> Judges:
+        """What judges every scenario besides its evidence (``simulator.verdicts.decide``)."""
+        return Judges(self.config.strict, self.baseline, self.reviews)
+
+    def note_subject(self, role: str, target: str, identity: dict[str, Any] | None = None) -> None:
+        """Roles and steps call this with what the subject said about itself (server name, features, …)."""
+        known = self.subjects.get(role)
+        merged = dict(known.identity) if known else {}
+        merged.update(identity or {})
+        self.subjects[role] = Subject(role, target, merged)
+
+
+def usage_error(message: str, harness: Harness | None = None) -> NoReturn:
+    """End the run as a usage error: exit code ``EXIT_USAGE`` and one line, ``conformance: usage error: …``, under
+    both front doors (pytest's own ``UsageError`` would exit 4 under ``pytest features/``)."""
+    if harness is not None:
+        harness.usage_error = message
+    pytest.exit(f"conformance: usage error: {message}", returncode=EXIT_USAGE)
+
+
+HARNESS = pytest.StashKey[Harness]()
+#: The wire log of a scenario (the ``wire_log`` fixture's).
+WIRE = pytest.StashKey[WireLog]()
+#: The recorded form of the scenario's events (``EventForms``), shared by its two recording lines; let go with its
+#: wire log.
+EVENT_FORMS = pytest.StashKey[EventForms]()
+#: What a scenario observed of its subject (the ``evidence`` fixture's texts).
+EVIDENCE = pytest.StashKey[list]()
+#: What a scenario measured of its subject (the ``limit`` fixture's figures).
+LIMITS = pytest.StashKey[list]()
+
+
+def harness_of(config: pytest.Config) -> Harness:
+    return config.stash[HARNESS]
+
+
+def scenario_wire_log(item: pytest.Item) -> WireLog | None:
+    """The wire log of ``item``'s scenario, or None when the scenario asked for none (for plugins that read the
+    traffic after a scenario ran, e.g. the message-type coverage of tests/wire_types_plugin.py). Kept until the
+    scenario's teardown has been reported (``pytest_runtest_protocol`` of simulator.harness.plugin), then let go."""
+    return item.stash.get(WIRE, None)
