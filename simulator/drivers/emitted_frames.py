@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING
 import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..hook.connect_links import MIN_SCANNED_TOKEN, pending_connect_tokens, token_leaks
