@@ -85,7 +85,7 @@ def spec_tables(record: RunRecord) -> list[dict[str, Any]]:
         levels.setdefault(r.level, dict.fromkeys(VERDICTS, 0))[r.verdict.value] += 1
     tables = []
     for spec in sorted(by_spec, key=lambda s: (s.casefold(), s)):
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"level": level, "counts": counts, "total": sum(counts.values())}
             for level, counts in by_spec[spec].items()
         ]

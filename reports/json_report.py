@@ -113,7 +113,8 @@ def render_json(record: RunRecord | Mapping[str, Any]) -> str:
 @lru_cache(maxsize=1)
 def load_schema() -> dict[str, Any]:
     """``docs/report-schema.json``."""
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))  # a JSON Schema is an object
+    return schema
 
 
 def _pointer(path: Any) -> str:
@@ -142,8 +143,8 @@ def _check_consistency(data: dict[str, Any]) -> tuple[str, str] | None:
 
 def validate_document(data: Any, file: str | Path = "<report>") -> None:
     """Raise ``ReportError`` unless ``data`` is a valid report.json document."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import best_match
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # no stubs: types-jsonschema is not installed
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]  # as above
 
     if isinstance(data, dict) and "schemaVersion" in data and data["schemaVersion"] not in READABLE_SCHEMA_VERSIONS:
         raise ReportError(

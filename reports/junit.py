@@ -188,7 +188,7 @@ def render_junit(record: RunRecord | Mapping[str, Any]) -> str:
         )
     if run_cases:
         suite = _suite(root, RUN_SUITE, record, len(features))
-        outcomes: list[str | None] = []
+        outcomes = []
         for name, message, text in run_cases:
             case = _el(suite, "testcase", classname=RUN_SUITE, name=name, time="0.000")
             _el(case, "failure", text, message=message, type="run")

@@ -158,8 +158,8 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     add("")
     counts = record.counts()
     scenario_counts = dict.fromkeys(VERDICTS, 0)
-    for s in record.scenarios:
-        scenario_counts[s.verdict.value] += 1
+    for scenario in record.scenarios:
+        scenario_counts[scenario.verdict.value] += 1
     add(_row("verdict", "requirements", "scenarios", "fails the run"))
     add(_row("---", "--:", "--:", "---"))
     for v in Verdict:

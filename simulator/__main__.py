@@ -22,9 +22,14 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .subjects.options import RUN_OPTIONS, to_pytest_argv
+
+if TYPE_CHECKING:
+    from .verdicts.requirements import Requirement, ScenarioRef
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INFRA = 0, 1, 2, 3
 #: An interrupted run (simulator.harness.interruption): 128 + the signal number, SIGINT 130, SIGTERM 143.
@@ -114,7 +119,7 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     if args.falsifiability:
         return _falsifiability(root, registry, args.selection or ["*"])
     scenarios = load_scenarios(root / "features")
-    by_req: dict[str, list] = {}
+    by_req: dict[str, list[ScenarioRef]] = {}
     for s in scenarios:
         for rid in s.req_ids:
             by_req.setdefault(rid, []).append(s)
@@ -145,7 +150,7 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
     return EXIT_OK
 
 
-def _falsifiability(root: Path, registry: dict, patterns: list[str]) -> int:
+def _falsifiability(root: Path, registry: dict[str, Requirement], patterns: list[str]) -> int:
     from .verdicts.falsifiability import figure, load_falsifiers, render_figure
 
     levels = {rid: req.level.value for rid, req in registry.items()
@@ -422,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0) and EXIT_USAGE
     if unknown and args.command != "serve":
         return _usage(f"{args.command}: unknown options {' '.join(unknown)} (put pytest options after --)")
-    return args.handler(args, extra + (unknown if args.command == "serve" else []))
+    handler: Callable[[argparse.Namespace, list[str]], int] = args.handler  # each subcommand's, set by build_parser
+    return handler(args, extra + (unknown if args.command == "serve" else []))
 
 
 if __name__ == "__main__":

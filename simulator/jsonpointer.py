@@ -31,7 +31,7 @@ def split(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
 
 
-def _index(container: list, token: str, pointer: str, *, allow_end: bool = False) -> int:
+def _index(container: list[Any], token: str, pointer: str, *, allow_end: bool = False) -> int:
     if token == "-" and allow_end:
         return len(container)
     if not token.isdigit():

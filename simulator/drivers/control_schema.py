@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # types-jsonschema not installed
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped]  # as above
 
 __all__ = ["CheckedControl", "ControlCalls", "ControlSchema", "Listing", "Row"]
 

@@ -41,7 +41,8 @@ def _find(record: dict[str, Any], step: Any) -> dict[str, Any] | None:
     """The first step of ``record`` at ``step``'s line that has not run yet (an outline repeats no line within one
     example; a background step has its own line)."""
     line = getattr(step, "line_number", None)
-    for entry in record["steps"]:
+    steps: list[dict[str, Any]] = record["steps"]
+    for entry in steps:
         if entry["line"] == line and entry["status"] == StepStatus.SKIPPED and "ran" not in entry:
             return entry
     return None

@@ -3,7 +3,7 @@ up (a fixture may connect) and ends after they are torn down (closing is part of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
@@ -23,7 +23,7 @@ class PlaybackHooks:
             self.playback.divergences[key] = ["the recording has no such scenario"]
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None):
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
         self.playback.engine.tearing_down()
         yield
         self.playback.end(self.key_of(item))

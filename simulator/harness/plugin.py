@@ -39,8 +39,9 @@ from __future__ import annotations
 import fnmatch
 import gc
 import sys
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -73,6 +74,11 @@ from .verdict_reports import ConciseFailures, ShouldNotMet, show
 from ..wirelog import TEARDOWN, Direction, WireLog
 from .xdist_bridge import RECORDING_ATTRIBUTE, RESULT_ATTRIBUTE, WORKER_KEY, XdistController, is_controller, \
     is_worker, worker_output
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from .subjects import Subjects
 
 __all__ = ["ShouldNotMet", "Harness", "harness_of", "scenario_template", "scenario_wire_log"]
 
@@ -161,14 +167,14 @@ def harness_config(harness: Harness) -> HarnessConfig:
 
 
 @pytest.fixture(scope="session")
-def subjects(harness: Harness):
+def subjects(harness: Harness) -> Iterator[Subjects]:
     """Resolves each role's target (docs/targets.md); embedded references are started once and stopped at the end."""
     from .subjects import Subjects
 
     if harness.playback is not None:
         from ..replay.playback.install import PlaybackSubjects
 
-        resolved = PlaybackSubjects(harness.config, harness.note_subject, harness.playback.identities())
+        resolved: Subjects = PlaybackSubjects(harness.config, harness.note_subject, harness.playback.identities())
     else:
         resolved = Subjects(harness.config, harness.note_subject, harness.spawns)
     yield resolved
@@ -185,7 +191,7 @@ def wire_log(request: pytest.FixtureRequest) -> WireLog:
 
 
 @pytest.fixture
-def evidence(request: pytest.FixtureRequest):
+def evidence(request: pytest.FixtureRequest) -> Callable[[str], None]:
     """``evidence(text)``: what the scenario observed of the subject, kept with its result whatever the verdict (a
     pass says on what: "2,000 fuzzed frames, the property observed after 1,998 of them")."""
     found: list[str] = request.node.stash.setdefault(EVIDENCE, [])
@@ -193,7 +199,7 @@ def evidence(request: pytest.FixtureRequest):
 
 
 @pytest.fixture
-def limit(request: pytest.FixtureRequest):
+def limit(request: pytest.FixtureRequest) -> Callable[..., None]:
     """``limit(name, value, unit, note="")``: a figure the scenario measured of its subject, for the report's limits
     section (report.json ``limits``): a measurement kept whatever the verdict, never a verdict itself."""
     found: list[dict[str, Any]] = request.node.stash.setdefault(LIMITS, [])
@@ -212,13 +218,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
     """Lets go of the scenario's wire log (and its events' recorded forms) once its reports are made: its verdict,
     the emitted-frames judge and a failing result's evidence (``ScenarioResult.wire``) have read it by then. A pytest
     item lives as long as the session, and a log holds every frame of the scenario: kept, the 48 MiB frame cases
     alone held ~2 GB to the end of the run."""
     yield
-    for key in (WIRE, EVENT_FORMS):
+    keys: tuple[pytest.StashKey[Any], ...] = (WIRE, EVENT_FORMS)
+    for key in keys:
         if key in item.stash:
             del item.stash[key]
 
@@ -334,7 +341,9 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     """Each phase of a conformance item: its evidence judged (``simulator.verdicts.decide``), the decision shown in pytest's
     report and recorded as the scenario's result (also carried to the xdist controller, with its recording line)."""
     outcome = yield
@@ -374,7 +383,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     harness = harness_of(config)
     if is_worker(config):
-        config.workeroutput[WORKER_KEY] = worker_output(harness)  # type: ignore[attr-defined]
+        config.workeroutput[WORKER_KEY] = worker_output(harness)  # type: ignore[attr-defined]  # pytest-xdist's
         return  # the controller judges the whole run and writes the one report
     if judged_nothing(session, harness):
         return

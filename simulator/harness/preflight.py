@@ -153,7 +153,8 @@ def preflight(config: HarnessConfig, roles: Iterable[Role], *,
     if spawns is None:
         spawns = SubjectSpawns(config.subject_cwd)
     if client_factory is None:
-        from ..roles.mcp_client import McpClientRole as client_factory  # noqa: N813
+        from ..roles.mcp_client import McpClientRole
+        client_factory = McpClientRole
     out: list[Unreachable] = []
     for role in sorted(set(roles), key=lambda r: r.value):
         spec = config.target(role)

@@ -5,6 +5,8 @@ recording, and the frames and lines its subject sent, handed to the run-wide jud
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ..subjects.config import RECORDING
@@ -47,7 +49,8 @@ def scenario_result(item: pytest.Item, report: pytest.TestReport, evidence: Evid
     if decision.material:
         result.evidence.append(trim(f"material to review: {decision.material}", MAX_EVIDENCE_CHARS))
     result.evidence.extend(trim(text, MAX_EVIDENCE_CHARS) for text in item.stash.get(EVIDENCE, []))
-    result.limits = list(item.stash.get(LIMITS, []))
+    limits: list[dict[str, Any]] = item.stash.get(LIMITS, [])
+    result.limits = list(limits)
     if verdict is not Verdict.PASS:
         outcome = evidence.outcome
         if outcome.raised is not Raised.NOTHING and decision.reason != outcome.text:

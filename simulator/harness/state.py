@@ -110,9 +110,9 @@ WIRE = pytest.StashKey[WireLog]()
 #: wire log.
 EVENT_FORMS = pytest.StashKey[EventForms]()
 #: What a scenario observed of its subject (the ``evidence`` fixture's texts).
-EVIDENCE = pytest.StashKey[list]()
+EVIDENCE = pytest.StashKey[list[str]]()
 #: What a scenario measured of its subject (the ``limit`` fixture's figures).
-LIMITS = pytest.StashKey[list]()
+LIMITS = pytest.StashKey[list[dict[str, Any]]]()
 
 
 def harness_of(config: pytest.Config) -> Harness:

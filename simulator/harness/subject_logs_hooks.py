@@ -33,7 +33,7 @@ def subject_logs_for(config: pytest.Config) -> SubjectLogs | None:
     if config.getoption("--no-report"):
         return None
     if is_worker(config):
-        given: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]
+        given: dict[str, Any] = config.workerinput  # type: ignore[attr-defined]  # set by pytest-xdist on a worker
         if given.get(SUBJECT_LOGS_KEY):
             return SubjectLogs(Path(given[SUBJECT_LOGS_KEY]), tag=str(given.get("workerid", "")))
     return SubjectLogs()

@@ -47,7 +47,8 @@ def _starter(role: Role) -> Callable[[HarnessConfig], RunningReference] | None:
     if spec is None:
         return None
     module, _, function = spec.partition(":")
-    return getattr(importlib.import_module(module), function)
+    starter: Callable[[HarnessConfig], RunningReference] = getattr(importlib.import_module(module), function)
+    return starter
 
 
 #: The ``serve`` command of each MCP role's reference (``python -m simulator serve NAME``).

@@ -32,7 +32,7 @@ def show(decision: Decision, report: pytest.TestReport, item: pytest.Item) -> No
     shown = decision.shown
     if shown is Shown.BASELINED:
         report.outcome = "skipped"
-        report.wasxfail = decision.text  # type: ignore[attr-defined]
+        report.wasxfail = decision.text
     elif shown is Shown.SKIPPED:
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, decision.text)

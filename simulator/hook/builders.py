@@ -106,6 +106,9 @@ __all__ = [
 
 #: The default of every builder's ``extra``: no keys beyond the type's own.
 _NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
+#: The default of a parameter whose payload field may be left out of the frame: ``ABSENT``, typed ``Any`` as the
+#: fields' own ``opt()`` / ``optional=True`` defaults are, so each parameter keeps its field's (present) type.
+_ABSENT: Any = ABSENT
 #: The default of ``make_turn_end``'s ``usage``: no figures.
 _NO_USAGE = TurnUsage()
 
@@ -123,7 +126,7 @@ def _built(
     validate: bool | None,
 ) -> HookMessage:
     """The frame of ``payload``: ``build_hook_message`` with the envelope options given (None: its default)."""
-    options = {k: v for k, v in (("id", id), ("ts", ts), ("ids", ids), ("clock", clock), ("validate", validate))
+    options: dict[str, Any] = {k: v for k, v in (("id", id), ("ts", ts), ("ids", ids), ("clock", clock), ("validate", validate))
                if v is not None}
     return build_hook_message(payload, **options)
 
@@ -134,9 +137,9 @@ def make_hello(
     device_name: str,
     workspaces: tuple[str, ...],
     agents: tuple[str, ...],
-    features: tuple[str, ...] = ABSENT,
-    lifecycle_announcement: bool = ABSENT,
-    default_workspace: str | None = ABSENT,
+    features: tuple[str, ...] = _ABSENT,
+    lifecycle_announcement: bool = _ABSENT,
+    default_workspace: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -199,9 +202,9 @@ def make_task_dispatch(
     workspace: str | None,
     session_id: str | None,
     prompt: str,
-    options: DispatchOptions = ABSENT,
-    attachments: tuple[Attachment, ...] = ABSENT,
-    source: TaskSource = ABSENT,
+    options: DispatchOptions = _ABSENT,
+    attachments: tuple[Attachment, ...] = _ABSENT,
+    source: TaskSource = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -243,7 +246,7 @@ def make_turn_end(
     final_text: str,
     error_message: str | None,
     usage: TurnUsage = _NO_USAGE,
-    attachments: tuple[Attachment, ...] = ABSENT,
+    attachments: tuple[Attachment, ...] = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -314,7 +317,7 @@ def make_msg_op(
     op_id: str,
     scope: MessageOpScope,
     action: Mapping[str, Any],
-    request_id: str = ABSENT,
+    request_id: str = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -330,10 +333,10 @@ def make_msg_op(
 def make_msg_op_result(
     op_id: str,
     ok: bool,
-    message_id: str | None = ABSENT,
-    message_ids: tuple[str, ...] = ABSENT,
-    error: str | None = ABSENT,
-    retry_after_ms: int | float | None = ABSENT,
+    message_id: str | None = _ABSENT,
+    message_ids: tuple[str, ...] = _ABSENT,
+    error: str | None = _ABSENT,
+    retry_after_ms: int | float | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -348,8 +351,8 @@ def make_msg_op_result(
 
 
 def make_bind_start(
-    email: str = ABSENT,
-    team_id: str | None = ABSENT,
+    email: str = _ABSENT,
+    team_id: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -367,11 +370,11 @@ def make_bind_update(
     slack_user_id: str | None = None,
     slack_user_name: str | None = None,
     message: str | None = None,
-    authorize_url: str | None = ABSENT,
-    reason: str | None = ABSENT,
-    install_url: str | None = ABSENT,
-    team_name: str | None = ABSENT,
-    team_id: str | None = ABSENT,
+    authorize_url: str | None = _ABSENT,
+    reason: str | None = _ABSENT,
+    install_url: str | None = _ABSENT,
+    team_name: str | None = _ABSENT,
+    team_id: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -387,8 +390,8 @@ def make_bind_update(
 
 
 def make_bind_revoke(
-    team_id: str | None = ABSENT,
-    pending_only: bool = ABSENT,
+    team_id: str | None = _ABSENT,
+    pending_only: bool = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -404,7 +407,7 @@ def make_bind_revoke(
 def make_provider_bind_start(
     request_id: str,
     provider: str,
-    scope_id: str | None = ABSENT,
+    scope_id: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -529,9 +532,9 @@ def make_query_response(
     kind: str,
     ok: bool,
     error: str | None = None,
-    workspaces: tuple[str, ...] = ABSENT,
-    agents: tuple[QueryAgentModels, ...] = ABSENT,
-    sessions: tuple[QuerySessionEntry, ...] = ABSENT,
+    workspaces: tuple[str, ...] = _ABSENT,
+    agents: tuple[QueryAgentModels, ...] = _ABSENT,
+    sessions: tuple[QuerySessionEntry, ...] = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -643,11 +646,11 @@ def make_prefs_get(
 def make_prefs_set(
     request_id: str,
     workspace: str,
-    model: str | None = ABSENT,
-    effort: str | None = ABSENT,
-    agent_kind: str | None = ABSENT,
-    permission_mode: str | None = ABSENT,
-    team_id: str | None = ABSENT,
+    model: str | None = _ABSENT,
+    effort: str | None = _ABSENT,
+    agent_kind: str | None = _ABSENT,
+    permission_mode: str | None = _ABSENT,
+    team_id: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -701,10 +704,10 @@ def make_provider_prefs_set(
     workspace: str,
     binding_id: str | None = None,
     scope_id: str | None = None,
-    model: str | None = ABSENT,
-    effort: str | None = ABSENT,
-    agent_kind: str | None = ABSENT,
-    permission_mode: str | None = ABSENT,
+    model: str | None = _ABSENT,
+    effort: str | None = _ABSENT,
+    agent_kind: str | None = _ABSENT,
+    permission_mode: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -742,8 +745,8 @@ def make_provider_prefs_state(
 def make_tool_request(
     request_id: str,
     tool: str,
-    args: Mapping[str, Any] = ABSENT,
-    team_id: str | None = ABSENT,
+    args: Mapping[str, Any] = _ABSENT,
+    team_id: str | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -759,8 +762,8 @@ def make_tool_request(
 def make_tool_response(
     reply_to: str,
     ok: bool,
-    result: Any = ABSENT,
-    error: ToolError | None = ABSENT,
+    result: Any = _ABSENT,
+    error: ToolError | None = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -796,8 +799,8 @@ def make_group_message(
     sent_at: int = 0,
     thread_id: str | None = None,
     chat_name: str | None = None,
-    recipient: GroupMessageRecipient = ABSENT,
-    file_names: tuple[str, ...] = ABSENT,
+    recipient: GroupMessageRecipient = _ABSENT,
+    file_names: tuple[str, ...] = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name
@@ -846,10 +849,10 @@ def make_provider_behavior_set(
     request_id: str,
     binding_id: str,
     provider: str = 'telegram',
-    emoji_reactions: str | None = ABSENT,
-    reply_quote_dm: str | None = ABSENT,
-    reply_quote_group: str | None = ABSENT,
-    group_activation: GroupActivationPatch = ABSENT,
+    emoji_reactions: str | None = _ABSENT,
+    reply_quote_dm: str | None = _ABSENT,
+    reply_quote_group: str | None = _ABSENT,
+    group_activation: GroupActivationPatch = _ABSENT,
     extra: Mapping[str, Any] = _NO_EXTRA,
     *,
     id: str | None = None,  # noqa: A002 - the envelope field's name

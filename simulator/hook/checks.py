@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import ada_url
 
@@ -233,9 +233,10 @@ class Obj:
     def __init__(self, data: Mapping[str, Any], path: str, ref: str, label: str) -> None:
         self.data = data
         self.ref = ref
-        self._path = path
+        #: None until first use on a nested object (derived from ``_parent`` and ``_tail``).
+        self._path: str | None = path
         #: How messages name this object, e.g. "task.ack" or "task.dispatch.source".
-        self._label = label
+        self._label: str | None = label
         self._parent: Obj | None = None
         self._tail: tuple[Any, ...] = ()
 
@@ -255,7 +256,8 @@ class Obj:
     def path(self) -> str:
         path = self._path
         if path is None:
-            path = self._path = join(self._parent.path, *self._tail)  # type: ignore[union-attr]
+            # only a nested object starts without a path, and a nested object always has a parent
+            path = self._path = join(cast(Obj, self._parent).path, *self._tail)
         return path
 
     @property
@@ -263,7 +265,8 @@ class Obj:
         label = self._label
         if label is None:
             key, *index = self._tail
-            label = f"{self._parent.label}.{key}" + "".join(f"[{i}]" for i in index)  # type: ignore[union-attr]
+            # only a nested object starts without a label, and a nested object always has a parent
+            label = f"{cast(Obj, self._parent).label}.{key}" + "".join(f"[{i}]" for i in index)
             self._label = label
         return label
 

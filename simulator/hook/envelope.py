@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -102,7 +102,9 @@ class HookMessage:
     def payload(self) -> Wire:
         payload = self._payload
         if payload is None:
-            payload = self._payload = TYPES[self._type].payload.from_wire(self._raw)
+            # __init__ refuses a message with neither, so without a typed payload there is a raw one
+            raw = cast("Mapping[str, Any]", self._raw)
+            payload = self._payload = TYPES[self._type].payload.from_wire(raw)
         return payload
 
     def to_wire(self) -> dict[str, Any]:
@@ -126,7 +128,7 @@ class HookMessage:
             return NotImplemented
         return self._key() == other._key()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable on purpose: equal by value, and the value holds mappings
 
     def __repr__(self) -> str:
         return f"HookMessage(type={self._type.value!r}, id={self._id!r}, ts={self._ts!r}, payload={self.payload!r})"
@@ -279,7 +281,8 @@ def _parse_decoded(data: Any, owned: bool) -> HookParseResult:
             return _fail("/v", IssueCode.UNSUPPORTED_VERSION, f"envelope.v must be the number {HOOK_PROTOCOL_VERSION}",
                          f"{REF_ENVELOPE} (v 恒为 HOOK_PROTOCOL_VERSION,不等直接拒收)")
     type_name = data.get("type")
-    spec = TYPES.get(type_name) if isinstance(type_name, str) else None  # StrEnum keys match plain strings
+    # StrEnum keys match plain strings, so any string may be looked up
+    spec = TYPES.get(cast(MessageType, type_name)) if isinstance(type_name, str) else None
     if spec is None:
         shown = type_name if isinstance(type_name, str) else "(not a string)"
         return _fail("/type", IssueCode.UNKNOWN_TYPE, f"unknown message type: {shown[:80]}",

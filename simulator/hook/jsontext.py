@@ -49,7 +49,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 __all__ = ["JsonTextError", "loads"]
 
@@ -72,7 +73,7 @@ class JsonTextError(ValueError):
         self.reason = reason
         self.pos = pos
 
-    def __reduce__(self):  # keep the two-argument constructor picklable
+    def __reduce__(self) -> tuple[type[JsonTextError], tuple[str, int]]:  # keep the two-argument constructor picklable
         return (type(self), (self.reason, self.pos))
 
 
@@ -119,16 +120,19 @@ def loads(text: str) -> Any:
 # The iterative parser
 # --------------------------------------------------------------------------
 
-_ws = re.compile(r"[ \t\n\r]*").match
+#: ``pattern.match`` of a pattern that matches the empty string, so it never returns None (typed so).
+_AlwaysMatch = Callable[[str, int], "re.Match[str]"]
+
+_ws = cast(_AlwaysMatch, re.compile(r"[ \t\n\r]*").match)
 # A whole valid string body, "unrolled loop" style: runs of ordinary
 # characters (anything but the quote, the backslash and the C0 controls JSON
 # forbids raw) separated by valid escapes.  Possessive quantifiers keep the
 # regex engine from recording backtrack state per escape (a 48 MiB body of
 # escapes would otherwise cost gigabytes and seconds).
-_string_body = re.compile(
+_string_body = cast(_AlwaysMatch, re.compile(
     r'[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+'
-).match
-_plain_run = re.compile(r"[^\\]*+").match  # inside an already validated body
+).match)
+_plain_run = cast(_AlwaysMatch, re.compile(r"[^\\]*+").match)  # inside an already validated body
 _escape_run = re.compile(r'(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))++').match
 _has_surrogate = re.compile(r"[\ud800-\udfff]").search
 # ASCII digits only ("\d" would also match other scripts' digits).
@@ -237,6 +241,7 @@ def _loads_iterative(text: str) -> Any:
     # Open containers, innermost last: [container, pending key] for objects,
     # [container, None] for arrays.
     stack: list[list[Any]] = []
+    value: Any  # the JSON value just completed
     pos = ws(text, 0).end()
     while True:
         # ---- parse one value starting at pos (or open a container) ----

@@ -13,7 +13,7 @@ strings; ``retryAfterMs`` a finite number ≥ 0 or null.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from typing import Any
 
 from .checks import ABSENT, Obj, is_array, is_object
@@ -40,7 +40,9 @@ class MessageOpPayload(Wire):
     op_id: str
     scope: MessageOpScope = nested(MessageOpScope)
     #: The action object as decoded ({"kind": ..., ...}); its shape depends on ``kind``.
-    action: Mapping[str, Any] = field()
+    #: (No default, like ``scope``: ``default=MISSING`` is field()'s own default, spelled out because type
+    #: checkers take ``nested(...)`` above for a default and then want one here too.)
+    action: Mapping[str, Any] = field(default=MISSING)
     request_id: str = opt()
     extra: Mapping[str, Any] = extra_field()
 

@@ -8,7 +8,7 @@ absolute path: "workspace 只能是别名,校验器拒绝绝对路径").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +88,7 @@ class QueryResponsePayload(Wire):
     extra: Mapping[str, Any] = extra_field()
 
 
-def _check_objects(p: Obj, key: str, each) -> HookIssue | None:
+def _check_objects(p: Obj, key: str, each: Callable[[Obj], HookIssue | None]) -> HookIssue | None:
     items = p.get(key)
     if not is_array(items):
         return p.array(key)

@@ -6,6 +6,7 @@ pins that every one of the 41 types has a row.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ Check = Callable[[Obj], HookIssue | None]
 @dataclass(frozen=True, slots=True)
 class TypeSpec:
     type: MessageType
-    payload: type[Wire]
+    payload: builtins.type[Wire]  # ``type`` alone would name the field above
     check: Check
     #: Where the spec describes this type, e.g. "slack-hook-protocol.md §5 阶段 2/4/7/9 task.ack".
     ref: str

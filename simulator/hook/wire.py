@@ -71,7 +71,7 @@ class Wire:
         if plan is None:
             plan = tuple(
                 (f.name, camel(f.name), f.metadata.get("of"), bool(f.metadata.get("many")))
-                for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                for f in dataclasses.fields(cls)  # type: ignore[arg-type]  # every subclass is a dataclass, not Wire
                 if f.name != "extra"
             )
             cls._plan = plan

@@ -132,7 +132,8 @@ class JsonControlServer:
         if self._httpd is None:
             return None
         host, port = self._httpd.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
+        host_text = str(host)  # what formatting host gives (typeshed allows a bytes address)
+        shown = f"[{host_text}]" if ":" in host_text else host_text
         return f"http://{shown}:{port}"
 
     def start(self) -> None:

@@ -88,7 +88,7 @@ def clip(text: str) -> dict[str, Any]:
 
 def event_json(event: Any) -> dict[str, Any]:
     """``WireEvent.to_json`` with a too long text clipped (``textClipped`` instead of ``text``)."""
-    data = event.to_json()
+    data: dict[str, Any] = event.to_json()
     if len(event.text) > MAX_TEXT:
         data["text"] = event.text[:_HEAD]
         data["textClipped"] = clip(event.text)

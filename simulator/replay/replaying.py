@@ -20,7 +20,7 @@ import fnmatch
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,7 @@ def _compare(before: list[dict[str, Any]], after: Recording) -> tuple[list[str],
     return rows, changed
 
 
-def replay_main(args: argparse.Namespace, run: Any) -> int:
+def replay_main(args: argparse.Namespace, run: Callable[[list[str]], int]) -> int:
     """The ``replay`` command; ``run(argv) -> int`` runs ``simulator run`` (the CLI's own entry)."""
     from ..errors import ConfigError
 

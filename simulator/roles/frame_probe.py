@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..subjects.control import ControlClient
 from ..errors import MissingFrame, SubjectTimeout, TargetError
@@ -26,10 +26,18 @@ from ..subjects.settling import SETTLE, offers_settle, settle_window
 from ..wirelog import WireLog
 from .hook_conn import CloseInfo, HookConnection, HookConnectionClosed, HookRoleBase, Inbound
 
+if TYPE_CHECKING:
+    from .hook_server import ServerRole
+
 __all__ = ["DeliveryOutcome", "FrameProbe", "HookServerOpener", "DesktopOpener"]
 
 #: Types a subject may send on its own at any time (heartbeats): never counted as a reaction.
 _HEARTBEAT = frozenset({"ping"})
+
+
+def _pong_after(seq: int) -> Callable[[Inbound], bool]:
+    """Selects a pong received after the entry numbered ``seq``."""
+    return lambda e: e.type == "pong" and e.seq > seq
 
 
 @dataclass
@@ -118,7 +126,7 @@ class FrameProbe:
     def _barrier(self, conn: HookConnection) -> Inbound:
         floor = len(conn.received)
         conn.send(make_ping())
-        return conn.expect(lambda e, f=floor: e.type == "pong" and e.seq > f)
+        return conn.expect(_pong_after(floor))
 
     def deliver(self, data: str | bytes, wire: WireLog, *, binary: bool = False, ping_case: bool = False,
                 answered: bool = False) -> DeliveryOutcome:
@@ -144,7 +152,7 @@ class FrameProbe:
             need = 2 if ping_case and answered else 1
             while len(pongs()) < need:
                 seen = pongs()[-1].seq if pongs() else floor
-                conn.expect(lambda e, s=seen: e.type == "pong" and e.seq > s, consume=False)
+                conn.expect(_pong_after(seen), consume=False)
             outcome.answered_barrier = True
             if ping_case and not answered:
                 self._no_pong_on_its_way(conn, max(0.1, 2 * (time.monotonic() - started)))
@@ -265,19 +273,20 @@ class HookServerOpener:
             return False
 
     def dropped_frames(self, role: HookRoleBase) -> list[dict[str, Any]] | None:
-        if not self._offers_dropped_frames():
+        control = self.control
+        if control is None or not self._offers_dropped_frames():
             return None
         device_id = getattr(role, "device_id", None)
         cid = self._connection_id.get(device_id or "")
         if cid is None:
             asked = {"deviceId": device_id} if device_id else {}  # a server that lists every device: kept below
-            conns = self.control.call("connections", asked).get("connections", [])
+            conns = control.call("connections", asked).get("connections", [])
             mine = [c for c in conns if c.get("deviceId") == device_id and c.get("open")]
             if not mine:
                 raise AssertionError(f"the hook server's control API lists no open connection of device {device_id}")
             cid = mine[-1]["connectionId"]
             self._connection_id[device_id or ""] = cid
-        answer = self.control.call("dropped-frames", {"connectionId": cid})
+        answer = control.call("dropped-frames", {"connectionId": cid})
         entries = answer.get("dropped") if isinstance(answer, dict) else None
         if not isinstance(entries, list):
             raise AssertionError(f"the hook server's dropped-frames answer has no 'dropped' list: {answer!r}"[:300])
@@ -300,7 +309,7 @@ class DesktopOpener:
         #: The run's listening socket for a desktop under test (``Subjects.desktop_listen_socket``), or None.
         self.sock = sock
         self.dial, self.token, self.note, self.dial_watch = dial, token, note, dial_watch
-        self.server: Any = None
+        self.server: ServerRole | None = None
         self.handle: Any = None
         #: The desktop's control API (an external desktop's, given; the dialled reference's, once it is started):
         #: the probe asks it only for ``settle``.

@@ -25,7 +25,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
 from websockets.exceptions import ConnectionClosed
@@ -47,6 +47,9 @@ from ..hook import (
 from ..wirelog import Direction, WireLog
 from .loop import LoopThread
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 __all__ = [
     "DEFAULT_MAX_SIZE",
     "CloseInfo",
@@ -57,6 +60,7 @@ __all__ = [
     "Inbound",
     "Matcher",
     "describe_frame",
+    "described",
     "from_dict",
 ]
 
@@ -262,19 +266,28 @@ def _matcher(match: Matcher) -> tuple[Callable[[Inbound], bool], str]:
     return (lambda e: e.type in names), "one of " + ", ".join(sorted(names))
 
 
+def described(pred: Callable[[Inbound], bool], description: str) -> Callable[[Inbound], bool]:
+    """``pred`` with ``description``: what ``expect`` names when nothing matches (``_matcher`` reads it)."""
+    pred.__dict__["description"] = description  # a function attribute
+    return pred
+
+
 def from_dict(cls: type[W], data: Mapping[str, Any]) -> W:
     """A wire object from a convenience dict in wire (camelCase) form: like ``cls.from_wire``, except that a key
     left out takes the dataclass default (``from_wire`` reads a missing key as ``ABSENT``)."""
     obj = cls.from_wire(data)
-    defaults = {}
-    for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+    # every wire class (each Wire subclass) is a dataclass; the Wire base class itself declares no fields
+    fields_of = cast("DataclassInstance", obj)
+    defaults: dict[str, Any] = {}
+    for f in dataclasses.fields(fields_of):
         if f.name == "extra" or getattr(obj, f.name) is not ABSENT:
             continue
         if f.default is not dataclasses.MISSING and f.default is not ABSENT:
             defaults[f.name] = f.default
         elif f.default_factory is not dataclasses.MISSING:
             defaults[f.name] = f.default_factory()
-    return dataclasses.replace(obj, **defaults) if defaults else obj
+    # replace() builds another instance of obj's own class: a W
+    return cast(W, dataclasses.replace(fields_of, **defaults)) if defaults else obj
 
 
 def _outgoing(frame: HookMessage | Mapping[str, Any] | str | bytes) -> tuple[str | bytes, HookMessage | None]:
@@ -964,15 +977,15 @@ class HookRoleBase:
         def match(e: Inbound) -> bool:
             if e.type != name:
                 return False
-            if not e.ok:
+            if e.message is None:  # not ok
                 return True
-            return where is None or bool(where(e.message.payload))  # type: ignore[union-attr]
+            return where is None or bool(where(e.message.payload))
 
-        match.description = f"a {name} frame" + (f" ({what})" if what else "")  # type: ignore[attr-defined]
+        described(match, f"a {name} frame" + (f" ({what})" if what else ""))
         entry = self.connection.expect(match, self._t(timeout), settled=self.settled if ask_settled else None)
-        if not entry.ok:
+        if entry.message is None:  # not ok
             raise AssertionError(f"{self.role}: the subject's {name} frame is invalid: {entry.issue}")
-        return entry.message.payload  # type: ignore[union-attr]
+        return entry.message.payload
 
     def expect_none(self, match: Matcher, within: float, *, include_pending: bool = True,
                     barrier: bool = True, settle: Callable[[], float | None] | None = None) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
@@ -30,6 +30,7 @@ from ..hook import (
     Attachment,
     HookMessage,
     InteractionButton,
+    MessageOpScope,
     MessageType,
     TaskDispatchPayload,
     TurnUsage,
@@ -430,8 +431,10 @@ class DesktopRole(HookRoleBase):
         ``action`` as its wire object (``{"kind": "send", "text": …}``); ``scope_extra`` adds scope keys a valid frame
         never carries (``chatId``: with ``validate=False`` only)."""
         scope = {"externalKey": external_key, **(scope_extra or {})}
-        return self.send_message(make_msg_op(op_id=op_id, scope=scope, action=dict(action), validate=validate),
-                                 timeout)
+        # the wire object as given (scope_extra may add any key): a payload field that is no Wire object goes on the
+        # wire as is, but make_msg_op's annotation (simulator/hook) names only the typed MessageOpScope
+        return self.send_message(make_msg_op(op_id=op_id, scope=cast(MessageOpScope, scope), action=dict(action),
+                                             validate=validate), timeout)
     def query_response(
         self,
         query_id: str,

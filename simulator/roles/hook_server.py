@@ -22,8 +22,8 @@ import http
 import json
 import socket
 import uuid
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -256,7 +256,8 @@ class ServerRole(HookRoleBase):
         if self.hello_payload is None:
             raise RuntimeError(f"{self.role}: no hello received yet")
         features = self.hello_payload.features
-        return () if features is ABSENT else tuple(features)
+        # an optional field left out holds ABSENT, which HelloPayload's annotation (simulator/hook) does not name
+        return () if cast(object, features) is ABSENT else tuple(features)
 
     def welcome(
         self,
@@ -310,23 +311,27 @@ class ServerRole(HookRoleBase):
             self.send_message(make_task_dispatch(**_payload_fields(original.payload)), timeout)
         return request_id
 
-    def _for_request(self, request_id: str | None) -> Any:
+    def _for_request(self, request_id: str | None) -> Callable[[Any], bool] | None:
         return None if request_id is None else (lambda p: p.request_id == request_id)
 
     def expect_ack(self, request_id: str | None = None, timeout: float | None = None) -> TaskAckPayload:
         """The next valid ``task.ack`` (for ``request_id`` if given)."""
-        return self.expect_payload(MessageType.TASK_ACK, timeout, where=self._for_request(request_id),
-                                   what=request_id and f"requestId {request_id}")
+        ack: TaskAckPayload = self.expect_payload(MessageType.TASK_ACK, timeout, where=self._for_request(request_id),
+                                                  what=request_id and f"requestId {request_id}")
+        return ack
 
     def expect_progress(self, request_id: str | None = None, timeout: float | None = None) -> TurnProgressPayload:
         """The next valid ``turn.progress`` (for ``request_id`` if given)."""
-        return self.expect_payload(MessageType.TURN_PROGRESS, timeout, where=self._for_request(request_id),
-                                   what=request_id and f"requestId {request_id}")
+        progress: TurnProgressPayload = self.expect_payload(
+            MessageType.TURN_PROGRESS, timeout, where=self._for_request(request_id),
+            what=request_id and f"requestId {request_id}")
+        return progress
 
     def expect_end(self, request_id: str | None = None, timeout: float | None = None) -> TurnEndPayload:
         """The next valid ``turn.end`` (for ``request_id`` if given)."""
-        return self.expect_payload(MessageType.TURN_END, timeout, where=self._for_request(request_id),
-                                   what=request_id and f"requestId {request_id}")
+        end: TurnEndPayload = self.expect_payload(MessageType.TURN_END, timeout, where=self._for_request(request_id),
+                                                  what=request_id and f"requestId {request_id}")
+        return end
 
     def cancel(self, request_id: str, *, timeout: float | None = None) -> HookMessage:
         """Send ``task.cancel`` (/stop)."""
@@ -401,7 +406,9 @@ class ServerRole(HookRoleBase):
         msg = make_group_message(
             provider, chat_id, message_id, _nested(GroupMessageAuthor, author), text, sent_at, thread_id, chat_name,
             recipient=_nested(GroupMessageRecipient, recipient),
-            file_names=ABSENT if file_names is None else tuple(file_names), validate=validate,
+            # ABSENT leaves the field out; make_group_message's annotation (simulator/hook) names only the tuple
+            file_names=cast("tuple[str, ...]", ABSENT) if file_names is None else tuple(file_names),
+            validate=validate,
         )
         return self.send_message(msg, timeout)
 
@@ -418,9 +425,11 @@ class ServerRole(HookRoleBase):
     ) -> HookMessage:
         """Send ``msg.op.result`` for ``op_id``; ``message_id`` / ``error`` left out unless given (None: null),
         ``message_ids`` None leaves it out."""
+        # ABSENT leaves the field out; make_msg_op_result's annotation (simulator/hook) names only the tuple
         msg = make_msg_op_result(op_id, ok, message_id=message_id,
-                                 message_ids=ABSENT if message_ids is None else tuple(message_ids), error=error,
-                                 validate=validate)
+                                 message_ids=cast("tuple[str, ...]", ABSENT) if message_ids is None
+                                 else tuple(message_ids),
+                                 error=error, validate=validate)
         return self.send_message(msg, timeout)
 
     def tool_response(

@@ -79,7 +79,8 @@ def schema_errors(instance: Any, schema: Mapping[str, Any]) -> list[str]:
     """Why ``instance`` is not valid against ``schema`` (empty: it is), each at its JSON pointer. A schema that is
     not a valid JSON Schema, or that cannot be applied (a ``$ref`` to nowhere, a pattern that is not a regular
     expression), is itself the one problem returned: never an exception."""
-    import jsonschema  # a dependency of the MCP SDK; imported here to keep the role's import light
+    # a dependency of the MCP SDK; imported here to keep the role's import light
+    import jsonschema  # type: ignore[import-untyped]  # types-jsonschema not installed
     import referencing
 
     try:
@@ -193,11 +194,11 @@ def _value(node: Any, text: str, every: bool, depth: int = 0) -> Any:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
     if kind == "object" or (kind is None and isinstance(node.get("properties"), Mapping)):
-        props = node.get("properties") if isinstance(node.get("properties"), Mapping) else {}
+        props = declared if isinstance(declared := node.get("properties"), Mapping) else {}
         names = list(props) if every else _required(node)
         return {name: _value(props.get(name), text, every, depth + 1) for name in names}
     if kind == "array":
-        count = node.get("minItems") if isinstance(node.get("minItems"), int) else 1
+        count = least if isinstance(least := node.get("minItems"), int) else 1
         return [_value(node.get("items"), text, every, depth + 1) for _ in range(min(max(count, 1), MAX_LENGTH))]
     if kind in ("number", "integer"):
         return _number(node, kind == "integer")
@@ -215,7 +216,7 @@ def _required(node: Mapping[str, Any]) -> list[str]:
 
 
 def _object_parts(schema: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    props = declared if isinstance(declared := schema.get("properties"), Mapping) else {}
     return dict(props), _required(schema)
 
 

@@ -48,11 +48,11 @@ import shlex
 import signal
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
@@ -93,6 +93,8 @@ __all__ = [
     "breaking_arguments",
 ]
 
+T = TypeVar("T")
+
 DEFAULT_PROTOCOL_VERSION = "2025-11-25"
 DEFAULT_CLIENT_INFO: dict[str, Any] = {"name": "mcp-conformance-harness", "version": __version__}
 
@@ -120,7 +122,7 @@ def build_client_capabilities(elicitation: str | None, protocol_version: str) ->
         if support is not ElicitationSupport.FORM:
             raise ValueError(f"{protocol_version} has no url-mode elicitation; pass capabilities= to send it anyway")
         return {"elicitation": {}}
-    modes = {
+    modes: dict[ElicitationSupport, dict[str, dict[str, Any]]] = {
         ElicitationSupport.FORM: {"form": {}},
         ElicitationSupport.URL: {"url": {}},
         ElicitationSupport.BOTH: {"form": {}, "url": {}},
@@ -130,7 +132,8 @@ def build_client_capabilities(elicitation: str | None, protocol_version: str) ->
 
 def _dump(message: Any) -> dict[str, Any]:
     # exclude_unset: exactly the members present on the wire (a parsed message) or given by us (a built one).
-    return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    dumped: dict[str, Any] = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    return dumped
 
 
 def _summary(message: Any) -> str:
@@ -367,7 +370,7 @@ class McpClientRole:
             self._on_notification(data)
 
     def _on_notification(self, data: dict[str, Any]) -> None:
-        params = data.get("params") if isinstance(data.get("params"), dict) else {}
+        params = given if isinstance(given := data.get("params"), dict) else {}
         with self._lock:
             self._recorded.notifications.append(data)
             if data.get("method") == "notifications/progress":
@@ -749,7 +752,7 @@ class McpClientRole:
     def _timeout(self, timeout: float | None) -> float:
         return self.step_timeout if timeout is None else timeout
 
-    def _run(self, coro: Any, timeout: float, what: str) -> Any:
+    def _run(self, coro: Coroutine[Any, Any, T], timeout: float, what: str) -> T:
         loop = self._loop
         if loop is None or self._closed:
             coro.close()
@@ -779,7 +782,8 @@ class McpClientRole:
     def _result(self, method: str, response: dict[str, Any]) -> dict[str, Any]:
         if "error" in response:
             raise McpErrorResponse(method, response)
-        return response["result"]
+        result: dict[str, Any] = response["result"]  # raw decoded JSON-RPC: the result object of a response
+        return result
 
     def _all_pages(self, method: str, key: str, timeout: float | None, max_pages: int) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -843,7 +847,9 @@ def _alive(pid: int) -> bool:
 
 
 def _kill_group(pid: int) -> None:
-    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+    kills: tuple[Callable[[], None], ...] = (lambda: os.killpg(pid, signal.SIGKILL),
+                                            lambda: os.kill(pid, signal.SIGKILL))
+    for kill in kills:
         try:
             kill()
             return

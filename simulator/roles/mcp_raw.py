@@ -144,7 +144,8 @@ class RawChannel:
             raise SubjectTimeout(f"the MCP subject ({self.describe}) did not answer initialize within {timeout:.0f} s"
                                  f"{': ' + got.text if got else ''}{self.exit_note()}", waited_s=timeout)
         self.send(json.dumps(_INITIALIZED))
-        return got.value["result"]
+        result: dict[str, Any] = got.value["result"]  # a dict: checked above
+        return result
 
 
 class StdioChannel(RawChannel):
@@ -160,7 +161,8 @@ class StdioChannel(RawChannel):
             self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE,
                                           env=with_working_directory(
-                                              dict(env) if env is not None else subject_environment(), cwd),
+                                              dict(env) if env is not None else subject_environment(),
+                                              None if cwd is None else os.fspath(cwd)),
                                           cwd=cwd, start_new_session=True)
         except OSError as exc:
             if watch is not None:
@@ -269,6 +271,7 @@ class HttpChannel(RawChannel):
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise TargetError(f"not an http(s) MCP endpoint: {url!r}")
         self._parts = parts
+        self._hostname: str = parts.hostname
         self._path = parts.path or "/"
         self.post_timeout = post_timeout
         self._headers: dict[str, str] = {}
@@ -277,7 +280,7 @@ class HttpChannel(RawChannel):
 
     def _connection(self, timeout: float) -> http.client.HTTPConnection:
         cls = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
-        return cls(self._parts.hostname, self._parts.port, timeout=timeout)
+        return cls(self._hostname, self._parts.port, timeout=timeout)
 
     def _post(self, body: bytes) -> None:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
@@ -331,7 +334,8 @@ class HttpChannel(RawChannel):
         if isinstance(version, str):
             self._headers["MCP-Protocol-Version"] = version
         self._post(json.dumps(_INITIALIZED).encode())
-        return got.value["result"]
+        result: dict[str, Any] = got.value["result"]  # a dict: checked above
+        return result
 
     def send(self, text: str) -> None:
         body = text.encode("utf-8", errors="surrogatepass")

@@ -213,16 +213,20 @@ async def stdio_transport(
                                           at_startup=by_itself and messages == 0)
             tg.cancel_scope.cancel()
             if watch is not None:
+                assert streams.ended is not None  # set in the shielded scope above, which nothing cancels
                 watch.ended(streams.ended)
     read_rx.close()
     with anyio.CancelScope(shield=True):
         for pipe in (process.stdout, process.stderr):
+            if pipe is None:  # no such pipe: nothing to close
+                continue
             with suppress(Exception):
-                await pipe.aclose()  # type: ignore[union-attr]
+                await pipe.aclose()
         # Close the asyncio subprocess transport now rather than at GC (no ResourceWarning); the SDK does the same.
         transport = getattr(getattr(process, "_process", None), "_transport", None)
         with suppress(Exception):
-            transport.close()  # type: ignore[union-attr]
+            if transport is not None:
+                transport.close()
 
 
 def _decode_and_parse(raw: bytes) -> SessionMessage | InvalidFrame:

@@ -122,7 +122,7 @@ class McpErrorResponse(AssertionError):
     ``code``, ``message``, ``data`` are the error's members; ``response`` is the whole response."""
 
     def __init__(self, method: str, response: dict[str, Any]) -> None:
-        error = response.get("error") if isinstance(response.get("error"), dict) else {}
+        error = given if isinstance(given := response.get("error"), dict) else {}
         self.method = method
         self.response = response
         self.code: int | None = error.get("code")

@@ -178,6 +178,7 @@ class CommandSubject:
         self.starts += 1
         lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         threading.Thread(target=_read_lines, args=(proc, lines), name=f"{self.role}-stdout", daemon=True).start()
+        problem: str | None  # why the command did not come up, None while it looks fine
         try:
             first = lines.get(timeout=self.startup_limit)
         except queue.Empty:
@@ -189,18 +190,19 @@ class CommandSubject:
             code = proc.wait(STOP_GRACE_S)
             problem = (f"exited with code {code} before its readiness line" if code >= 0
                        else f"was killed by {describe_exit(code)} before its readiness line")
-        if problem is None:
+        if problem is None and first is not None:  # (no line at all is always a problem)
             try:
-                self.ready = parse_readiness(first)
+                ready = parse_readiness(first)
             except ValueError as exc:
                 problem = f"printed a first line that is not a readiness line ({exc})"
-        if problem is not None:
-            self._kill_group(at_startup=True)
-            self.ready = None
-            raise TargetError(f"{self.role}: the command {shown!r} {problem}; expected one line "
-                              f'{{"ready": true, "url": "ws://…", "control": "http://…"}} on stdout '
-                              f"(docs/targets.md); its stderr ends with: {self.stderr_tail() or '(nothing)'}")
-        return self.ready
+            else:
+                self.ready = ready
+                return ready
+        self._kill_group(at_startup=True)
+        self.ready = None
+        raise TargetError(f"{self.role}: the command {shown!r} {problem}; expected one line "
+                          f'{{"ready": true, "url": "ws://…", "control": "http://…"}} on stdout '
+                          f"(docs/targets.md); its stderr ends with: {self.stderr_tail() or '(nothing)'}")
 
     def kill(self) -> None:
         """SIGKILL the command's process group and reap it (no clean shutdown)."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import socket
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -224,7 +224,7 @@ def _role_string_tables(value: Any, key: str, names: str, where: str) -> dict[Ro
     return out
 
 
-def _subject_options(file_options: Any, cli_options: list[str], where: str) -> dict[Role, dict[str, str]]:
+def _subject_options(file_options: Any, cli_options: Sequence[str], where: str) -> dict[Role, dict[str, str]]:
     """``[tool.simulator.subject_options.<role>]`` tables, then ``--subject-option ROLE.NAME=VALUE`` (the command
     line wins)."""
     out = _role_string_tables(file_options, "subject_options", "option names", where)
@@ -246,10 +246,10 @@ def build_config(
     file_table: dict[str, Any],
     *,
     source: str | None = None,
-    cli_targets: list[str] = (),
-    cli_controls: list[str] = (),
-    cli_subject_env: list[str] = (),
-    cli_subject_options: list[str] = (),
+    cli_targets: Sequence[str] = (),
+    cli_controls: Sequence[str] = (),
+    cli_subject_env: Sequence[str] = (),
+    cli_subject_options: Sequence[str] = (),
     hook_token: str | None = None,
     step_timeout: float | None = None,
     scenario_timeout: float | None = None,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from .results import FAILING, ScenarioResult, Verdict
@@ -88,7 +89,7 @@ class Baseline:
         return out
 
 
-def read_entry_tables(path: Path, option: str, table: str) -> list[dict]:
+def read_entry_tables(path: Path, option: str, table: str) -> list[dict[str, Any]]:
     """The ``[[table]]`` entries of a TOML file given with ``option``; a missing or unreadable file, another key,
     or an entry that is not a table is a ``ConfigError`` naming the file (and the entry)."""
     if not path.is_file():
@@ -100,7 +101,7 @@ def read_entry_tables(path: Path, option: str, table: str) -> list[dict]:
     unknown = sorted(set(data) - {table})
     if unknown:
         raise ConfigError(f"{option} {path}: unknown key {unknown[0]!r} (only [[{table}]] tables)")
-    items = data.get(table, [])
+    items: list[dict[str, Any]] = data.get(table, [])  # checked just below: each entry is a table
     for i, item in enumerate(items, 1):
         if not isinstance(item, dict):
             raise ConfigError(f"{option} {path}: entry #{i} is not a table")

@@ -123,16 +123,16 @@ def _still_stale(runs: Sequence[LabelledRun], scenarios: list[ScenarioResult],
     return sorted(e for e in entries if e in passing or e not in failing)
 
 
-def _falsifiability(runs: Sequence[LabelledRun], requirements: list[RequirementResult]) -> dict | None:
+def _falsifiability(runs: Sequence[LabelledRun], requirements: list[RequirementResult]) -> dict[str, Any] | None:
     """The figure over the merged requirements: a requirement an input's figure counted is proven unless that
     figure lists it as not proven."""
-    figured = [r.record for r in runs if r.record.falsifiability]
+    figured = [(r.record, fig) for r in runs if (fig := r.record.falsifiability)]
     if not figured:
         return None
-    unproven = {rid for rec in figured for row in rec.falsifiability["rows"] for rid in row["unproven"]}
-    proven = {req.id for rec in figured for req in rec.requirements} - unproven
+    unproven = {rid for _, f in figured for row in f["rows"] for rid in row["unproven"]}
+    proven = {req.id for rec, _ in figured for req in rec.requirements} - unproven
     cases = [Falsifier("merged", "merged", "", tuple(sorted(proven)), "")]
-    return figure({r.id: r.level for r in requirements}, cases, figured[0].falsifiability["source"])
+    return figure({r.id: r.level for r in requirements}, cases, figured[0][1]["source"])
 
 
 def _selection(runs: Sequence[LabelledRun]) -> dict[str, Any]:

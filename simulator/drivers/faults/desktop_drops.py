@@ -139,7 +139,8 @@ class DropRounds:
 
     @staticmethod
     def payload(entry: Inbound) -> dict[str, Any]:
-        return json.loads(entry.text).get("payload", {})
+        payload: dict[str, Any] = json.loads(entry.text).get("payload", {})  # a valid frame's payload object
+        return payload
 
     # -- what the harness does ------------------------------------------------------------------------------------
 
@@ -223,8 +224,8 @@ class DropRounds:
             self.pause(0.02)
         dropped = self.drop()
         self.redispatch(rid)
-        before = self.frames(rid, MessageType.TASK_ACK, first)
-        before = [e for i, e in before if i <= dropped]
+        acks = self.frames(rid, MessageType.TASK_ACK, first)
+        before = [e for i, e in acks if i <= dropped]
         replay = self.wait(rid, MessageType.TASK_ACK, dropped + 1, "the ack replayed for the re-dispatch")
         if before:
             old, new = self.payload(before[0]), self.payload(replay)

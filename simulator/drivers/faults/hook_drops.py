@@ -31,7 +31,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
@@ -246,7 +246,8 @@ class HookDrops:
         role.progress(rid, f"round {n}: working")
         role.end(rid, "ok", f"round {n}: done after a drop at {step.value}")
         if step is DropStep.END:
-            raw = role.connection.last_sent
+            # the turn.end just sent: something was sent
+            raw = cast("str | bytes", role.connection.last_sent)
             if self.rng.random() < 0.5:
                 self.barrier()  # the server has read the turn.end; else the drop may beat it
             self.drop_and_return()

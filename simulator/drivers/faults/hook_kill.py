@@ -44,8 +44,8 @@ from typing import Any
 
 from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotApplicable, NotTestable, SubjectTimeout, TargetError
-from ...hook import HOOK_FEATURE_TURN_DELIVERY, HookMessage, MessageType
-from ...roles.hook_conn import HookConnectionClosed
+from ...hook import HOOK_FEATURE_TURN_DELIVERY, HookMessage, MessageType, TaskDispatchPayload
+from ...roles.hook_conn import HookConnectionClosed, Inbound
 from ...roles.hook_desktop import DesktopRole
 from ...wirelog import WireLog
 
@@ -260,6 +260,11 @@ class _Killed(Exception):
     """The cycle's kill happened: its remaining steps are left to the recovery."""
 
 
+def _the(entry: Inbound) -> Callable[[Inbound], bool]:
+    """Selects ``entry`` itself."""
+    return lambda e: e is entry
+
+
 class _Run:
     def __init__(self, target: KillTarget, role: DesktopRole, ledger: Ledger, step_timeout: float, seed: int) -> None:
         self.target, self.role, self.ledger = target, role, ledger
@@ -293,12 +298,13 @@ class _Run:
         for entry in self.role.pending():
             if entry.type != MessageType.TASK_DISPATCH or not entry.ok:
                 continue
-            rid = entry.request_id
+            dispatch: TaskDispatchPayload = entry.payload  # a valid task.dispatch
+            rid = dispatch.request_id
             record = self.ledger.tasks.get(rid or "")
             if record is None:
                 continue
-            self.role.expect(lambda e, x=entry: e is x, self.step_timeout)  # consumed
-            self.role.dispatches[rid] = entry.message.payload
+            self.role.expect(_the(entry), self.step_timeout)  # consumed
+            self.role.dispatches[rid] = dispatch
             record.dispatches += 1
             if record.acked:
                 self.role.ack(rid, "accepted")  # 任务重投不重跑,desktop 只回放上次 ack

@@ -73,7 +73,7 @@ class StormReport:
     duplicated: int = 0
     in_progress: int = 0
     seconds: float = 0.0
-    points: Counter = field(default_factory=Counter)
+    points: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
 
     def evidence(self) -> str:
@@ -95,12 +95,12 @@ class StormDesktop:
         self.storm = storm
         self.device_id = f"storm-{storm.run_id}-{index:05d}"
         self.ws: ClientConnection | None = None
-        self.reader: asyncio.Task | None = None
+        self.reader: asyncio.Task[None] | None = None
         self.acked: dict[str, str] = {}  # requestId → sessionId: a dispatch again is answered by this ack
         self.outbox: dict[str, str] = {}  # requestId → its turn.end, sent again after a reconnect until taken over
         self.dispatched: dict[str, asyncio.Event] = {}
         self.taken_over: dict[str, asyncio.Event] = {}
-        self.dispatch_count: Counter = Counter()
+        self.dispatch_count: Counter[str] = Counter()
 
     # -- the connection --------------------------------------------------------------------------------------------
 
@@ -329,7 +329,7 @@ class _Storm:
                 break
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
-        by_chat: dict[str, list[dict]] = {}
+        by_chat: dict[str, list[dict[str, Any]]] = {}
         for r in ours:
             by_chat.setdefault(str(r.get("chatId")), []).append(r)
         for rid, chat in self.injected.items():

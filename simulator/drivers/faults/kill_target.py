@@ -46,6 +46,10 @@ def kill_target(subjects: Any, step_timeout: float, wire: WireLog | None) -> Ite
                           f"and restart it: give --target hook-server=cmd:… so the harness can kill and restart it "
                           f"(docs/targets.md)")
     command = CommandSubject(REFERENCE_COMMAND, role=Role.HOOK_SERVER.value)
+
+    def restart() -> None:
+        command.restart()
+
     try:
         command.start()
         yield KillTarget(
@@ -55,6 +59,6 @@ def kill_target(subjects: Any, step_timeout: float, wire: WireLog | None) -> Ite
             url=lambda: command.url,
             control=lambda: ControlClient(command.control_url, role=Role.HOOK_SERVER.value, timeout=step_timeout,
                                           wire=wire),
-            restart=lambda: command.restart() and None, token=None)
+            restart=restart, token=None)
     finally:
         command.close()

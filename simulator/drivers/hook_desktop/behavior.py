@@ -69,9 +69,9 @@ class BehaviorChecks:
         scopeId in place of the bindingId, a payload that is not an object."""
         self.providers.require_hello(_FEATURE)
         bid = self.providers.pid("binding", binding)
-        good = {"provider": "telegram", "bindingId": bid, "replyTo": None, "bound": True,
-                "emojiReactions": "expressive", "replyQuoteDm": "first", "replyQuoteGroup": "all",
-                "groupActivation": {}}
+        good: dict[str, Any] = {"provider": "telegram", "bindingId": bid, "replyTo": None, "bound": True,
+                                "emojiReactions": "expressive", "replyQuoteDm": "first", "replyQuoteGroup": "all",
+                                "groupActivation": {}}
         frames = [
             {**good, "emojiReactions": None},
             {**good, "replyQuoteGroup": "sometimes"},

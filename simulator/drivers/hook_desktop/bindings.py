@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from ...errors import NotApplicable
@@ -127,7 +127,8 @@ class BindingOps:
     def _request_id(self, capability: str, body: dict[str, Any]) -> str:
         """The ``requestId`` the desktop answered (``$defs/<capability>.response``: a non-empty string, checked by
         ``call`` before it is read)."""
-        return self.session.user_action(capability, body)["requestId"]
+        request_id: str = self.session.user_action(capability, body)["requestId"]
+        return request_id
 
     def ask_slack_prefs(self) -> None:
         """Control ``prefs-get``; the answer's requestId is what the prefs.get must carry."""
@@ -161,7 +162,10 @@ class BindingOps:
         url = f"https://slack.com/apps/A{uuid.uuid4().hex[:8].upper()}" if with_install_url else None
         self.slack.install_url = url
         self.session.server.send_message(make_bind_update("failed", None, None, "The Slack app is not installed",
-                                                          reason="not-installed", install_url=url or ABSENT))
+                                                          reason="not-installed",
+                                                          # ABSENT leaves the field out; make_bind_update's annotation
+                                                          # (simulator/hook) does not name it
+                                                          install_url=url or cast(str, ABSENT)))
 
     def send_bind_state(self, teams: Iterable[str]) -> None:
         entries = tuple(BindStateEntry(self.team(t), self.slack_user(t), f"Team {t}", f"User of {t}") for t in teams)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...errors import MissingFrame
 from ...hook import MessageType
-from ...roles.hook_conn import Inbound
+from ...roles.hook_conn import Inbound, described
 from .session import DesktopSession
 
 __all__ = ["ConnectionChecks"]
@@ -42,7 +42,7 @@ class ConnectionChecks:
             def pong_after(e: Inbound, f: int = last) -> bool:
                 return e.type == MessageType.PONG and e.seq > f
 
-            pong_after.description = f"pong {n} of {self.session.pings}"  # type: ignore[attr-defined]
+            described(pong_after, f"pong {n} of {self.session.pings}")
             entry = self.session.server.expect(pong_after)
             assert entry.ok, f"the desktop's pong {n} of {self.session.pings} is invalid: {entry.issue}"
             last = entry.seq
@@ -74,13 +74,12 @@ class ConnectionChecks:
         name = MessageType.LIFECYCLE_PREFERENCE.value
 
         def after_change(e: Inbound) -> bool:
-            return e.type == name and e.seq > mark and (not e.ok or e.message.payload.enabled is enabled)
-        after_change.description = (  # type: ignore[attr-defined]
-            f"a lifecycle.preference enabled={str(enabled).lower()} sent after the change")
+            return e.type == name and e.seq > mark and (not e.ok or e.payload.enabled is enabled)
+        described(after_change, f"a lifecycle.preference enabled={str(enabled).lower()} sent after the change")
         try:
             entry = self.session.server.expect(after_change)
         except MissingFrame as missing:
-            others = [e.message.payload.enabled for e in self.session.server.connection.received
+            others = [e.payload.enabled for e in self.session.server.connection.received
                       if e.type == name and e.seq > mark and e.ok]
             if others:
                 raise AssertionError(f"after the user set the preference to {enabled}, the desktop sent "

@@ -22,7 +22,7 @@ import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType
 from .answers import checked_fields
@@ -41,13 +41,15 @@ _SENT_AT = 1_767_225_600_000
 def checked_window(state: dict[str, Any]) -> list[dict[str, Any]]:
     """``state.groupWindow`` when it matches ``$defs/state.response`` (each entry a ``$defs/groupWindowEntry``); else
     ``AssertionError`` naming the schema entry and the JSON pointer."""
-    return checked_fields(state, "state", ("groupWindow",))["groupWindow"]
+    window: list[dict[str, Any]] = checked_fields(state, "state", ("groupWindow",))["groupWindow"]
+    return window
 
 
 def checked_run_context(run: dict[str, Any]) -> list[str] | None:
     """``groupContext`` of a ``runs`` entry (``$defs/run``): a list of messageIds or null; absent or mistyped is
     malformed."""
-    return checked_fields(run, "state", ("groupContext",), definition="run")["groupContext"]
+    context: list[str] | None = checked_fields(run, "state", ("groupContext",), definition="run")["groupContext"]
+    return context
 
 
 @dataclass(eq=False)
@@ -194,7 +196,8 @@ class GroupRelayChecks:
             return next((r for r in state["runs"] if r["requestId"] == rid), None)
 
         state = self.state.poll_state(lambda s: run_of(s) is not None, f"a run of {name!r}")
-        context = checked_run_context(run_of(state))  # type: ignore[arg-type]
+        # the poll ended once the state listed a run of name: run_of finds it
+        context = checked_run_context(cast("dict[str, Any]", run_of(state)))
         assert context is not None, (
             f"the desktop assembled no group context for {name!r} (groupContext null) although its triggerMessageId "
             f"names group message {trigger!r} of its window")

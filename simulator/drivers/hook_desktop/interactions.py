@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...hook import MessageType
+from ...roles.hook_conn import Inbound, described
 from .session import DesktopSession
 from .state import FINISHED_STATUSES
 
@@ -57,10 +58,10 @@ class InteractionOps:
         turn's end among the causes and fixes no order."""
         req = self.session.last_interaction()
 
-        def withdrawn(e: Any) -> bool:
-            return e.type == MessageType.INTERACTION_CANCEL and e.ok and e.payload.interaction_id == req.interaction_id
-        withdrawn.description = (  # type: ignore[attr-defined]
-            f"a valid interaction.cancel of the card {req.interaction_id}")
+        def withdrawn(e: Inbound) -> bool:
+            return (e.type == MessageType.INTERACTION_CANCEL and e.ok
+                    and bool(e.payload.interaction_id == req.interaction_id))
+        described(withdrawn, f"a valid interaction.cancel of the card {req.interaction_id}")
         cancel = self.session.server.expect(withdrawn, consume=False)
         assert cancel.payload.request_id == req.request_id, (
             f"interaction.cancel requestId {cancel.payload.request_id!r}, the card's is {req.request_id!r}")

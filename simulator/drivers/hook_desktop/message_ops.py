@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...hook import MessageType
 from .answers import checked_answer, checked_fields
@@ -32,13 +32,15 @@ _FEATURE = "msg-op-v1"
 def checked_ops(state: dict[str, Any]) -> list[dict[str, Any]]:
     """``state.messageOps`` when it matches ``$defs/state.response`` (each entry a ``$defs/messageOp``); else
     ``AssertionError`` naming the schema entry and the JSON pointer."""
-    return checked_fields(state, "state", ("messageOps",))["messageOps"]
+    ops: list[dict[str, Any]] = checked_fields(state, "state", ("messageOps",))["messageOps"]
+    return ops
 
 
 def checked_op_answer(answer: Any) -> str | None:
     """The ``opId`` of a ``message-op`` answer (``$defs/message-op.response``: ``{"ok": true, "opId": a non-empty
     string or null}``); anything else is malformed."""
-    return checked_answer(answer, "message-op")["opId"]
+    op_id: str | None = checked_answer(answer, "message-op")["opId"]
+    return op_id
 
 
 @dataclass(eq=False)
@@ -58,7 +60,7 @@ class MessageOpChecks:
         return self.ops[op]
 
     def _op_id(self, op: str) -> str:
-        op_id = self._op(op)["opId"]
+        op_id: str | None = self._op(op)["opId"]
         assert op_id is not None, (
             f"the desktop answered message operation {op!r} without an opId (nothing sent) although msg-op-v1 is in "
             f"hello and welcome")
@@ -136,7 +138,8 @@ class MessageOpChecks:
         op_id = self._op_id(op)
         state = self.state.poll_state(lambda s: (e := self._entry(s, op_id)) is not None and e["state"] != "pending",
                                       f"message operation {op!r} ended")
-        return self._entry(state, op_id)  # type: ignore[return-value]
+        # the poll ended once the state listed the operation: _entry finds it
+        return cast("dict[str, Any]", self._entry(state, op_id))
 
     def check_op_ok(self, op: str, message_id: str) -> None:
         """The result the harness sent reaches the agent: ``ok`` with its messageId and messageIds."""

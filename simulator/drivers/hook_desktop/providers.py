@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...errors import NotApplicable, SubjectRefused
 from ...hook import (
@@ -183,9 +183,10 @@ class ProviderChecks:
         attempt without its link, a confirmed binding still naming an attempt, a payload that is not an object."""
         self.require_hello("provider-bind-v1")
         bid = self.pid("binding", binding)
-        status = {"provider": "telegram", "state": "revoked", "replyTo": None, "attemptId": None, "bindingId": bid,
-                  "principalId": None, "principalName": None, "scopeId": None, "scopeName": None,
-                  "connectUrl": None, "expiresAt": None, "reason": None, "remediationUrl": None, "actions": []}
+        status: dict[str, Any] = {
+            "provider": "telegram", "state": "revoked", "replyTo": None, "attemptId": None, "bindingId": bid,
+            "principalId": None, "principalName": None, "scopeId": None, "scopeName": None,
+            "connectUrl": None, "expiresAt": None, "reason": None, "remediationUrl": None, "actions": []}
         frames = [
             status,
             {**status, "provider": "myspace", "reason": "conformance"},
@@ -272,7 +273,8 @@ class ProviderChecks:
     def _shown_attempt(self, provider: str, attempt: str) -> dict[str, Any]:
         channel = self._poll_channel(provider, lambda c: self._attempt(c, attempt) is not None,
                                      f"{provider} attempt {attempt!r}")
-        return self._attempt(channel, attempt)  # type: ignore[return-value]
+        # the poll ended once the channel showed the attempt: it is there
+        return cast("dict[str, Any]", self._attempt(channel, attempt))
 
     def check_attempt_link(self, provider: str, attempt: str, url: str) -> None:
         shown = self._shown_attempt(provider, attempt)

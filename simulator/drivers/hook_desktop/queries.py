@@ -13,7 +13,7 @@ check holds on a live connection only: the answer, when one comes, is judged; si
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from ...hook import (
     QUERY_KINDS,
     MessageType,
 )
-from ...roles.hook_conn import Inbound
+from ...roles.hook_conn import Inbound, described
 from .session import DesktopSession
 
 __all__ = ["QueryChecks", "QueryScenario"]
@@ -97,14 +97,13 @@ class QueryChecks:
 
     # -- reading the answers -----------------------------------------------------------------------------------------
 
-    def _answer_match(self, name: str):
+    def _answer_match(self, name: str) -> Callable[[Inbound], bool]:
         query_id = self.names.asked[name][0] if name in self.names.asked else None
         assert query_id is not None, f"the harness asked no query {name!r} before this step"
 
         def match(e: Inbound) -> bool:
             return e.type == MessageType.QUERY_RESPONSE and e.query_id == query_id
-        match.description = f"a query.response to {name!r} ({query_id})"  # type: ignore[attr-defined]
-        return match
+        return described(match, f"a query.response to {name!r} ({query_id})")
 
     def answer(self, name: str) -> Any:
         """The desktop's query.response to query ``name`` (its queryId echoed, §5 阶段 6 "响应回传配对"), awaited up to
@@ -166,7 +165,8 @@ class QueryChecks:
     def _sessions(self, name: str) -> Sequence[Any]:
         answer = self._ok_answer(name)
         assert answer.sessions is not ABSENT, f"the sessions answer to {name!r} carries no sessions"
-        return answer.sessions
+        sessions: Sequence[Any] = answer.sessions
+        return sessions
 
     def check_sessions_answer(self, name: str) -> None:
         """§5 阶段 6 "sessions 最多 20 条 {id,title,workspace,lastActiveAt},workspace 只能是别名": with more than 20 sessions

@@ -25,7 +25,7 @@ from ...hook import (
     QueryKind,
     find_local_paths_in_frame,
 )
-from ...roles.hook_conn import Inbound
+from ...roles.hook_conn import Inbound, described
 from .session import DesktopSession
 
 __all__ = ["RuleChecks"]
@@ -91,7 +91,7 @@ class RuleChecks:
 
         def answer(e: Inbound) -> bool:
             return e.type == MessageType.QUERY_RESPONSE and e.query_id == query_id
-        answer.description = f"a query.response to {kind} ({query_id})"  # type: ignore[attr-defined]
+        described(answer, f"a query.response to {kind} ({query_id})")
         try:
             self.session.server.expect(answer, consume=False)
         except MissingFrame:

@@ -31,7 +31,7 @@ from ...hook import (
     HOOK_FEATURE_PROVIDER_TELEGRAM,
     MessageType,
 )
-from ...roles.hook_conn import Inbound, Matcher
+from ...roles.hook_conn import Inbound, Matcher, described
 from ...roles.hook_server import ServerRole
 from ...subjects.settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
@@ -304,7 +304,7 @@ class DesktopSession:
 
         def its_end(e: Inbound) -> bool:
             return e.type == MessageType.TURN_END and e.request_id == rid
-        its_end.description = f"a turn.end for {name!r}"  # type: ignore[attr-defined]
+        described(its_end, f"a turn.end for {name!r}")
         try:
             entry = self.server.expect(its_end)
         except MissingFrame as missing:

@@ -29,14 +29,16 @@ FINISHED_STATUSES = frozenset(status.value for status in TurnEndStatus)
 def checked_state(answer: Any) -> dict[str, Any]:
     """``answer`` when it matches ``$defs/state.response``; else ``AssertionError`` naming the schema entry and the
     JSON pointer of what is missing or mistyped."""
-    return checked_answer(answer, "state")
+    state: dict[str, Any] = checked_answer(answer, "state")
+    return state
 
 
 def checked_retry_answer(answer: Any) -> str | None:
     """The ``reopenRequestId`` of a ``retry-turn`` answer (``$defs/retry-turn.response``); an answer without the
     field is malformed (a failure)."""
     assert answer is not None, "the desktop user did not retry a turn before this step"
-    return checked_answer(answer, "retry-turn")["reopenRequestId"]
+    reopen_request_id: str | None = checked_answer(answer, "retry-turn")["reopenRequestId"]
+    return reopen_request_id
 
 
 def _finished(rid: str) -> Callable[[dict[str, Any]], bool]:
@@ -51,7 +53,8 @@ class StateChecks:
 
     def state(self) -> dict[str, Any]:
         """The desktop's control ``state``, checked against ``$defs/state.response`` (``DesktopSession.call``)."""
-        return self.session.call("state")
+        state: dict[str, Any] = self.session.call("state")  # checked: $defs/state.response is an object
+        return state
 
     def runs_of(self, name: str) -> list[dict[str, Any]]:
         """The ``runs`` entries of request ``name``."""

@@ -29,13 +29,15 @@ __all__ = ["ToolChecks", "ToolScenario", "checked_call_answer", "checked_tool_ca
 def checked_call_answer(answer: Any) -> dict[str, Any]:
     """A ``call-tool`` answer (``$defs/call-tool.response``: ``{"ok": true, "callId", "requestId": a non-empty
     string or null}``); else ``AssertionError`` naming the schema entry and the JSON pointer."""
-    return checked_answer(answer, "call-tool")
+    call: dict[str, Any] = checked_answer(answer, "call-tool")
+    return call
 
 
 def checked_tool_calls(state: dict[str, Any]) -> list[dict[str, Any]]:
     """``state.toolCalls`` when it matches ``$defs/state.response`` (each entry a ``$defs/toolCall``); else
     ``AssertionError`` naming the schema entry and the JSON pointer."""
-    return checked_fields(state, "state", ("toolCalls",))["toolCalls"]
+    calls: list[dict[str, Any]] = checked_fields(state, "state", ("toolCalls",))["toolCalls"]
+    return calls
 
 
 @dataclass
@@ -85,7 +87,7 @@ class ToolChecks:
         return answer
 
     def _tool_request_id(self, name: str) -> str:
-        rid = self._answer(name)["requestId"]
+        rid: str | None = self._answer(name)["requestId"]
         assert rid is not None, (
             f"the desktop answered call-tool {name!r} with requestId null: it sent no tool.request although "
             f"slack-tools was in welcome ({self.session.features!r})")

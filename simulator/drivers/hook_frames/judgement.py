@@ -52,7 +52,7 @@ def refuses_invalid_dispatch(frame: Inbound) -> bool:
     … / `invalid`"): a refusal, not acting on the frame. Every other frame sent in reaction is acting on it."""
     if not frame.ok or frame.type != MessageType.TASK_ACK:
         return False
-    payload = frame.message.payload
+    payload = frame.payload
     result, reason = getattr(payload, "result", None), getattr(payload, "reason", None)
     return result == AckResult.REJECTED and reason == RejectReason.INVALID
 

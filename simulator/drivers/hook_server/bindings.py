@@ -30,7 +30,7 @@ from ...hook import (
     make_prefs_get,
     make_prefs_set,
 )
-from ...roles.hook_conn import Inbound
+from ...roles.hook_conn import Inbound, described
 from .channel import ChannelOps
 from .records import RecordChecks
 from .scenario import HookServerScenario
@@ -57,6 +57,11 @@ class SlackNames:
 
     def user(self, name: str) -> str:
         return self.users.setdefault(name, f"U-sim-{uuid.uuid4().hex[:12]}")
+
+
+def _numbered(seq: int) -> Callable[[Inbound], bool]:
+    """Selects the entry numbered ``seq``."""
+    return lambda e: e.seq == seq
 
 
 def parse_bindings(text: str) -> list[tuple[str, str]]:
@@ -96,8 +101,8 @@ class BindingOps:
 
     def start_sign_in(self, dev: str, team: str | None = None) -> None:
         """bind.start (new desktops send ``{}``; ``teamId`` pins a team), then the barrier: the server has read it."""
-        kwargs = {"team_id": self.slack.team(team)} if team else {}
-        self.scenario.device(dev).role.send_message(make_bind_start(**kwargs))
+        message = make_bind_start(team_id=self.slack.team(team)) if team else make_bind_start()
+        self.scenario.device(dev).role.send_message(message)
         self.scenario.barrier()
 
     def revoke(self, dev: str, team: str | None = None, *, pending_only: bool = False) -> None:
@@ -213,12 +218,12 @@ class BindingOps:
         role = self.scenario.device(dev).role
 
         def ids(e: Inbound) -> list[tuple[str, str]]:
-            return sorted((b.team_id, b.slack_user_id) for b in e.message.payload.bindings)  # type: ignore[union-attr]
+            return sorted((b.team_id, b.slack_user_id) for b in e.payload.bindings)  # e is valid: read when e.ok
 
         def match(e: Inbound) -> bool:
             return e.type == MessageType.BIND_STATE.value and (not e.ok or pred(ids(e)))
 
-        match.description = what  # type: ignore[attr-defined]
+        described(match, what)
         earlier = [e.seq for e in role.pending() if e.type == MessageType.BIND_STATE.value]
         try:
             entry = role.expect(match)
@@ -228,8 +233,8 @@ class BindingOps:
         assert entry.ok, f"the server's bind.state is invalid: {entry.issue}"
         for seq in earlier:
             if seq < entry.seq:
-                role.expect(lambda e, s=seq: e.seq == s, timeout=1.0)
-        return entry.message.payload  # type: ignore[union-attr]
+                role.expect(_numbered(seq), timeout=1.0)
+        return entry.payload
 
     def expect_bind_state(self, dev: str, bindings: list[tuple[str, str]]) -> None:
         """A bind.state listing exactly these (user, team) bindings (spec 阶段 5 "绑定全量快照(权威列表)")."""

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from ...errors import SubjectRefused
 from ...hook import MessageType
 from .channel import ChannelOps
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 
 __all__ = ["PRESS_REFUSAL", "Card", "CardOps"]
 

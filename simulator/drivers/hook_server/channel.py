@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import NotTestable
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 
 __all__ = ["CLEANUP_MARGIN_S", "ChannelOps"]
 
@@ -56,7 +57,8 @@ class ChannelOps:
         self.scenario.task_chat[name] = chat
         self.scenario.user_texts[name] = text
         self.scenario.secrets.append(text)
-        return answer["requestId"]
+        request_id: str = answer["requestId"]
+        return request_id
 
     def inject_command(self, command: str, chat: str) -> None:
         """A user writes a chat command (``/stop``, ``/new``); the server must take it as that command."""
@@ -85,7 +87,8 @@ class ChannelOps:
 
     def server_now(self) -> int:
         """The server's clock (ms): ``advance-clock`` by 0."""
-        return self.scenario.ctl("advance-clock", {"ms": 0})["now"]  # an integer (schema-checked)
+        now: int = self.scenario.ctl("advance-clock", {"ms": 0})["now"]  # an integer (schema-checked)
+        return now
 
     def advance_to(self, at: int) -> None:
         """Move the server's clock just past ``at`` (ms)."""

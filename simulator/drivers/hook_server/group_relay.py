@@ -20,10 +20,12 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, cast
 
 from ...errors import NotTestable
-from ...hook import MessageType, make_group_message, make_msg_op_result
+from ...hook import GroupMessageAuthor, MessageType, make_group_message, make_msg_op_result
+from ...roles.hook_conn import Inbound
 from .channel import ChannelOps
 from .provider_bindings import ProviderBindingOps
 from .scenario import HookServerScenario
@@ -63,7 +65,8 @@ class GroupMessage:
 
     @property
     def message_id(self) -> str:
-        return self.fields["messageId"]
+        message_id: str = self.fields["messageId"]
+        return message_id
 
 
 @dataclass
@@ -171,7 +174,10 @@ class GroupRelayOps:
         tag = uuid.uuid4().hex
         self.scenario.device(dev).role.send_message(make_group_message(
             provider="telegram", chat_id=self.group_id(group), message_id=f"sim-echo-{tag}",
-            author={"id": self.principal_id(f"echo-{tag}"), "name": f"sim-echo-{tag}"}, text=f"sim-echo-{tag}",
+            # the wire object as given: make_group_message puts a payload field that is no Wire object on the wire
+            # as is, but its annotation (simulator/hook) names only the typed GroupMessageAuthor
+            author=cast(GroupMessageAuthor, {"id": self.principal_id(f"echo-{tag}"), "name": f"sim-echo-{tag}"}),
+            text=f"sim-echo-{tag}",
             sent_at=1_700_000_000_000, thread_id=None, chat_name=None))
         self.scenario.barrier()
 
@@ -182,7 +188,7 @@ class GroupRelayOps:
 
     # -- Then --------------------------------------------------------------------------------------------------------
 
-    def _is_group_message(self, msg: GroupMessage | None):
+    def _is_group_message(self, msg: GroupMessage | None) -> Callable[[Inbound], bool]:
         def match(e: Any) -> bool:
             if e.type != MessageType.GROUP_MESSAGE.value:
                 return False

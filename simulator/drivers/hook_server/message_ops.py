@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ...hook import MessageType
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 from .tasks import TaskChecks
 
 __all__ = ["MALFORMED_OPS", "MessageOps", "OpsState", "UNKNOWN_LANE_PREFIX"]
@@ -98,7 +99,8 @@ class MessageOps:
     def _scope_key(self, lane: str | None) -> str:
         if lane is None:
             return f"{UNKNOWN_LANE_PREFIX}{uuid.uuid4().hex}:-:1"
-        return self.scenario.dispatch(lane).external_key
+        external_key: str = self.scenario.dispatch(lane).external_key
+        return external_key
 
     def run_op(self, dev: str, name: str, lane: str | None, action: dict[str, Any]) -> None:
         """The device sends the valid ``msg.op`` ``name`` scoped by the externalKey of the lane task ``lane`` (None:

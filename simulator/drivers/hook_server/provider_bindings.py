@@ -76,7 +76,8 @@ class ProviderBindingOps:
     def attempt_id(self, name: str) -> str:
         if name not in self.pstate.pending:
             raise AssertionError(f"no binding attempt named {name!r} in this scenario")
-        return self.pstate.pending[name].attempt_id
+        attempt_id: str = self.pstate.pending[name].attempt_id
+        return attempt_id
 
     def binding_id(self, name: str) -> str:
         if name not in self.pstate.bindings:
@@ -113,7 +114,8 @@ class ProviderBindingOps:
         answer = self.scenario.ctl("list-bindings", {"deviceId": starter.role.device_id})
         tokens = [a["token"] for a in answer["attempts"] if a["attemptId"] == aid]
         assert tokens, f"list-bindings does not list the open attempt {aid!r}: {answer['attempts']!r}"[:600]
-        return tokens[0]
+        token: str = tokens[0]
+        return token
 
     def start_binding_unannounced(self, dev: str, provider: str) -> None:
         """``provider.bind.start`` from a device whose family is off: nothing is waited for."""

@@ -26,7 +26,8 @@ from ...hook import (
     QuerySessionEntry,
 )
 from .channel import ChannelOps
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 
 __all__ = ["MALFORMED_ANSWERS", "QUERY_COMMANDS", "QueryNames", "QueryOps", "query_answer"]
 
@@ -97,7 +98,8 @@ class QueryOps:
         """The queryId the server gave the query ``name`` (its ``inject-message`` answer)."""
         if name not in self.names.asked:
             raise AssertionError(f"no query named {name!r} in this scenario (the feature uses it before it exists)")
-        return self.names.asked[name]["queryId"]
+        query_id: str = self.names.asked[name]["queryId"]
+        return query_id
 
     # -- When: the channel ---------------------------------------------------------------------------------------
 
@@ -237,7 +239,8 @@ class QueryOps:
     def _kind_received(self, name: str) -> str:
         if name not in self.names.received:
             raise AssertionError(f"the device never received the query {name!r}")
-        return self.names.received[name].kind
+        kind: str = self.names.received[name].kind
+        return kind
 
     def _row(self, name: str) -> Row:
         """The server's ``list-queries`` row of the query ``name``; none is a failure."""

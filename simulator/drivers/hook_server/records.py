@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from ...subjects.settling import SETTLE_FAILURES
 from .channel import ChannelOps
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 
 __all__ = ["RecordChecks"]
 

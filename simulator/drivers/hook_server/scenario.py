@@ -27,6 +27,7 @@ from ...hook import (
     Provider,
     make_ping,
 )
+from ...roles.hook_conn import Inbound
 from ...roles.hook_desktop import DesktopRole
 from ...subjects.settling import SETTLE, SETTLE_FAILED, offers_settle, settle_window
 from ...wirelog import Direction, WireLog
@@ -42,6 +43,11 @@ from .control_answers import (
 __all__ = ["DEFAULT_HELLO", "DEFAULT_PROVIDER", "SETTLE_S", "Device", "HookServerScenario"]
 
 T = TypeVar("T")
+
+
+def _pong_after(seq: int) -> Callable[[Inbound], bool]:
+    """Selects a pong received after the entry numbered ``seq``."""
+    return lambda e: e.type == MessageType.PONG and e.seq > seq
 
 #: The protocol's names and limits (slack-hook-protocol.md §3, §5) come from the core's constants, the spec's single
 #: source. The provider a chat uses unless the scenario names another (spec §1: Slack, Telegram, X).
@@ -212,7 +218,7 @@ class HookServerScenario:
                 continue
             floor = len(conn.received)
             dev.role.send_message(make_ping())
-            conn.expect(lambda e, f=floor: e.type == MessageType.PONG and e.seq > f)
+            conn.expect(_pong_after(floor))
 
     def none_arrives(self, role: DesktopRole, match: Any, *, include_pending: bool = True) -> None:
         """No frame ``match`` selects reaches ``role``: first the barrier on every other open device connection (the
@@ -261,9 +267,10 @@ class HookServerScenario:
 
     def settle_within_grace(self) -> float | None:
         """``settle`` bounded by the grace (``settle_window``), its failure noted in the wire log."""
-        return settle_window(lambda body: self.ctl(SETTLE, body), self.quiet, self.clock,
-                             lambda text: self.wire.record("harness", Direction.NOTE, "harness", text,
-                                                           summary=SETTLE_FAILED))
+        def note(text: str) -> None:
+            self.wire.record("harness", Direction.NOTE, "harness", text, summary=SETTLE_FAILED)
+
+        return settle_window(lambda body: self.ctl(SETTLE, body), self.quiet, self.clock, note)
 
     # -- the control API -----------------------------------------------------------------------------------------
 

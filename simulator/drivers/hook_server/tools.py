@@ -25,7 +25,8 @@ from .raw_errors import raw_error_leaks
 from .bindings import BindingOps
 from .deliveries import CODE_RE, RAW_RESPONSE_MARKERS
 from .provider_errors import ProviderErrorChecks
-from .scenario import HookServerScenario, Row
+from .control_answers import Row
+from .scenario import HookServerScenario
 
 __all__ = ["MALFORMED_TOOL_REQUESTS", "ToolNames", "ToolOps"]
 

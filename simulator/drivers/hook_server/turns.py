@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import cast
 
 from ...hook import TurnEndStatus
 from .scenario import DEFAULT_PROVIDER, HookServerScenario
@@ -42,7 +43,8 @@ class TurnOps:
         key = original.external_key if original is not None else unknown_external_key()
         session = d.role.session_for(original.request_id) if original is not None else None
         d.role.end(rid, status.value, final, error, external_key=key, session_id=session)
-        self.scenario.end_frames[name] = d.role.connection.last_sent  # type: ignore[assignment]
+        # the turn.end just sent: a built message goes out as a text frame, a str
+        self.scenario.end_frames[name] = cast(str, d.role.connection.last_sent)
         self.scenario.secrets.extend(t for t in (final, error) if t)
 
     def end_round_early(self, dev: str, round_: str, orig: str, final: str) -> None:

@@ -6,14 +6,21 @@ hello "defaultWorkspace(本连接的默认工作区别名;必须是 workspaces �
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from ...hook import HOOK_PROTOCOL_VERSION, make_hello
 from .scenario import HookServerScenario
 
 __all__ = ["FOREIGN_DEFAULT_HELLO", "WorkspaceOps"]
 
+
+class _ForeignHello(TypedDict):
+    workspaces: tuple[str, ...]
+    defaultWorkspace: str
+
+
 #: A re-sent hello whose defaultWorkspace is not one of its workspaces (the core refuses it: NOT_A_MEMBER).
-FOREIGN_DEFAULT_HELLO = {"workspaces": ("chat", "docs"), "defaultWorkspace": "not-in-the-list"}
+FOREIGN_DEFAULT_HELLO: _ForeignHello = {"workspaces": ("chat", "docs"), "defaultWorkspace": "not-in-the-list"}
 
 
 @dataclass(eq=False)

@@ -433,4 +433,5 @@ class ProbeKitDriver:
         try:
             return eventually(gone, seconds, clock=self._clock, sleep=self._sleep, retry=NotYet)
         except NotYet as last:
-            return last.args[0]
+            response: dict[str, Any] = last.args[0]  # gone() gives NotYet the response
+            return response

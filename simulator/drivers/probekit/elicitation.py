@@ -56,7 +56,7 @@ def fill_form(schema: Mapping[str, Any] | None, text: str) -> dict[str, Any]:
         elif kind in ("number", "integer"):
             content[name] = prop.get("minimum", 1)
         elif kind == "array":
-            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+            items = given if isinstance(given := prop.get("items"), dict) else {}
             opts = _options(items.get("enum"), items.get("anyOf"))
             content[name] = opts[:1] if opts else [text]
         else:

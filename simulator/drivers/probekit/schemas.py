@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # types-jsonschema not installed
 import referencing
 
 from .expect import expect
@@ -39,7 +39,8 @@ class SchemaDialect(Enum):
 
     @property
     def validator(self) -> type[Any]:
-        return jsonschema.Draft7Validator if self is SchemaDialect.DESIGN else jsonschema.Draft202012Validator
+        cls: type[Any] = jsonschema.Draft7Validator if self is SchemaDialect.DESIGN else jsonschema.Draft202012Validator
+        return cls
 
 
 def schema_problems(instance: Any, schema: Any, what: str,

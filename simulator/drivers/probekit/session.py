@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from simulator.roles.mcp_values import tool_list_problems
 from simulator.subjects.targets import Role
@@ -122,7 +122,7 @@ class ProbeSession:
         """The listed tool ``name``; a tool the subject does not list fails."""
         found = self.listed_by_name().get(name)
         expect(found is not None, f"tools/list has no tool {name!r} (it lists {sorted(self.listed_by_name())})")
-        return found  # type: ignore[return-value]
+        return cast("dict[str, Any]", found)  # not None: expect() above
 
     def send(self, tool: str, arguments: dict[str, Any], task: Mapping[str, Any] | None = None) -> Call:
         """``tools/call`` exactly as given (``task``: task-augmented), its whole response kept."""

@@ -86,7 +86,8 @@ def check_every_structured(calls: Iterable[Call], listed: Mapping[str, Any], des
     §2 okStructured, 测试策略 1): "every structured result is valid" never passes on none of them."""
     calls = list(calls)
     expect(calls, "scenario bug: no call was made")
-    seen, problems = [], []
+    seen: list[str] = []
+    problems: list[str] = []
     for call in calls:
         judgement = judge_structured(call, listed.get(call.tool), design)
         if judgement.structured:
@@ -126,7 +127,7 @@ def check_design_schema(call: Call, schema: Any) -> None:
 def check_meta_schema_requires(call: Call, fields: Sequence[str]) -> None:
     """The schema in ``_meta.schema`` lists every one of ``fields`` in its ``required`` (e.g. §3.2 CommitMessage:
     type, subject, finalMessage)."""
-    schema = meta_of(call.result).get("schema")
+    schema: Any = meta_of(call.result).get("schema")  # raw JSON: expect() checks it is an object
     expect(isinstance(schema, dict), f"{call.tool}'s result carries no schema in _meta.schema: {call.describe()}")
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
     missing = [f for f in fields if f and f not in required]

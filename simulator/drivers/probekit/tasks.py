@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from .calls import Call, has_text
 from .expect import expect
@@ -64,7 +64,7 @@ def created_task(call: Call) -> dict[str, Any]:
     expect(isinstance(task, dict) and isinstance(task.get("taskId"), str) and task["taskId"],
            f"a task-augmented tools/call did not answer with a CreateTaskResult {{task: {{taskId, …}}}}: "
            f"{call.describe()}")
-    return task  # type: ignore[return-value]
+    return cast("dict[str, Any]", task)  # a dict: expect() above
 
 
 def check_task(task: Any, what: str) -> dict[str, Any]:
@@ -75,7 +75,8 @@ def check_task(task: Any, what: str) -> dict[str, Any]:
     status = task.get("status")
     expect(isinstance(status, str) and status in TASK_STATUSES,
            f"{what}: status {status!r} not in {sorted(TASK_STATUSES)}"[:1000])
-    return task
+    checked: dict[str, Any] = task  # a dict: expect() above
+    return checked
 
 
 def check_task_timing(task: Any) -> None:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable, SubjectTimeout
 from ...profiles.fuzz.wire_inputs import WireInput
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, MessageType, make_ping
 from ...roles.frame_probe import FrameProbe
+from ...roles.hook_server import ServerRole
 from ...wirelog import WireLog
 from .garbage_rounds import run_garbage_rounds
 
@@ -46,7 +47,7 @@ class DesktopLifecycleReport:
                 f"({self.garbage} fuzzed frames): {self.lost} lost, {self.duplicated} run twice; {self.seconds:.1f} s")
 
 
-def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, rounds: int,
+def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict[str, Any]], *, rounds: int,
                            step_timeout: float, rng_seed: int = 0) -> DesktopLifecycleReport:
     """``rounds`` lifecycles on the probe's connection to the desktop, scripted through ``control``; the report, or an
     ``AssertionError`` naming the round that lost or repeated its task."""
@@ -60,7 +61,7 @@ def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict],
     started = time.monotonic()
     probe.retire()
     conn = probe.connection(WireLog())
-    server = probe.role
+    server = cast(ServerRole, probe.role)  # the probe of a desktop: its DesktopOpener opened a ServerRole
     hello = getattr(server, "hello_payload", None)
     aliases = [w for w in (getattr(hello, "workspaces", None) or ()) if isinstance(w, str)]
     workspace = aliases[0] if aliases else HOOK_CHAT_WORKSPACE_ALIAS
@@ -91,7 +92,7 @@ def run_desktop_lifecycles(probe: FrameProbe, control: Any, samples: list[dict],
             garbage(batches[3])
             floor = conn.received[-1].seq if conn.received else 0
             conn.send(make_ping())
-            conn.expect(lambda e, f=floor: e.type == "pong" and e.seq > f, consume=False)
+            conn.expect(lambda e: e.type == "pong" and e.seq > floor, consume=False)
         except (AssertionError, MissingFrame, SubjectTimeout) as exc:
             report.lost += 1
             failures.append(f"round {n}: the task dispatched beside the garbage was lost: {exc} [{RULE}]")

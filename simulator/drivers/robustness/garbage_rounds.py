@@ -9,6 +9,7 @@ may hide the subject's failure).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ from ...profiles.fuzz.wire_inputs import WireInput, wire_inputs
 __all__ = ["run_garbage_rounds"]
 
 
-def run_garbage_rounds(samples: list[dict], *, rounds: int, gaps: int, rng_seed: int,
+def run_garbage_rounds(samples: list[dict[str, Any]], *, rounds: int, gaps: int, rng_seed: int,
                        one_round: Callable[[list[list[WireInput]]], None], failures: list[str]) -> None:
     """At most ``rounds`` calls of ``one_round(batches)`` (``gaps`` batches each), seeded with ``rng_seed``; an
     ``AssertionError`` with ``failures[0]`` once a round has recorded a failure there."""

@@ -26,7 +26,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -36,6 +38,7 @@ from ...profiles.fuzz.replay import Replay, save_replay
 from ...profiles.fuzz.wire_inputs import WireInput, oversize_input, wire_inputs
 from ...hook import make_ping
 from ...roles.frame_probe import DeliveryOutcome, FrameProbe
+from ...roles.hook_conn import Inbound
 from ...wirelog import WireLog
 from ..hook_frames.judgement import refuses_invalid_dispatch
 
@@ -72,7 +75,7 @@ class FuzzReport:
     tried: int = 0
     observed: int = 0
     batches: int = 0
-    by_kind: Counter = field(default_factory=Counter)
+    by_kind: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     seed: int = 0
 
@@ -86,6 +89,11 @@ class _Violation(AssertionError):
     pass
 
 
+def _pong_after(seq: int) -> Callable[[Inbound], bool]:
+    """Selects a pong received after the entry numbered ``seq``."""
+    return lambda e: e.type == "pong" and e.seq > seq
+
+
 class HookFuzzer:
     """Runs the properties against one subject through ``probe``.
 
@@ -93,7 +101,7 @@ class HookFuzzer:
     property; ``replay``: a saved failing batch to send instead of searching; ``save_dir``: where a failing batch is
     saved; ``rng_seed``: Hypothesis's seed (the evidence names it)."""
 
-    def __init__(self, probe: FrameProbe, samples: list[dict], *, frames: int, save_dir: Path,
+    def __init__(self, probe: FrameProbe, samples: list[dict[str, Any]], *, frames: int, save_dir: Path,
                  replay: Replay | None = None, replay_source: str = "", rng_seed: int = 0) -> None:
         self.probe, self.samples, self.frames, self.save_dir = probe, samples, frames, save_dir
         self.replay, self.replay_source, self.rng_seed = replay, replay_source, rng_seed
@@ -185,7 +193,8 @@ class HookFuzzer:
 
         if self.replay is not None:
             try:
-                attempt(list(self.replay.inputs), budgeted=False)
+                # the replay of a hook requirement is one this fuzzer saved: WebSocket frames (format "frames")
+                attempt(list(cast("tuple[WireInput, ...]", self.replay.inputs)), budgeted=False)
             except _Violation as exc:
                 raise AssertionError(f"{exc} (replayed from {self.replay_source})") from None
         else:
@@ -262,7 +271,7 @@ class HookFuzzer:
         try:
             while pongs() < pings:
                 seen = max((e.seq for e in conn.received if e.seq > floor and e.type == "pong"), default=floor)
-                conn.expect(lambda e, s=seen: e.type == "pong" and e.seq > s, consume=False)
+                conn.expect(_pong_after(seen), consume=False)
         except SubjectTimeout:
             pass
         except Exception:  # noqa: BLE001 - a close or a missing frame: what arrived is the answer

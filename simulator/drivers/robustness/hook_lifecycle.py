@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...verdicts.causes import missing_capabilities_text
 from ...errors import MissingFrame, NotTestable
 from ...profiles.fuzz.wire_inputs import WireInput
 from ...hook import HOOK_FEATURE_TURN_DELIVERY, MessageType
-from ...roles.frame_probe import FrameProbe
+from ...roles.frame_probe import FrameProbe, HookServerOpener
 from ...roles.hook_desktop import DesktopRole
 from ...wirelog import WireLog
 from .garbage_rounds import run_garbage_rounds
@@ -47,7 +47,7 @@ class LifecycleReport:
                 f"fuzzed frames): {self.lost} lost, {self.duplicated} run twice; {self.seconds:.1f} s")
 
 
-def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, rounds: int, step_timeout: float,
+def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict[str, Any]], *, rounds: int, step_timeout: float,
                    rng_seed: int = 0) -> LifecycleReport:
     """``rounds`` lifecycles on a connection of their own to the hook server ``probe`` dials (a desktop declaring
     turn-delivery-v1), through ``control``; the report, or an ``AssertionError`` naming the round that lost or
@@ -60,7 +60,7 @@ def run_lifecycles(probe: FrameProbe, control: Any, samples: list[dict], *, roun
         raise NotTestable(missing_capabilities_text("hook-server", missing))
     report = LifecycleReport()
     started = time.monotonic()
-    opener = probe.opener
+    opener = cast(HookServerOpener, probe.opener)  # the probe of a hook server: it dials with a HookServerOpener
     role = DesktopRole(wire=WireLog(), step_timeout=step_timeout, role="desktop-lifecycle")
     try:
         role.connect(opener.url, opener.token)

@@ -21,7 +21,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 from ...hook import HOOK_CHAT_WORKSPACE_ALIAS, make_hello, make_ping, serialize_hook_message
 from ...roles.frame_probe import FrameProbe
@@ -84,7 +84,7 @@ async def _hold(url: str, token: str | None, ceiling: int, timeout: float) -> Co
     headers = {"Authorization": f"Bearer {token}"} if token else None
     sockets = []
 
-    async def frame_of(ws, kind: str) -> bool:
+    async def frame_of(ws: ClientConnection, kind: str) -> bool:
         async with asyncio.timeout(timeout):
             async for data in ws:
                 try:

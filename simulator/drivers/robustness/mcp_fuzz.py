@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -80,11 +80,11 @@ class McpFuzzReport:
     tried: int = 0
     observed: int = 0
     batches: int = 0
-    by_kind: Counter = field(default_factory=Counter)
+    by_kind: Counter[str] = field(default_factory=Counter)
     results: int = 0
     is_error: int = 0
     errors: int = 0
-    error_codes: Counter = field(default_factory=Counter)
+    error_codes: Counter[Any] = field(default_factory=Counter)  # the error's code as sent (any JSON), or "?"
     cancelled_unanswered: int = 0
     unknown_method_errors: int = 0
     restarts: int = 0
@@ -157,7 +157,7 @@ class McpFuzzer:
         if not isinstance(tools, list):
             raise _Violation(f"the {self.subject} did not answer tools/list with a list of tools"
                              f"{': ' + got.text if got else ''}")
-        return [ToolSeed(t["name"], t.get("inputSchema") if isinstance(t.get("inputSchema"), dict) else {})
+        return [ToolSeed(t["name"], schema if isinstance(schema := t.get("inputSchema"), dict) else {})
                 for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
     def start(self) -> None:
@@ -367,7 +367,8 @@ class McpFuzzer:
         try:
             if self.replay is not None:
                 try:
-                    attempt(list(self.replay.inputs), budgeted=False)  # type: ignore[arg-type]
+                    # the replay of an MCP requirement is one this fuzzer saved: JSON-RPC lines (format "mcp")
+                    attempt(list(cast("tuple[McpInput, ...]", self.replay.inputs)), budgeted=False)
                 except _Violation as exc:
                     raise AssertionError(f"{exc} (replayed from {self.replay_source})") from None
             else:
@@ -391,8 +392,9 @@ class McpFuzzer:
                                  f"not be judged, no evidence for {requirement} [{_RULES[prop]}]")
         return report
 
-    def _search(self, attempt, prop: Property, requirement: str, report: McpFuzzReport,
-                violations: list[tuple[list[McpInput], str]], stopped: list[AssertionError]) -> None:
+    def _search(self, attempt: Callable[[list[McpInput]], None], prop: Property, requirement: str,
+                report: McpFuzzReport, violations: list[tuple[list[McpInput], str]],
+                stopped: list[AssertionError]) -> None:
         examples = max(1, -(-self.inputs // 3) + 10)  # a batch holds 3.5 inputs on average
 
         @seed(self.rng_seed)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import strategies as st
 
@@ -148,7 +148,7 @@ def _plausible(schema: Any) -> Any:
         return "x"
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
-    kind = schema.get("type")
+    kind: Any = schema.get("type")  # a type name, or a list of them
     kind = kind[0] if isinstance(kind, list) and kind else kind
     return {"string": "robustness", "integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {},
             "null": None}.get(kind, "x")
@@ -161,15 +161,20 @@ def _arguments(seed: ToolSeed) -> dict[str, Any]:
 
 def _string_field(seed: ToolSeed) -> str:
     props = seed.schema.get("properties") if isinstance(seed.schema, dict) else None
+    key: str  # a JSON object's keys are strings
     for key, value in (props or {}).items() if isinstance(props, dict) else ():
         if isinstance(value, dict) and value.get("type") == "string" and "enum" not in value:
             return key
     return "text"
 
 
+#: The Unicode category of the surrogates.
+_SURROGATES: tuple[Literal["Cs"]] = ("Cs",)
+
+
 def _text(**kwargs: Any) -> st.SearchStrategy[str]:
     """Text without lone surrogates: every generated line is valid UTF-8 (a line that is not is ``malformed``)."""
-    return st.text(alphabet=st.characters(exclude_categories=("Cs",)), **kwargs)
+    return st.text(alphabet=st.characters(exclude_categories=_SURROGATES), **kwargs)
 
 
 #: Values a field is set to in a mutation: every JSON kind, and hostile ones.
@@ -199,7 +204,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
     names = {t.name for t in tools}
 
     @st.composite
-    def malformed(draw) -> McpInput:
+    def malformed(draw: st.DrawFn) -> McpInput:
         text = draw(st.one_of(
             _NO_NEWLINE.filter(_not_json),
             st.builds(lambda s, n: _request("tools/call", {"name": s.name, "arguments": _arguments(s)})[:n], tool,
@@ -209,7 +214,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.MALFORMED, (text,), Expect.ANY)
 
     @st.composite
-    def not_jsonrpc(draw) -> McpInput:
+    def not_jsonrpc(draw: st.DrawFn) -> McpInput:
         line = draw(st.one_of(
             st.sampled_from(["null", "true", "0", "[]", "[1,2]", '"ping"', "{}", "[{}]",
                              '{"jsonrpc":"2.0"}', '{"id":' + ID_SLOT + '}', '{"jsonrpc":"2.0","id":' + ID_SLOT + '}',
@@ -229,7 +234,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.NOT_JSONRPC, (line,), Expect.ANY)
 
     @st.composite
-    def unknown_method(draw) -> McpInput:
+    def unknown_method(draw: st.DrawFn) -> McpInput:
         name = draw(st.one_of(
             _text(min_size=1, max_size=40).filter(lambda t: t not in KNOWN_METHODS and "\n" not in t),
             st.sampled_from(["tools/lists", "Tools/List", "tools/call/", "ping ", "rpc.discover", "resources/write",
@@ -239,7 +244,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.UNKNOWN_METHOD, (line,), Expect.ONE, METHOD_NOT_FOUND)
 
     @st.composite
-    def wrong_types(draw) -> McpInput:
+    def wrong_types(draw: st.DrawFn) -> McpInput:
         choice = draw(st.integers(min_value=0, max_value=2))
         if choice == 0:  # a listed tool, one argument mutated
             seed = draw(tool)
@@ -266,7 +271,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.WRONG_TYPES, (_request(method, params),), Expect.ONE)
 
     @st.composite
-    def unknown_tool(draw) -> McpInput:
+    def unknown_tool(draw: st.DrawFn) -> McpInput:
         name = draw(st.one_of(_text(max_size=40).filter(lambda t: t not in names),
                               st.builds(lambda s: s.name.upper() + "_", tool)))
         args = draw(st.one_of(st.just({}), st.builds(_arguments, tool)))
@@ -274,7 +279,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
                         Expect.ONE)
 
     @st.composite
-    def huge(draw) -> McpInput:
+    def huge(draw: st.DrawFn) -> McpInput:
         seed = draw(tool)
         size = draw(st.sampled_from([1_000_000, 2_000_000, 3_000_000]))
         args = _arguments(seed)
@@ -286,7 +291,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return (opener * depth + ("1" if opener == '{"a":' else "") + ("}" if opener == '{"a":' else "]") * depth)
 
     @st.composite
-    def deep(draw) -> McpInput:
+    def deep(draw: st.DrawFn) -> McpInput:
         seed = draw(tool)
         depth = draw(st.sampled_from([20, 64, 100]))
         opener = draw(st.sampled_from(["[", '{"a":']))
@@ -294,14 +299,14 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.DEEP, (line.replace('"__DEEP__"', nested(depth, opener)),), Expect.ONE)
 
     @st.composite
-    def too_deep(draw) -> McpInput:
+    def too_deep(draw: st.DrawFn) -> McpInput:
         depth = draw(st.sampled_from([200, 1000, 5000]))
         opener = draw(st.sampled_from(["[", '{"a":']))
         line = _request("tools/call", {"name": draw(tool).name, "arguments": {"a": "__DEEP__"}})
         return McpInput(McpKind.TOO_DEEP, (line.replace('"__DEEP__"', nested(depth, opener)),), Expect.ANY)
 
     @st.composite
-    def duplicate_id(draw) -> McpInput:
+    def duplicate_id(draw: st.DrawFn) -> McpInput:
         first = draw(st.sampled_from(["ping", "tools/list"]))
         seed = draw(tool)
         second = draw(st.sampled_from([_request("ping"), _request("tools/list"),
@@ -309,7 +314,7 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.DUPLICATE_ID, (_request(first), second), Expect.ANY)
 
     @st.composite
-    def cancelled(draw) -> McpInput:
+    def cancelled(draw: st.DrawFn) -> McpInput:
         seed = draw(tool)
         call = _request("tools/call", {"name": seed.name, "arguments": _arguments(seed)})
         reason = draw(st.one_of(st.none(), _text(max_size=20)))
@@ -319,14 +324,14 @@ def mcp_inputs(tools: list[ToolSeed]) -> st.SearchStrategy[McpInput]:
         return McpInput(McpKind.CANCELLED, (call, cancel), Expect.MAYBE)
 
     @st.composite
-    def cancel_unknown(draw) -> McpInput:
+    def cancel_unknown(draw: st.DrawFn) -> McpInput:
         rid = draw(st.one_of(st.integers(min_value=-(2**40), max_value=2**40), _text(max_size=20).map(
             lambda t: "never-sent-" + t)))
         line = _compact({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
         return McpInput(McpKind.CANCEL_UNKNOWN, (line,), Expect.NONE)
 
     @st.composite
-    def notification(draw) -> McpInput:
+    def notification(draw: st.DrawFn) -> McpInput:
         name = draw(st.one_of(_text(max_size=30).filter(lambda t: t not in KNOWN_METHODS),
                               st.sampled_from(["notifications/unknown", "notifications/progress",
                                                "notifications/roots/list_changed"])))

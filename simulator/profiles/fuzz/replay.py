@@ -18,6 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...errors import ConfigError
 from .mcp_inputs import McpInput
@@ -34,7 +35,7 @@ class Replay:
     #: "frames" (WebSocket frames of a hook subject) or "mcp" (raw JSON-RPC lines of an MCP subject).
     fmt: str = "frames"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"requirement": self.requirement, "subject": self.subject,
                 **({"format": self.fmt} if self.fmt != "frames" else {}),
                 "inputs": [i.to_json() for i in self.inputs]}
@@ -61,9 +62,12 @@ def load_replay(path: Path) -> Replay:
     fmt = data.get("format", "frames")
     if fmt not in ("frames", "mcp"):
         raise ConfigError(f"--replay {path}: unknown format {fmt!r} (frames or mcp)")
-    kind = McpInput if fmt == "mcp" else WireInput
+    inputs: tuple[WireInput, ...] | tuple[McpInput, ...]
     try:
-        inputs = tuple(kind.from_json(i) for i in data["inputs"])
+        if fmt == "mcp":
+            inputs = tuple(McpInput.from_json(i) for i in data["inputs"])
+        else:
+            inputs = tuple(WireInput.from_json(i) for i in data["inputs"])
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"--replay {path}: an input is malformed: {exc}") from None
     return Replay(data["requirement"], str(data.get("subject", "")), inputs, fmt)

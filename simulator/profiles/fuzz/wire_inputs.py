@@ -34,7 +34,7 @@ import base64
 import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -73,7 +73,8 @@ class WireInput:
 
     def to_json(self) -> dict[str, Any]:
         if self.binary:
-            return {"kind": self.kind.value, "base64": base64.b64encode(self.data).decode("ascii")}
+            data = cast(bytes, self.data)  # a binary frame's data is bytes
+            return {"kind": self.kind.value, "base64": base64.b64encode(data).decode("ascii")}
         return {"kind": self.kind.value, "text": self.data}
 
     @classmethod
@@ -165,7 +166,7 @@ def wire_inputs(samples: list[dict[str, Any]]) -> st.SearchStrategy[WireInput]:
     sample = st.sampled_from(samples)
 
     @st.composite
-    def mutated(draw) -> WireInput:
+    def mutated(draw: st.DrawFn) -> WireInput:
         frame = draw(sample)
         pointer = draw(st.sampled_from(_leaves(frame)))
         value = draw(st.one_of(_HOSTILE, st.just(_REMOVE)))
@@ -173,14 +174,14 @@ def wire_inputs(samples: list[dict[str, Any]]) -> st.SearchStrategy[WireInput]:
         return WireInput(InputKind.MUTATED, _compact(frame))
 
     @st.composite
-    def unknown_type(draw) -> WireInput:
+    def unknown_type(draw: st.DrawFn) -> WireInput:
         frame = dict(draw(sample))
         name = draw(st.text(min_size=0, max_size=30).filter(lambda t: t not in HOOK_MESSAGE_TYPES))
         frame["type"] = name
         return WireInput(InputKind.UNKNOWN_TYPE, _compact(frame))
 
     @st.composite
-    def garbage(draw) -> WireInput:
+    def garbage(draw: st.DrawFn) -> WireInput:
         text = draw(st.one_of(
             st.text(max_size=200).filter(lambda t: not _has_lone_surrogate(t)),
             st.builds(lambda s, n: _compact(s)[:n], sample, st.integers(min_value=0, max_value=400)),
@@ -189,7 +190,7 @@ def wire_inputs(samples: list[dict[str, Any]]) -> st.SearchStrategy[WireInput]:
         return WireInput(InputKind.GARBAGE, text)
 
     @st.composite
-    def binary(draw) -> WireInput:
+    def binary(draw: st.DrawFn) -> WireInput:
         data = draw(st.one_of(
             st.binary(max_size=200),
             st.builds(lambda s, cut: _compact(s).encode()[:cut] + b"\xff" + _compact(s).encode()[cut:], sample,
@@ -197,7 +198,7 @@ def wire_inputs(samples: list[dict[str, Any]]) -> st.SearchStrategy[WireInput]:
         return WireInput(InputKind.BINARY, data)
 
     @st.composite
-    def deep(draw) -> WireInput:
+    def deep(draw: st.DrawFn) -> WireInput:
         depth = draw(st.sampled_from([33, 64, 1000, 5000]))
         opener, closer = draw(st.sampled_from([("[", "]"), ('{"a":', "}")]))
         literal = opener * depth + ("1" if opener == '{"a":' else "") + closer * depth
@@ -205,20 +206,20 @@ def wire_inputs(samples: list[dict[str, Any]]) -> st.SearchStrategy[WireInput]:
         return WireInput(InputKind.DEEP, text or literal)
 
     @st.composite
-    def surrogate(draw) -> WireInput:
+    def surrogate(draw: st.DrawFn) -> WireInput:
         escape = draw(st.sampled_from(["\\ud800", "\\udfff", "a\\ud83d", "\\ude00b"]))
         text = _splice_first(_compact(draw(sample)), draw(st.sampled_from(["id", "type"])), f'"{escape}"')
         return WireInput(InputKind.SURROGATE, text or f'"{escape}"')
 
     @st.composite
-    def duplicate_keys(draw) -> WireInput:
+    def duplicate_keys(draw: st.DrawFn) -> WireInput:
         text = _compact(draw(sample))
         key = draw(st.sampled_from(["v", "type", "id", "ts", "payload"]))
         bad = draw(st.sampled_from(['null', '"x"', "[]", "-1", "true"]))
         return WireInput(InputKind.DUPLICATE_KEYS, text[:-1] + f',"{key}":{bad}' + "}")
 
     @st.composite
-    def huge_number(draw) -> WireInput:
+    def huge_number(draw: st.DrawFn) -> WireInput:
         digits = draw(st.integers(min_value=300, max_value=5_000))
         literal = draw(st.sampled_from(["", "-"])) + "9" * digits
         text = _splice_first(_compact(draw(sample)), draw(st.sampled_from(["v", "ts"])), literal)

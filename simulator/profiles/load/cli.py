@@ -33,7 +33,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from .summary import EXIT_FAILED, PhaseFigures, ServerView, exit_code, phase_figures, read_exceptions, \
     read_failures, read_stats, server_view
@@ -133,7 +133,7 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
 @dataclass
 class _Server:
     name: str
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     ready: dict[str, Any]
     log: Path
 
@@ -144,9 +144,10 @@ class _Server:
                                     cwd=PACKAGE_ROOT)
         import selectors
 
+        stdout = cast(IO[bytes], proc.stdout)  # stdout=PIPE: the pipe is there
         sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        line = proc.stdout.readline() if sel.select(READY_TIMEOUT_S) else b""
+        sel.register(stdout, selectors.EVENT_READ)
+        line = stdout.readline() if sel.select(READY_TIMEOUT_S) else b""
         sel.close()
         server = cls(name, proc, {}, log)
         try:
@@ -188,7 +189,8 @@ class _Server:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]  # an AF_INET address: (host, port)
+        return port
 
 
 def _locust(user_class: str, args: argparse.Namespace, env: dict[str, str], prefix: Path, workdir: Path,
@@ -200,7 +202,7 @@ def _locust(user_class: str, args: argparse.Namespace, env: dict[str, str], pref
     spawn_rate = args.spawn_rate or args.users
     run = [*base, "--headless", "--only-summary", "-u", str(args.users), "-r", str(spawn_rate), "-t", args.run_time,
            "--csv", str(prefix), "--stop-timeout", str(int(args.grace) + 5), "--exit-code-on-error", "1"]
-    workers: list[subprocess.Popen] = []
+    workers: list[subprocess.Popen[bytes]] = []
     logs = []
     if args.local_workers or args.master:
         port = _free_port() if args.local_workers else args.master_bind_port
@@ -375,7 +377,8 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         view = None
         if not mcp:
             completed = figures.tasks - len(figures.lost) - len(figures.duplicated) - len(figures.invalid)
-            view = _server_view(control, run_id, completed)
+            # without MCP there is a control API: --target needs --control, the embedded server serves one
+            view = _server_view(cast(str, control), run_id, completed)
             summary["server_view"] = view.as_dict()
         if not args.no_echo and not mcp:
             frames_per_task = figures.frames / figures.tasks if figures.tasks else 8

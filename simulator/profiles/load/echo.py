@@ -20,10 +20,16 @@ __all__ = ["MAX_SIZE", "main", "serve_echo"]
 MAX_SIZE = 64 * 1024 * 1024
 
 
-async def serve_echo(host: str = "127.0.0.1", port: int = 0) -> None:
-    from websockets.asyncio.server import serve
+def _resolve(future: asyncio.Future[None]) -> None:
+    """Resolve ``future`` (a signal's stop) unless it is already."""
+    if not future.done():
+        future.set_result(None)
 
-    async def echo(ws) -> None:
+
+async def serve_echo(host: str = "127.0.0.1", port: int = 0) -> None:
+    from websockets.asyncio.server import ServerConnection, serve
+
+    async def echo(ws: ServerConnection) -> None:
         async for message in ws:
             await ws.send(message)
 
@@ -35,7 +41,7 @@ async def serve_echo(host: str = "127.0.0.1", port: int = 0) -> None:
         print(json.dumps({"ready": True, "url": f"ws://{bound_host}:{bound_port}/", "loop": name}), flush=True)
         stop = loop.create_future()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+            loop.add_signal_handler(sig, _resolve, stop)
         await stop
 
 

@@ -33,11 +33,12 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
-import gevent
-import gevent.event
-from gevent.queue import Queue
+import gevent  # type: ignore[import-untyped]  # no stubs: types-gevent is not installed
+import gevent.event  # type: ignore[import-untyped]  # as above
+from gevent.queue import Queue  # type: ignore[import-untyped]  # as above
 from locust import User, constant, events, task
 
 from simulator.subjects.control import ControlClient
@@ -73,7 +74,7 @@ OPTIONS: dict[str, tuple[str, str, str]] = {
 }
 
 
-@events.init_command_line_parser.add_listener
+@events.init_command_line_parser.add_listener  # type: ignore[untyped-decorator]  # locust leaves add_listener unannotated: it returns the handler
 def _options(parser: Any) -> None:
     group = parser.add_argument_group("simulator load profile (simulator/profiles/load/locustfile.py)")
     for name, (env, default, text) in OPTIONS.items():
@@ -194,7 +195,7 @@ def _local_done(environment: Any) -> None:
         gevent.spawn_later(0.2, runner.quit)
 
 
-@events.test_stop.add_listener
+@events.test_stop.add_listener  # type: ignore[untyped-decorator]  # locust leaves add_listener unannotated: it returns the handler
 def _on_test_stop(environment: Any, **_: Any) -> None:
     """A run ended by --run-time: a standalone process still reports its window (a worker's would race the
     master's own stop: the master then falls back to Locust's rates)."""
@@ -204,7 +205,7 @@ def _on_test_stop(environment: Any, **_: Any) -> None:
         _write_windows([_Window.as_dict()])
 
 
-@events.quit.add_listener
+@events.quit.add_listener  # type: ignore[untyped-decorator]  # locust leaves add_listener unannotated: it returns the handler
 def _on_quit(**_: Any) -> None:
     """The final stats as CSV (``LOAD_FINAL_CSV``: ``<prefix>_stats.csv``, ``_failures.csv``, ``_exceptions.csv``):
     Locust's own ``--csv`` files are rewritten once a second by a greenlet and closed at exit without a last write,
@@ -227,7 +228,7 @@ class _Env:
     environment: Any = None
 
 
-@events.init.add_listener
+@events.init.add_listener  # type: ignore[untyped-decorator]  # locust leaves add_listener unannotated: it returns the handler
 def _on_init(environment: Any, **_: Any) -> None:
     _Env.environment = environment
     runner = environment.runner
@@ -272,6 +273,7 @@ class _ControlPool:
             jobs = [queue.get()]
             while len(jobs) < batch and not queue.empty():
                 jobs.append(queue.get_nowait())
+            answers: list[Any] | None
             try:
                 if batch == 1:
                     answers = [client.call("inject-message", jobs[0][0])]
@@ -424,7 +426,7 @@ class HookDesktop(User):
             self.reported[record.key] = j.verdict
             _fire(self.environment, "lifecycle", "late-verdict", 0, 0, LifecycleFailed(j.describe()))
 
-    def _read_until(self, finished, deadline: float) -> None:
+    def _read_until(self, finished: Callable[[], bool], deadline: float) -> None:
         from websockets.exceptions import ConnectionClosed
 
         while not finished():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from typing import Any
+from typing import IO, Any, cast
 
 __all__ = ["McpHttp", "McpStdio", "RpcFailed", "sse_data"]
 
@@ -21,7 +21,8 @@ class RpcFailed(Exception):
 def sse_data(text: str) -> list[str]:
     """The data of each event of a ``text/event-stream`` body: its ``data:`` lines joined by newlines, an event
     ending at a blank line (the HTML event-stream format; lines end at CR LF or LF only)."""
-    events, data = [], []
+    events: list[str] = []
+    data: list[str] = []
     for line in [*(x.removesuffix("\r") for x in text.split("\n")), ""]:  # not splitlines: U+2028 is data
         if not line:
             if data:
@@ -57,7 +58,8 @@ class McpHttp:
                 if isinstance(msg, dict) and msg.get("id") == body["id"]:
                     return msg
             raise RpcFailed(f"no answer to {body['method']} in the event stream")
-        return r.json()
+        answer: dict[str, Any] | None = r.json()  # a JSON-RPC answer, as decoded
+        return answer
 
     def close(self) -> None:
         self.http.close()
@@ -72,19 +74,22 @@ class McpStdio:
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
     def request(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        import gevent  # the caller runs under gevent (a Locust user): the wait for the answer is bounded
+        import gevent  # type: ignore[import-untyped]  # no stubs: types-gevent is not installed
+        # (the caller runs under gevent (a Locust user): the wait for the answer is bounded)
 
-        self.proc.stdin.write(json.dumps(body) + "\n")
-        self.proc.stdin.flush()
+        # stdin=PIPE, stdout=PIPE, text=True: both pipes are there, as text
+        stdin, stdout = cast(IO[str], self.proc.stdin), cast(IO[str], self.proc.stdout)
+        stdin.write(json.dumps(body) + "\n")
+        stdin.flush()
         if "id" not in body:
             return None
         late = RpcFailed(f"no answer to {body['method']} within {self.timeout:g} s")
         with gevent.Timeout(self.timeout, late):
             while True:
-                line = self.proc.stdout.readline()
+                line = stdout.readline()
                 if not line:
                     raise RpcFailed("the MCP subject closed its stdout")
-                msg = json.loads(line)
+                msg: dict[str, Any] = json.loads(line)  # a JSON-RPC message, as decoded
                 if msg.get("id") == body["id"]:
                     return msg
 

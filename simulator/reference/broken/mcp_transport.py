@@ -21,7 +21,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 import anyio
-from mcp.server import Server
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.shared.exceptions import MCPError
 
 from .registry import broken
@@ -36,7 +37,7 @@ HUGE_PARAMS_BYTES: Final = 1_000_000
 _ROBUST: Final = {"ccweb-mcp": "ROBUST-CCWEB-", "probekit-mcp": "ROBUST-PROBEKIT-"}
 _TAILS: Final = ("ALIVE-01", "ANSWER-01", "ERROR-SHAPE-01", "ERROR-CODE-01")
 
-Middleware = Callable[[Any, Any], Any]
+Middleware = ServerMiddleware[Any]
 
 
 def _ids(subject: str, *tails: str) -> list[str]:
@@ -79,7 +80,7 @@ class CrashOnHugeArgument(TransportFault):
     properties unobservable, so they may fail with it."""
 
     def middleware(self, served: Callable[[str], bool]) -> Middleware:
-        async def crash_on_huge(ctx: Any, call_next: Any) -> Any:
+        async def crash_on_huge(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             if ctx.method == "tools/call" and len(json.dumps(ctx.params or {})) > HUGE_PARAMS_BYTES:
                 os._exit(70)
             return await call_next(ctx)
@@ -95,7 +96,7 @@ class SilentUnknownMethod(TransportFault):
     code of an unknown method then cannot be judged either."""
 
     def middleware(self, served: Callable[[str], bool]) -> Middleware:
-        async def silent(ctx: Any, call_next: Any) -> Any:
+        async def silent(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             if ctx.request_id is not None and ctx.method != "initialize" and not served(ctx.method):
                 await anyio.sleep_forever()
             return await call_next(ctx)
@@ -110,7 +111,7 @@ class UnknownMethodWrongCode(TransportFault):
     """A request for a method the server does not serve is answered with the error code -32000, not -32601."""
 
     def middleware(self, served: Callable[[str], bool]) -> Middleware:
-        async def wrong_code(ctx: Any, call_next: Any) -> Any:
+        async def wrong_code(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             if ctx.request_id is not None and ctx.method != "initialize" and not served(ctx.method):
                 raise MCPError(code=-32000, message=f"no such method: {ctx.method}")
             return await call_next(ctx)
@@ -130,7 +131,7 @@ class StdoutChatter(TransportFault):
     guard_stdout = False
 
     def middleware(self, served: Callable[[str], bool]) -> Middleware:
-        async def chatter(ctx: Any, call_next: Any) -> Any:
+        async def chatter(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             if ctx.method == "tools/call":
                 tool = (ctx.params or {}).get("name") if isinstance(ctx.params, dict) else None
                 print(f"running tool {tool} ...", file=sys.stdout, flush=True)

@@ -52,7 +52,9 @@ def _parser(chooser: Chooser[CcwebParts]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, *, chooser: Chooser[CcwebParts] | None = None) -> int:
     if chooser is None:
-        from ..broken.ccweb.select import CHOOSER as chooser
+        from ..broken.ccweb.select import CHOOSER
+
+        chooser = CHOOSER
 
     def values(args: argparse.Namespace) -> tuple[CcwebParts, tuple[str, int] | None, tuple[str, int] | None]:
         """The parts, the HTTP address and the control address (``ValueError``: a usage error)."""

@@ -24,7 +24,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Final
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # types-jsonschema not installed
 
 from ...jsonpointer import join as pointer_join
 
@@ -111,7 +111,7 @@ _CONTENT_PROPERTY: Final = {
     "description": "The complete message for the target: what to do, with all the context it needs.",
 }
 
-_SEND_SCHEMA: Final = {
+_SEND_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "properties": {
         "targetConversationId": _TARGET_PROPERTY,
@@ -234,7 +234,8 @@ def tool_schema(name: str) -> dict[str, Any] | None:
     """The input schema a call of ``name`` is checked against (public or hidden), or None for an unknown name."""
     for t in CCWEB_MCP_TOOLS:
         if t["name"] == name:
-            return copy.deepcopy(t["inputSchema"])
+            schema: dict[str, Any] = copy.deepcopy(t["inputSchema"])  # built by _tool() from a dict[str, Any]
+            return schema
     hidden = HIDDEN_TOOL_SCHEMAS.get(name)
     return copy.deepcopy(dict(hidden)) if hidden is not None else None
 

@@ -201,12 +201,13 @@ def parse_pending_record(record: Any) -> PendingReply | tuple[str, ...]:
             issues.append(f"/{key}: a string or null")
     if issues:
         return tuple(issues)
+    assert status is not None  # a status that is not one of PendingStatus was an issue above
     return PendingReply(
         request_id=record["requestId"],
         source_conversation_id=record["sourceConversationId"],
         target_conversation_id=record["targetConversationId"],
         original_request=original,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         target_run_id=record.get("targetRunId"),
         source_run_id=record.get("sourceRunId"),
         extra=MappingProxyType({k: v for k, v in record.items() if k not in _PENDING_KNOWN_KEYS}),

@@ -84,7 +84,8 @@ class Store:
 
     def is_empty(self) -> bool:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 0
+            count: int = self._db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0]
+            return count == 0
 
     def put_conversation(self, conversation: Conversation) -> None:
         self._write("INSERT INTO conversations (id, title) VALUES (?, ?) "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...hook import MAX_INTERACTION_BUTTONS, Attachment, is_supported_image_mime, normalize_image_mime
 
@@ -170,5 +170,6 @@ DEFAULT_SCRIPT = Script()
 
 def filter_attachments(attachments: tuple[Attachment, ...]) -> tuple[Attachment, ...]:
     """§7: keep supported images only, ``image/jpg`` normalised to ``image/jpeg``."""
-    return tuple(Attachment(a.name, normalize_image_mime(a.mime_type), a.data_base64)
+    # cast: is_supported_image_mime() has just checked that normalize_image_mime() gives a str (not None)
+    return tuple(Attachment(a.name, cast(str, normalize_image_mime(a.mime_type)), a.data_base64)
                  for a in attachments if is_supported_image_mime(a.mime_type))

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -192,7 +193,7 @@ class DesktopClient:
                         log.info("connected to %s%s", self.url, again)
                     await self._event(lambda now: self.machine.on_connected(now))
                     async for raw in ws:
-                        await self._event(lambda now, raw=raw: self.machine.on_frame(raw, now))
+                        await self._event(partial(self.machine.on_frame, raw))
             except asyncio.CancelledError:
                 raise
             except (OSError, WebSocketException, asyncio.TimeoutError) as exc:

@@ -77,8 +77,8 @@ class DesktopControlApi:
                 lambda now: self.machine.remove_workspace_folder(_string(b, "alias"), now)),
             "set-enabled": self._enabled,
             "state": lambda b: self.client.call(lambda now: (self.machine.state(now), [])),
-            "disconnect": lambda b: (self.client.disconnect(), {"ok": True})[1],
-            "reconnect": lambda b: (self.client.reconnect(), {"ok": True})[1],
+            "disconnect": self._disconnect,
+            "reconnect": self._reconnect,
             "advance-clock": self._advance_clock,
             "settle": self._settle,
             "slack-bind": self._slack_bind,
@@ -100,7 +100,20 @@ class DesktopControlApi:
             script = Script.from_json(body)
         except ValueError as exc:
             raise _BadRequest(str(exc)) from None
-        return self._ok(lambda now: (self.machine.script_next_turn(script), [])[1])
+
+        def queue(now: float) -> list[Any]:
+            self.machine.script_next_turn(script)
+            return []
+
+        return self._ok(queue)
+
+    def _disconnect(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.client.disconnect()
+        return {"ok": True}
+
+    def _reconnect(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.client.reconnect()
+        return {"ok": True}
 
     def _retry(self, body: dict[str, Any]) -> dict[str, Any]:
         rid = _string(body, "requestId")

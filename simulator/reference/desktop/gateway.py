@@ -15,10 +15,12 @@ state one rule, so a subclass can change exactly one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ...hook import ABSENT, HookMessage, make_tool_request
+from .effects import Schedule, Send, Unschedule
+from .slack import SlackSide
 from .tools import DEFAULT_TOOL_TIMEOUT_MS, ToolBook, ToolCall, request_team, tools_on
 
 __all__ = ["TOOL_TIMER", "GatewayTools"]
@@ -32,7 +34,16 @@ class GatewayTools:
     ``ids``, ``_frame``, ``_env`` and the timer effects ``_schedule`` / ``_unschedule``)."""
 
     welcomed: bool
-    negotiated_features: frozenset[str]
+    slack: SlackSide
+    ids: Callable[[], str]
+    _frame: Callable[..., Send]
+    _env: Callable[[float], dict[str, Any]]
+    _schedule: Callable[[tuple[str, str], float], Schedule]
+    _unschedule: Callable[[tuple[str, str]], Unschedule]
+
+    if TYPE_CHECKING:
+        @property
+        def negotiated_features(self) -> frozenset[str]: ...
 
     def _init_tools(self) -> None:
         self.tool_book = ToolBook()
@@ -45,7 +56,7 @@ class GatewayTools:
 
     def _tool_team(self, team_id: str | None) -> Any:
         """阶段 13: the teamId goes on the wire only while multi-team is on (hello and this welcome)."""
-        return request_team(team_id, self.slack.multi_team)  # type: ignore[attr-defined]
+        return request_team(team_id, self.slack.multi_team)
 
     def _tool_deadline(self, now: float, timeout_ms: int) -> float | None:
         """When the desktop stops waiting for the answer (§9: a server that never answers must not hang the agent)."""
@@ -64,18 +75,18 @@ class GatewayTools:
         """The agent calls gateway tool ``tool``: ``({"callId", "requestId"}, effects)``. With the family on, a
         ``tool.request`` with a fresh requestId (UUID v4 from ``ids``) and the call's deadline timer; off, the call
         is unavailable at once and nothing is sent."""
-        call_id = self.ids()  # type: ignore[attr-defined]
+        call_id = self.ids()
         if not self._tools_on():
             self.tool_book.short_circuit(call_id, tool, team_id)
             return {"callId": call_id, "requestId": None}, []
-        rid = self.ids()  # type: ignore[attr-defined]
-        msg: HookMessage = make_tool_request(rid, tool, ABSENT if args is None else dict(args),
-                                             self._tool_team(team_id), **self._env(now))  # type: ignore[attr-defined]
+        rid = self.ids()
+        given: dict[str, Any] = {} if args is None else {"args": dict(args)}  # left out: ABSENT
+        msg: HookMessage = make_tool_request(rid, tool, team_id=self._tool_team(team_id), **given, **self._env(now))
         deadline = self._tool_deadline(now, timeout_ms)
         self.tool_book.start(call_id, rid, tool, team_id, float("inf") if deadline is None else deadline)
-        effects: list[Any] = [self._frame(msg)]  # type: ignore[attr-defined]
+        effects: list[Any] = [self._frame(msg)]
         if deadline is not None:
-            effects.append(self._schedule((TOOL_TIMER, rid), deadline))  # type: ignore[attr-defined]
+            effects.append(self._schedule((TOOL_TIMER, rid), deadline))
         return {"callId": call_id, "requestId": rid}, effects
 
     # -- frames and timers -----------------------------------------------------------------------------------------
@@ -85,7 +96,7 @@ class GatewayTools:
         call = self._take_tool_response(msg.payload)
         if call is None or call.request_id is None:
             return []
-        return [self._unschedule((TOOL_TIMER, call.request_id))]  # type: ignore[attr-defined]
+        return [self._unschedule((TOOL_TIMER, call.request_id))]
 
     def on_tool_timer(self, request_id: str, now: float) -> list[Any]:
         """The deadline of the call ``request_id``: still pending, it ends timed-out (nothing is sent)."""

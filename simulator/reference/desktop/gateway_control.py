@@ -45,6 +45,6 @@ def gateway_routes(client: DesktopClient) -> dict[str, Callable[[dict[str, Any]]
         answer = client.call(lambda now: m.call_tool(tool, args, team, timeout, now=now))
         return {"ok": True, **answer}
 
-    routes = {"call-tool": call_tool}
+    routes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"call-tool": call_tool}
     assert tuple(routes) == GATEWAY_CAPABILITIES
     return routes

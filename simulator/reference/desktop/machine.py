@@ -32,17 +32,26 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ...hook import (
     HOOK_CHAT_WORKSPACE_ALIAS,
     HOOK_PROTOCOL_VERSION,
+    BindStatePayload,
+    BindUpdatePayload,
     Feature,
     HookMessage,
     MessageType,
+    PrefsStatePayload,
     QueryAgentModels,
     QueryModelEntry,
+    QueryRequestPayload,
     QuerySessionEntry,
+    SessionArchivePayload,
+    TaskCancelPayload,
+    TaskDispatchPayload,
+    TurnDeliveryPayload,
+    WelcomePayload,
     make_hello,
     make_lifecycle_preference,
     make_pong,
@@ -236,7 +245,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
                                        session.archived))
 
     def _dispatch_frame(self, msg: HookMessage, now: float) -> list[Effect]:
-        handler = {
+        handlers: dict[MessageType, Callable[[HookMessage, float], list[Effect]]] = {
             MessageType.WELCOME: self._on_welcome,
             MessageType.PING: lambda m, n: [self._frame(make_pong(**self._env(n)))],
             MessageType.TASK_DISPATCH: self._on_dispatch,
@@ -245,9 +254,9 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
             MessageType.TURN_DELIVERY: self._on_delivery,
             MessageType.INTERACTION_DECISION: self._on_decision,
             MessageType.QUERY_REQUEST: self._on_query,
-            MessageType.BIND_UPDATE: lambda m, n: self.slack.on_bind_update(m.payload) or [],
-            MessageType.BIND_STATE: lambda m, n: self.slack.on_bind_state(m.payload) or [],
-            MessageType.PREFS_STATE: lambda m, n: self.slack.on_prefs_state(m.payload) or [],
+            MessageType.BIND_UPDATE: self._on_bind_update,
+            MessageType.BIND_STATE: self._on_bind_state,
+            MessageType.PREFS_STATE: self._on_prefs_state,
             MessageType.PROVIDER_BIND_UPDATE: self.on_provider_status,
             MessageType.PROVIDER_BIND_STATE: self.on_provider_status,
             MessageType.PROVIDER_PREFS_STATE: self.on_provider_prefs,
@@ -255,8 +264,24 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
             MessageType.GROUP_MESSAGE: self.on_group_message,
             MessageType.MSG_OP_RESULT: self.on_msg_op_result,
             MessageType.TOOL_RESPONSE: self.on_tool_response,
-        }.get(msg.type)
+        }
+        handler = handlers.get(msg.type)
         return handler(msg, now) if handler else []  # unknown / unused types: dropped, connection kept (§3)
+
+    # The payload casts below: the parser builds the payload class registered for ``msg.type`` (hook.registry.TYPES),
+    # and ``_dispatch_frame`` routes each handler only its own type.
+
+    def _on_bind_update(self, msg: HookMessage, now: float) -> list[Effect]:
+        self.slack.on_bind_update(cast(BindUpdatePayload, msg.payload))
+        return []
+
+    def _on_bind_state(self, msg: HookMessage, now: float) -> list[Effect]:
+        self.slack.on_bind_state(cast(BindStatePayload, msg.payload))
+        return []
+
+    def _on_prefs_state(self, msg: HookMessage, now: float) -> list[Effect]:
+        self.slack.on_prefs_state(cast(PrefsStatePayload, msg.payload))
+        return []
 
     def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
         """A task.dispatch that fails validation but names a requestId is rejected ``invalid``; else dropped."""
@@ -280,7 +305,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
 
     def _on_welcome(self, msg: HookMessage, now: float) -> list[Effect]:
         self.welcomed = True
-        self.server_features = frozenset(msg.payload.features)
+        self.server_features = frozenset(cast(WelcomePayload, msg.payload).features)
         # 阶段 13: multi-team only when hello and this welcome both declare it
         self.slack.multi_team = self.has_feature(Feature.MULTI_TEAM.value)
         # §4: re-send the un-delivered turn.end frames, byte-identical.
@@ -294,7 +319,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
         return send
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(TaskDispatchPayload, msg.payload)
         rid = p.request_id
         if rid in self.acks:  # §4: a redelivered requestId replays the previous ack and does not run again
             return [Send(self.acks[rid], MessageType.TASK_ACK.value, rid)]
@@ -332,7 +357,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
         return self._enqueue(turn, now, ack=True)
 
     def _on_cancel(self, msg: HookMessage, now: float) -> list[Effect]:
-        turn = self.turns.get(msg.payload.request_id)
+        turn = self.turns.get(cast(TaskCancelPayload, msg.payload).request_id)
         if turn is None or turn.finished:
             return []  # unknown or already ended: ignored (§4)
         if turn.status == "queued":
@@ -342,7 +367,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
         return self._end(turn, now, cancelled=True)
 
     def _on_archive(self, msg: HookMessage, now: float) -> list[Effect]:
-        sid = self.by_key.pop(msg.payload.external_key, None)
+        sid = self.by_key.pop(cast(SessionArchivePayload, msg.payload).external_key, None)
         if sid is not None and sid in self.sessions and not self.sessions[sid].archived:
             self.sessions[sid].archived = True
             self._save_session(self.sessions[sid])
@@ -353,7 +378,7 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
         with aliases only (§2). sessions needs session-picker-v1 in hello and welcome (§2: both sides declare it);
         without it the answer is ok=false and lists nothing (docs/control-api.md "Queries, gateway tools, group relay
         and message operations (desktop)")."""
-        p = msg.payload
+        p = cast(QueryRequestPayload, msg.payload)
         fields: dict[str, Any] = {}
         error: str | None = None
         if p.kind == "workspaces":
@@ -394,12 +419,11 @@ class DesktopMachine(TurnRunning, ProviderFamilies, RelayFamilies, GatewayTools)
                        and (s.workspace or HOOK_CHAT_WORKSPACE_ALIAS) in aliases),
                       key=lambda s: s.last_active_at or 0, reverse=True)
 
-    @staticmethod
-    def _session_title(session: Session) -> str:
+    def _session_title(self, session: Session) -> str:
         return f"Session {session.session_id[:8]}"
 
     def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(TurnDeliveryPayload, msg.payload)
         if p.state in ("accepted", "delivered", "failed") and p.request_id in self.outbox:
             del self.outbox[p.request_id]
             return [Forget(p.request_id)]

@@ -65,7 +65,7 @@ def provider_routes(client: DesktopClient) -> dict[str, Callable[[dict[str, Any]
         activation = _obj(b, "groupActivation", required=False)
         return with_id(lambda now: m.behavior_set(_str(b, "bindingId"), changes, activation, now))
 
-    routes = {
+    routes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "provider-bind": lambda b: with_id(lambda now: m.provider_bind(_str(b, "provider"), _opt_str(b, "scopeId"),
                                                                        now)),
         "provider-cancel": lambda b: ok(lambda now: m.provider_cancel(_str(b, "provider"), _str(b, "attemptId"),

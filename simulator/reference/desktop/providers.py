@@ -14,8 +14,8 @@ build the frames with the core's ``make_*`` builders or raise ``Refused`` (nothi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from ...hook import (
     ABSENT,
@@ -30,6 +30,7 @@ from ...hook import (
     make_provider_prefs_set,
 )
 from .behavior import BehaviorBook, behavior_on, set_fields
+from .effects import Send
 from .provider_bindings import PROVIDERS, ProviderBook, Refused, channel_on, prefs_on
 
 __all__ = ["PROVIDER_FEATURES", "PREFS_KEYS", "ProviderFamilies"]
@@ -47,7 +48,14 @@ class ProviderFamilies:
     ``aliases``, ``workspaces``, ``_frame`` and ``_env``)."""
 
     welcomed: bool
-    negotiated_features: frozenset[str]
+    ids: Callable[[], str]
+    aliases: Callable[[], list[str]]
+    _frame: Callable[..., Send]
+    _env: Callable[[float], dict[str, Any]]
+
+    if TYPE_CHECKING:
+        @property
+        def negotiated_features(self) -> frozenset[str]: ...
     workspaces: dict[str, str]
 
     def _init_providers(self) -> None:
@@ -70,32 +78,32 @@ class ProviderFamilies:
             raise Refused("offline", "the desktop has no welcomed connection")
 
     def _provider(self, provider: Any) -> str:
-        if provider not in PROVIDERS:
+        if not isinstance(provider, str) or provider not in PROVIDERS:
             raise Refused("invalid-request", f"provider must be one of {list(PROVIDERS)}")
         return provider
 
     def _visible(self, provider: Any, on: Any) -> str:
         self._provider_online()
-        provider = self._provider(provider)
-        if not on(provider):
-            raise Refused("channel-hidden", f"the {provider} channel is not offered on this connection")
-        return provider
+        name = self._provider(provider)
+        if not on(name):
+            raise Refused("channel-hidden", f"the {name} channel is not offered on this connection")
+        return name
 
     def _send(self, build: Any, *args: Any, **kwargs: Any) -> list[Any]:
         try:
             msg = build(*args, **kwargs)
         except HookBuildError as exc:
             raise Refused("invalid-request", str(exc)) from None
-        return [self._frame(msg)]  # type: ignore[attr-defined]
+        return [self._frame(msg)]
 
     # -- control commands -------------------------------------------------------------------------------------------
 
     def provider_bind(self, provider: Any, scope_id: Any, now: float) -> tuple[str, list[Any]]:
         """The user starts a binding attempt: provider.bind.start (§5: ``requestId`` 配对,``scopeId`` 可选)."""
         provider = self._visible(provider, self._channel_on)
-        rid = self.ids()  # type: ignore[attr-defined]
+        rid = self.ids()
         scope = ABSENT if scope_id is None else scope_id
-        return rid, self._send(make_provider_bind_start, rid, provider, scope, **self._env(now))  # type: ignore
+        return rid, self._send(make_provider_bind_start, rid, provider, scope, **self._env(now))
 
     def _cancel_targets(self, provider: str, attempt_id: str) -> list[str]:
         """§5 provider.bind.cancel "只取消指定 attemptId"."""
@@ -105,15 +113,15 @@ class ProviderFamilies:
         provider = self._visible(provider, self._channel_on)
         effects: list[Any] = []
         for aid in self._cancel_targets(provider, attempt_id):
-            effects += self._send(make_provider_bind_cancel, self.ids(), provider, aid,  # type: ignore[attr-defined]
-                                  **self._env(now))  # type: ignore[attr-defined]
+            effects += self._send(make_provider_bind_cancel, self.ids(), provider, aid,
+                                  **self._env(now))
         return effects
 
     def provider_revoke(self, provider: Any, binding_id: Any, now: float) -> list[Any]:
         """§5 provider.bind.revoke "只解除指定 bindingId"."""
         provider = self._visible(provider, self._channel_on)
-        return self._send(make_provider_bind_revoke, self.ids(), provider, binding_id,  # type: ignore[attr-defined]
-                          **self._env(now))  # type: ignore[attr-defined]
+        return self._send(make_provider_bind_revoke, self.ids(), provider, binding_id,
+                          **self._env(now))
 
     @staticmethod
     def _selector(binding_id: Any, scope_id: Any) -> tuple[Any, Any]:
@@ -125,9 +133,9 @@ class ProviderFamilies:
     def provider_prefs_get(self, provider: Any, binding_id: Any, scope_id: Any, now: float) -> tuple[str, list[Any]]:
         provider = self._visible(provider, self._prefs_on)
         binding_id, scope_id = self._selector(binding_id, scope_id)
-        rid = self.ids()  # type: ignore[attr-defined]
+        rid = self.ids()
         return rid, self._send(make_provider_prefs_get, rid, provider, binding_id, scope_id,
-                               **self._env(now))  # type: ignore[attr-defined]
+                               **self._env(now))
 
     def _prefs_workspace(self, alias: str) -> str:
         """§2 "workspace 是别名:本地绝对路径只存在于 desktop,永不过网线": the alias itself goes on the wire."""
@@ -137,15 +145,15 @@ class ProviderFamilies:
                            changes: Mapping[str, Any], now: float) -> tuple[str, list[Any]]:
         provider = self._visible(provider, self._prefs_on)
         binding_id, scope_id = self._selector(binding_id, scope_id)
-        if workspace not in self.aliases():  # type: ignore[attr-defined]
+        if workspace not in self.aliases():
             raise Refused("not-found", f"{workspace!r} is not a workspace alias of hello")
         unknown = sorted(set(changes) - set(PREFS_KEYS))
         if unknown:
             raise Refused("invalid-request", f"unknown preference keys {unknown}")
         fields = {PREFS_KEYS[k]: v for k, v in changes.items()}
-        rid = self.ids()  # type: ignore[attr-defined]
+        rid = self.ids()
         return rid, self._send(make_provider_prefs_set, rid, provider, self._prefs_workspace(workspace), binding_id,
-                               scope_id, **fields, **self._env(now))  # type: ignore[attr-defined]
+                               scope_id, **fields, **self._env(now))
 
     def _behavior(self) -> None:
         self._provider_online()
@@ -154,8 +162,8 @@ class ProviderFamilies:
 
     def behavior_get(self, binding_id: Any, now: float) -> tuple[str, list[Any]]:
         self._behavior()
-        rid = self.ids()  # type: ignore[attr-defined]
-        return rid, self._send(make_provider_behavior_get, rid, binding_id, **self._env(now))  # type: ignore
+        rid = self.ids()
+        return rid, self._send(make_provider_behavior_get, rid, binding_id, **self._env(now))
 
     def _behavior_fields(self, changes: Mapping[str, Any], group_activation: Any) -> dict[str, Any]:
         return set_fields(changes, group_activation)
@@ -164,9 +172,9 @@ class ProviderFamilies:
                      now: float) -> tuple[str, list[Any]]:
         self._behavior()
         fields = self._behavior_fields(changes, group_activation)
-        rid = self.ids()  # type: ignore[attr-defined]
+        rid = self.ids()
         return rid, self._send(make_provider_behavior_set, rid, binding_id, **fields,
-                               **self._env(now))  # type: ignore[attr-defined]
+                               **self._env(now))
 
     # -- frames from the server -----------------------------------------------------------------------------------
 

@@ -21,13 +21,15 @@ these handlers (the machine drops them).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from ...hook import ABSENT, Feature, HookBuildError, MessageOpScope, make_msg_op
+from .effects import Send
 from .group_relay import GroupWindow, WindowEntry, recipient_check_on, recipient_matches, relay_on
 from .message_ops import OpBook, ops_on
-from .provider_bindings import Refused
+from .provider_bindings import ProviderBook, Refused
+from .state import Turn
 
 __all__ = ["RELAY_FEATURES", "RelayFamilies"]
 
@@ -40,7 +42,16 @@ class RelayFamilies:
     ``turns``, ``ids``, ``provider_book``, ``_channel_on``, ``_frame`` and ``_env``)."""
 
     welcomed: bool
-    negotiated_features: frozenset[str]
+    turns: dict[str, Turn]
+    ids: Callable[[], str]
+    provider_book: ProviderBook
+    _channel_on: Callable[[str], bool]
+    _frame: Callable[..., Send]
+    _env: Callable[[float], dict[str, Any]]
+
+    if TYPE_CHECKING:
+        @property
+        def negotiated_features(self) -> frozenset[str]: ...
 
     def _new_window(self) -> GroupWindow:
         return GroupWindow()
@@ -69,8 +80,8 @@ class RelayFamilies:
     def _confirmed(self, provider: str) -> list[tuple[str, str | None]]:
         """(bindingId, principalId) of the bindings of ``provider`` the desktop holds as confirmed now (its channel on:
         a hidden channel holds nothing the user could see)."""
-        book = self.provider_book.bindings.get(provider)  # type: ignore[attr-defined]
-        if book is None or not self._channel_on(provider):  # type: ignore[attr-defined]
+        book = self.provider_book.bindings.get(provider)
+        if book is None or not self._channel_on(provider):
             return []
         return [(b.binding_id, b.principal_id) for b in book.values() if b.state == "confirmed"]
 
@@ -104,16 +115,16 @@ class RelayFamilies:
 
     def message_op(self, request_id: Any, action: Any, now: float) -> tuple[str | None, list[Any]]:
         """The agent of the dispatched turn ``request_id`` operates on its channel thread with ``action``."""
-        turns: Mapping[str, Any] = self.turns  # type: ignore[attr-defined]
+        turns: Mapping[str, Any] = self.turns
         turn = turns.get(request_id) if isinstance(request_id, str) else None
         if turn is None or turn.kind.value != "dispatch":
             raise Refused("not-found", f"no dispatched turn {request_id!r}")
         if not isinstance(action, Mapping):
             raise Refused("invalid-request", "action: an object is required")
-        op_id = self.ids()  # type: ignore[attr-defined]
+        op_id = self.ids()
         try:
             msg = make_msg_op(op_id, self._op_scope(turn), dict(action), request_id=request_id,
-                              **self._env(now))  # type: ignore[attr-defined]
+                              **self._env(now))
         except HookBuildError as exc:
             raise Refused("invalid-request", str(exc)) from None
         kind = str(action.get("kind"))
@@ -121,7 +132,7 @@ class RelayFamilies:
             self.op_book.unavailable(request_id, kind)  # 新端在能力缺席时不会发送它们 (§3): nothing sent
             return None, []
         self.op_book.sent(op_id, request_id, kind)
-        return op_id, [self._frame(msg, request_id)]  # type: ignore[attr-defined]
+        return op_id, [self._frame(msg, request_id)]
 
     def on_msg_op_result(self, msg: Any, now: float) -> list[Any]:
         """msg.op.result: ends the pending op of its opId; an unknown or repeated opId changes nothing."""

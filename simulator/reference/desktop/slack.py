@@ -78,7 +78,8 @@ class SlackSide:
         """"Sign in with Slack": ``bind.start {}``, or ``{teamId}`` to re-authorise that team while multi-team is on
         (阶段 13: teamId on bind.start is the multi-team extension, "任一侧缺席则整体回落单绑定行为"); never
         ``email``."""
-        return make_bind_start(team_id=team_id if team_id and self.multi_team else ABSENT, **env)
+        team: dict[str, Any] = {"team_id": team_id} if team_id and self.multi_team else {}  # left out: ABSENT
+        return make_bind_start(**team, **env)
 
     def bind_revoke(self, team_id: str | None, pending_only: bool, env: Mapping[str, Any]) -> HookMessage:
         """``bind.revoke``: ``{pendingOnly: true}`` ends only the authorization in flight; ``{teamId}`` only with
@@ -99,9 +100,10 @@ class SlackSide:
                   env: Mapping[str, Any]) -> HookMessage:
         """``prefs.set`` with exactly the keys of ``changes`` (a string changes, null clears; a key not given is left
         out, so the server keeps it); ``teamId`` only with multi-team on."""
-        fields = {PREFS_KEYS[k]: v for k, v in changes.items() if k in PREFS_KEYS}
-        team = team_id if team_id and self.multi_team else ABSENT
-        return make_prefs_set(request_id, workspace, team_id=team, **fields, **env)
+        fields: dict[str, Any] = {PREFS_KEYS[k]: v for k, v in changes.items() if k in PREFS_KEYS}
+        if team_id and self.multi_team:  # else left out: ABSENT
+            fields["team_id"] = team_id
+        return make_prefs_set(request_id, workspace, **fields, **env)
 
     # -- frames from the server -------------------------------------------------------------------------------
 

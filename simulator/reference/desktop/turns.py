@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ...hook import (
     InteractionButton,
     HookMessage,
+    InteractionDecisionPayload,
     TurnUsage,
     make_interaction_cancel,
     make_interaction_request,
@@ -122,9 +123,12 @@ class TurnRunning:
             return self._step(turn, now)
         if kind == "flush" and turn.pending_progress is not None:
             text, turn.pending_progress = turn.pending_progress, None
+            if not self._wire(turn):  # 阶段 18 直发不缓存: a severed reopen round sends nothing more
+                return []
             return self._send_progress(turn, text, now)
         if kind == "interaction" and turn.interaction_id is not None:
-            return self._resolve_interaction(turn, turn.interaction.default_decision, now, timed_out=True)  # type: ignore[union-attr]
+            assert turn.interaction is not None  # set together with interaction_id when the card went out
+            return self._resolve_interaction(turn, turn.interaction.default_decision, now, timed_out=True)
         return []
 
     def _wire(self, turn: Turn) -> bool:
@@ -236,7 +240,7 @@ class TurnRunning:
         return effects
 
     def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(InteractionDecisionPayload, msg.payload)  # routed here only for interaction.decision frames
         rid = self.interactions.get(p.interaction_id)
         if rid is None or rid != p.request_id:
             return []  # late / unknown: ignored (§4)

@@ -192,7 +192,8 @@ class Notice:
 class ProviderShape(Protocol):
     """What differs between providers: the externalKey and the channel name shown in ``source``."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a provider is a frozen record
 
     def external_key(self, chat_id: str, thread_id: str | None, generation: int) -> str: ...
 

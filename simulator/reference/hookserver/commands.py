@@ -13,7 +13,7 @@ hello.defaultWorkspace > chat"), §2 "server 只能派发 hello 注册过的别�
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from ...hook import (
@@ -32,6 +32,7 @@ from ...hook import (
 )
 from .channel import ChannelMessage, provider_for
 from .effects import Effect, MachineError, Persist, opt_str, req_str
+from .host import MachineHost
 from .lanes import Lane, LaneKey, choose_workspace
 from .state import FailRule, Task
 from .wire import frame_text, lane_key
@@ -43,12 +44,15 @@ __all__ = ["ControlCommands", "WAITING"]
 
 #: The text of a task's message until the desktop acks it.
 WAITING: Final = "Waiting for the desktop…"
+#: The core's "field omitted" marker, for an optional payload field whose declared type leaves it out (the core's
+#: builders pass it the same way: hook/builders.py ``_ABSENT``).
+_OMITTED: Final[Any] = ABSENT
 #: control ``channel-set-prefs``: provider → the machine's branch
 _CHANNEL_PREFS: Final = {"slack": "channel_set_slack_prefs", "telegram": "channel_set_provider_prefs",
                          "x": "channel_set_provider_prefs"}
 
 
-class ControlCommands:
+class ControlCommands(MachineHost):
     """Mixin: needs the machine's state (``devices``, ``lanes``, ``tasks``, ``messages``, ``routes``,
     ``connections``, ``deliveries``, ``notices``, ``dropped``), ``_dispatch``, ``_publish``, ``_frame``, ``_ids``,
     ``_open_conn_of``, ``_persist_message``, ``_next_seq`` and the families' ``inject_bind``, ``_query_kind``,
@@ -109,7 +113,7 @@ class ControlCommands:
         try:
             attachments = tuple(Attachment.from_wire(a) for a in _list(body, "attachments"))
             payload = TaskDispatchPayload(request_id=request_id, external_key=external_key, workspace=workspace,
-                                          session_id=session_id, prompt=text, attachments=attachments or ABSENT,
+                                          session_id=session_id, prompt=text, attachments=attachments or _OMITTED,
                                           source=source)
             # built once: its wire form is the task's payload and, when it is dispatched in this same input, the
             # frame sent. Every field comes from input checked above (the ids, the lane's externalKey, a workspace
@@ -255,7 +259,8 @@ class ControlCommands:
         branch = _CHANNEL_PREFS.get(provider)
         if branch is None:
             raise MachineError("invalid-request", f"provider: one of {', '.join(_CHANNEL_PREFS)} (got {provider!r})")
-        return getattr(self, branch)(body, now)
+        run: Callable[[Mapping[str, Any], int], tuple[int, list[Effect]]] = getattr(self, branch)
+        return run(body, now)
 
     def list_bindings(self, device_id: str | None) -> dict[str, Any]:
         """Control ``list-bindings``: the Slack parts and the provider families' ``provider`` and ``attempts``."""

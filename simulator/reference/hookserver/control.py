@@ -16,7 +16,7 @@ from typing import Any, Final
 from ...hook import HOOK_MAX_FRAME_CHARS
 from ..control_http import BadRequest as _BadRequest
 from ..control_http import JsonControlServer, route_control, settle_timeout_s
-from .machine import MachineError
+from .machine import Effect, HookServerMachine, MachineError
 from .server import HookServer
 
 __all__ = ["CONTROL_VERSION", "CONTROL_ROLE", "CAPABILITIES", "HookServerControlApi"]
@@ -92,7 +92,7 @@ class HookServerControlApi:
             "set-cleanup-latency": self._latency,
             "ping-desktops": self._ping,
             "press-button": lambda b: self._ok(lambda now: self.server.machine.press_button(b, now)),
-            "restart": lambda b: (self.server.restart(), {"ok": True})[1],
+            "restart": self._restart,
             "settle": lambda b: {"settled": self.server.settle(settle_timeout_s(b))},
             "slack-authorize": lambda b: self._ok(lambda now: self.server.machine.slack_authorize(b, now)),
             "provider-authorize": lambda b: self.server.call(
@@ -106,16 +106,30 @@ class HookServerControlApi:
             "list-posts": lambda b: self._view(lambda m: m.list_posts(b)),
             "list-queries": lambda b: self._view(lambda m: m.list_queries(b)),
             "list-tool-calls": lambda b: self._view(lambda m: m.list_tool_calls(b)),
-            "fail-tool-calls": lambda b: self._ok(lambda now: (self.server.machine.fail_tool_calls(b), [])[1]),
+            "fail-tool-calls": self._fail_tool_calls,
         }
         assert tuple(self._routes) == CAPABILITIES
 
-    def _ok(self, fn: Callable[[int], Any]) -> dict[str, Any]:
+    def _ok(self, fn: Callable[[int], list[Effect]]) -> dict[str, Any]:
         self.server.call(fn)
         return {"ok": True}
 
-    def _view(self, fn: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-        return self.server.call(lambda now: (fn(self.server.machine), []))
+    def _view(self, fn: Callable[[HookServerMachine], dict[str, Any]]) -> dict[str, Any]:
+        def view(now: int) -> tuple[dict[str, Any], list[Effect]]:
+            return fn(self.server.machine), []
+
+        return self.server.call(view)
+
+    def _restart(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.server.restart()
+        return {"ok": True}
+
+    def _fail_tool_calls(self, body: dict[str, Any]) -> dict[str, Any]:
+        def fail(now: int) -> list[Effect]:
+            self.server.machine.fail_tool_calls(body)
+            return []
+
+        return self._ok(fail)
 
     def _config(self, body: dict[str, Any]) -> dict[str, Any]:
         s = self.server.settings
@@ -131,8 +145,9 @@ class HookServerControlApi:
         if len(messages) > MAX_BATCH:
             raise _BadRequest(f"messages: at most {MAX_BATCH} per call")
 
-        def run(now: int) -> tuple[list[dict[str, Any]], list[Any]]:
-            results, effects = [], []
+        def run(now: int) -> tuple[list[dict[str, Any]], list[Effect]]:
+            results: list[dict[str, Any]] = []
+            effects: list[Effect] = []
             for m in messages:
                 try:
                     result, more = self.server.machine.inject_message(m, now)
@@ -149,7 +164,12 @@ class HookServerControlApi:
         rid = _opt_filter(body, "requestId")
         retryable = _bool(body, "retryable", True)
         raw = _opt_filter(body, "rawError")
-        return self._ok(lambda now: (self.server.machine.fail_publishes(count, rid, retryable, raw), [])[1])
+
+        def fail(now: int) -> list[Effect]:
+            self.server.machine.fail_publishes(count, rid, retryable, raw)
+            return []
+
+        return self._ok(fail)
 
     def _hold(self, body: dict[str, Any]) -> dict[str, Any]:
         held = _bool(body, "held")
@@ -157,7 +177,12 @@ class HookServerControlApi:
 
     def _latency(self, body: dict[str, Any]) -> dict[str, Any]:
         ms = _int(body, "ms")
-        return self._ok(lambda now: (self.server.machine.set_cleanup_latency(ms), [])[1])
+
+        def set_latency(now: int) -> list[Effect]:
+            self.server.machine.set_cleanup_latency(ms)
+            return []
+
+        return self._ok(set_latency)
 
     def _ping(self, body: dict[str, Any]) -> dict[str, Any]:
         sent = self.server.call(lambda now: self.server.machine.ping_desktops(now))

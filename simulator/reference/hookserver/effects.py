@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, final
 
 __all__ = ["Close", "Effect", "MachineError", "Persist", "Send", "Wake", "opt_str", "req_str", "well_formed"]
 
@@ -54,6 +54,7 @@ def well_formed(key: str, v: str) -> str:
 # -- effects -----------------------------------------------------------------------------------------------------
 
 
+@final  # never subclassed: the shell tells effects apart by ``type(effect) is ...``
 @dataclass(frozen=True, slots=True)
 class Send:
     """Write ``text`` as one WebSocket text frame on connection ``conn`` (``type`` for logs)."""
@@ -63,6 +64,7 @@ class Send:
     type: str
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Close:
     conn: str
@@ -70,6 +72,7 @@ class Close:
     reason: str
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Persist:
     """Upsert ``row`` under ``key`` in ``table`` (``row`` None: delete). Committed before the next ``Send``.
@@ -83,6 +86,7 @@ class Persist:
     lazy: bool = False
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Wake:
     """Call ``tick(now)`` once ``now >= at``."""

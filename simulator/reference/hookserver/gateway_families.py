@@ -21,10 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ...hook import Feature, HookMessage, QueryKind, ToolError, make_query_request, make_tool_response
+from ...hook import (Feature, HookMessage, QueryKind, QueryResponsePayload, ToolError, ToolRequestPayload,
+                     make_query_request, make_tool_response)
 from .effects import Effect, MachineError
 from .gateway_tools import GatewayTools, Identity, ToolOutcome, shown
+from .host import MachineHost
 from .queries import COMMANDS, Query, QueryBook
+from .wire import payload_as
 
 if TYPE_CHECKING:
     from .lanes import Lane
@@ -36,7 +39,7 @@ __all__ = ["GatewayFamilies", "QUERY_EXPIRY"]
 QUERY_EXPIRY: Final = "query-expiry"
 
 
-class GatewayFamilies:
+class GatewayFamilies(MachineHost):
     """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_timer``, ``_ids``, ``_multi_team``,
     ``slack``."""
 
@@ -73,7 +76,7 @@ class GatewayFamilies:
     def _on_query_response(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """"响应回传配对": the answer ends the pending query of its queryId and kind sent to this device; anything else
         (unknown, ended, late, another device's, another kind) is dropped ``unknown-query`` and changes nothing."""
-        p = message.payload
+        p = payload_as(message, QueryResponsePayload)
         self._query_expire(p.query_id, now, out)  # an answer at or after expiresAt comes after the timeout
         q = self._query_for(conn, p, now)
         if q is None:
@@ -105,7 +108,7 @@ class GatewayFamilies:
 
     def _on_tool_request(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """Every valid tool.request (gateway tools on) is answered by exactly one tool.response on its connection."""
-        p = message.payload
+        p = payload_as(message, ToolRequestPayload)
         if not self._tools_on(conn):
             self._log(conn.conn_id, now, "feature-not-declared", type_=message.type.value,
                       request_id=shown(p.request_id, None))  # a peer's string, shown well-formed

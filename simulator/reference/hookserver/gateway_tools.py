@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, cast
 
 __all__ = [
     "FAILURE_MESSAGE", "SLACK_TOOLS", "GatewayTools", "Identity", "SlackApi", "SlackApiFailure", "SlackTool", "Tool",
@@ -194,9 +194,10 @@ class GatewayTools:
             return _error(ToolErrorCode.UNKNOWN_TOOL, f"unknown tool: the gateway offers {', '.join(Tool)}")
         who = self.identity(bindings, team_id, multi_team)
         if tool == Tool.STATUS:
-            bound = isinstance(who, Identity)
-            return ToolOutcome(True, {"bound": bound, "teamId": who.team_id if bound else None,
-                                      "slackUserId": who.slack_user_id if bound else None})
+            ident = who if isinstance(who, Identity) else None
+            return ToolOutcome(True, {"bound": ident is not None,
+                                      "teamId": ident.team_id if ident is not None else None,
+                                      "slackUserId": ident.slack_user_id if ident is not None else None})
         if not isinstance(who, Identity):
             text = ("the device holds several Slack bindings: name the teamId" if who is ToolErrorCode.TEAM_REQUIRED
                     else "no Slack binding of this device to run the tool as")
@@ -211,7 +212,8 @@ class GatewayTools:
             if tool == Tool.LIST_TOOLS:
                 result = self.api.list_tools(who, device_id)
             else:
-                result = {"name": name, "data": self.api.call(name, arguments, who, device_id)}
+                # callTool (the tools are status, listTools, callTool): name and arguments were checked above
+                result = {"name": name, "data": self.api.call(cast(str, name), arguments, who, device_id)}
         except SlackApiFailure as failure:
             return self.failure(failure, who)
         return ToolOutcome(True, result, ran_as=who)

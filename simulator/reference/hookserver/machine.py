@@ -34,11 +34,19 @@ from ...hook import (
     DeliveryError,
     DeliveryState,
     Feature,
+    HelloPayload,
     HookMessage,
     HookParseResult,
+    InteractionCancelPayload,
+    InteractionRequestPayload,
     IssueCode,
+    LifecyclePreferencePayload,
     MessageType,
+    TaskAckPayload,
     TaskDispatchPayload,
+    TurnEndPayload,
+    TurnProgressPayload,
+    TurnReopenPayload,
     build_hook_message,
     make_pong,
     make_welcome,
@@ -56,7 +64,8 @@ from .relay_families import RelayFamilies
 from .restore import Restore
 from .slack_families import SlackFamilies
 from .state import IGNORED, ISOLATED, Cleanup, Connection, Device, FailRule, Route, Task
-from .wire import (Uuid4s, claimed_type, delivery_wire, final_event, final_text, frame_text, request_id_of)
+from .wire import (Uuid4s, claimed_type, delivery_wire, final_event, final_text, frame_text, payload_as,
+                   request_id_of)
 
 __all__ = [
     "Send", "Close", "Persist", "Wake", "Effect", "HookServerMachine", "MachineError", "ServerSettings",
@@ -152,7 +161,8 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
         (``validate=False``) on the hot path; the tests parse every frame the server sends."""
         if type(message) is dict:
             return Send(conn, frame_text(message), message["type"])
-        return Send(conn, frame_text(message.to_wire()), message.type.value)  # type: ignore[union-attr]
+        # `type(message) is dict` (the fast test) cannot narrow the union here: mypy keeps a dict subclass possible
+        return Send(conn, frame_text(message.to_wire()), message.type.value)  # type: ignore[union-attr]  # HookMessage
 
     def _log(self, conn: str | None, now: int, reason: str, *, type_: str | None = None, code: str | None = None,
              path: str | None = None, request_id: str | None = None) -> None:
@@ -283,7 +293,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
     def _on_hello(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec §5 阶段 1: welcome on the first hello; a re-sent hello replaces the aliases, default workspace,
         features and lifecycle value ("server 以最新一帧为准"), without a second welcome."""
-        p = message.payload
+        p = payload_as(message, HelloPayload)
         if conn.hello_count and conn.device_id != p.device_id:
             self._log(conn.conn_id, now, "device-changed", type_="hello")
             return
@@ -339,7 +349,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
 
     def _on_ack(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec §5 task.ack: three states; a second ack for the same requestId changes nothing (§4)."""
-        p = message.payload
+        p = payload_as(message, TaskAckPayload)
         task = self._task_for_frame(conn, message, p.request_id, now, route_reason="route-ack")
         if task is None:
             return
@@ -391,7 +401,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
 
     def _on_progress(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec §4 latest-wins: the snapshot replaces the text ("整帧替换,不拼接不累积")."""
-        p = message.payload
+        p = payload_as(message, TurnProgressPayload)
         route = self._route_for_frame(conn, p.request_id)
         if route is not None:
             if not self._live_route(route, conn):
@@ -416,7 +426,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
         return text
 
     def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnEndPayload)
         route = self._route_for_frame(conn, p.request_id)
         if route is not None:
             self._end_route(route, conn, p, now, out)
@@ -535,7 +545,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
     # -- reopen (spec 阶段 18 server 侧约定) -------------------------------------------------------------------
 
     def _on_reopen(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnReopenPayload)
         rid, of = p.request_id, p.reopen_of
         if Feature.TURN_REOPEN.value not in conn.welcome_features:
             self._log(conn.conn_id, now, "feature-not-declared", type_="turn.reopen", request_id=rid)
@@ -610,7 +620,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
 
     def _on_interaction_request(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """spec §5 阶段 10: a card on the task's message. Reopen requestIds carry no interactions (阶段 18)."""
-        p = message.payload
+        p = payload_as(message, InteractionRequestPayload)
         if p.request_id in self.routes and p.request_id not in self.tasks:
             self._log(conn.conn_id, now, "reopen-interaction", type_=message.type.value, request_id=p.request_id)
             return
@@ -627,7 +637,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
         self._persist_message(out, m)
 
     def _on_interaction_cancel(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, InteractionCancelPayload)
         m = self.message_of(p.request_id)
         card = m.card(p.interaction_id) if m is not None else None
         if m is None or card is None or card.state != "open":
@@ -642,7 +652,7 @@ class HookServerMachine(ControlCommands, Restore, SlackFamilies, ProviderFamilie
         if Feature.LIFECYCLE_ANNOUNCEMENT.value not in conn.welcome_features:
             self._log(conn.conn_id, now, "feature-not-declared", type_=message.type.value)
             return
-        conn.lifecycle_announcement = bool(message.payload.enabled)
+        conn.lifecycle_announcement = bool(payload_as(message, LifecyclePreferencePayload).enabled)
 
     # -- time ----------------------------------------------------------------------------------------------------
 

@@ -15,13 +15,18 @@ routes frames to them and turns their answers into frames (``make``-built from t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeGuard, cast
 
-from ...hook import ABSENT, TYPES, Feature, HookMessage, MessageType, build_hook_message
+from ...hook import (ABSENT, TYPES, Feature, HookMessage, MessageType, ProviderBehaviorGetPayload,
+                     ProviderBehaviorSetPayload, ProviderBindCancelPayload, ProviderBindRevokePayload,
+                     ProviderBindStartPayload, ProviderPrefsGetPayload, ProviderPrefsSetPayload, build_hook_message)
 from .behavior import BEHAVIOR_KEYS, BehaviorBook, Overrides
 from .effects import Effect, MachineError, Persist, opt_str, req_str
+from .host import MachineHost
 from .provider_binding import Attempt, Binding, Change, ProviderBook
 from .provider_prefs import PREF_KEYS, ProviderPrefs, Selector
+from .state import hello_device
+from .wire import payload_as
 
 if TYPE_CHECKING:
     from .state import Connection
@@ -37,7 +42,7 @@ def _missing(message: str) -> MachineError:
     return MachineError("invalid-request", message)
 
 
-class ProviderFamilies:
+class ProviderFamilies(MachineHost):
     """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_timer``, ``_ids``."""
 
     def _provider_init(self) -> None:
@@ -47,7 +52,8 @@ class ProviderFamilies:
 
     # -- negotiation ----------------------------------------------------------------------------------------------
 
-    def _family_on(self, conn: Connection | None, feature: str, provider: str | None = None) -> bool:
+    def _family_on(self, conn: Connection | None, feature: str,
+                   provider: str | None = None) -> TypeGuard[Connection]:
         """spec §2: the family's feature in both the connection's hello and the welcome it was sent; a provider
         channel also needs ``provider:<id>`` in welcome."""
         if conn is None:
@@ -89,9 +95,9 @@ class ProviderFamilies:
     def _on_provider_bind_start(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         if not self._gate(conn, message, Feature.PROVIDER_BIND.value, now):
             return
-        p = message.payload
+        p = payload_as(message, ProviderBindStartPayload)
         scope = p.scope_id if isinstance(p.scope_id, str) else None
-        attempt, change = self.pbook.start(conn.device_id, p.provider, scope, p.request_id, now, self._ids)
+        attempt, change = self.pbook.start(hello_device(conn), p.provider, scope, p.request_id, now, self._ids)
         self._timer(out, attempt.expires_at, _EXPIRY, attempt.attempt_id)
         self._apply(out, [change], now)
 
@@ -99,7 +105,7 @@ class ProviderFamilies:
         """spec: "只取消指定 attemptId,不影响任何 confirmed binding"."""
         if not self._gate(conn, message, Feature.PROVIDER_BIND.value, now):
             return
-        p = message.payload
+        p = payload_as(message, ProviderBindCancelPayload)
         a = self.pbook.attempts.get(p.attempt_id)
         if a is None or not a.open or a.device_id != conn.device_id or a.provider != p.provider:
             self._log(conn.conn_id, now, "unknown-attempt", type_=message.type.value, request_id=p.request_id)
@@ -114,7 +120,7 @@ class ProviderFamilies:
         """spec: "只解除指定 bindingId"."""
         if not self._gate(conn, message, Feature.PROVIDER_BIND.value, now):
             return
-        p = message.payload
+        p = payload_as(message, ProviderBindRevokePayload)
         b = self.pbook.bindings.get(p.binding_id)
         if b is None or not self._revocable_by(conn, b) or b.provider != p.provider:
             self._log(conn.conn_id, now, "unknown-binding", type_=message.type.value, request_id=p.request_id)
@@ -131,8 +137,8 @@ class ProviderFamilies:
 
     def _provider_after_welcome(self, conn: Connection, now: int, out: list[Effect]) -> None:
         """One provider.bind.state per confirmed binding of the device, after welcome (provider-bind-v1 on)."""
-        for b in self.pbook.bindings_of(conn.device_id):
-            self._send(out, conn.device_id, MessageType.PROVIDER_BIND_STATE, self.pbook.confirmed(b, None),
+        for b in self.pbook.bindings_of(hello_device(conn)):
+            self._send(out, hello_device(conn), MessageType.PROVIDER_BIND_STATE, self.pbook.confirmed(b, None),
                        Feature.PROVIDER_BIND.value, now)
 
     def _confirm(self, a: Attempt, principal_id: str, principal_name: str | None, scope_id: str,
@@ -162,7 +168,8 @@ class ProviderFamilies:
     def _start_scope(self, body: Mapping[str, Any]) -> str:
         """The scope a ``/start <token>`` confirms without a scopeId of its own: the chat it was sent in (§5
         "confirmed 必带 bindingId、principalId、scopeId")."""
-        return body["chatId"]
+        chat_id: str = body["chatId"]  # raw control JSON: the caller checked it is a string
+        return chat_id
 
     def _expire_due(self, now: int, out: list[Effect]) -> None:
         for a in list(self.pbook.attempts.values()):
@@ -187,20 +194,20 @@ class ProviderFamilies:
     def _on_provider_prefs_get(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         if not self._gate(conn, message, Feature.PROVIDER_PREFS.value, now):
             return
-        p = message.payload
-        selector, bound = self._selector(conn.device_id, p.provider, p.binding_id, p.scope_id)
-        self._send(out, conn.device_id, MessageType.PROVIDER_PREFS_STATE,
+        p = payload_as(message, ProviderPrefsGetPayload)
+        selector, bound = self._selector(hello_device(conn), p.provider, p.binding_id, p.scope_id)
+        self._send(out, hello_device(conn), MessageType.PROVIDER_PREFS_STATE,
                    self._provider_prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
 
     def _on_provider_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """Patch one row (absent keeps, null clears); unbound: nothing stored, answered ``bound: false``."""
         if not self._gate(conn, message, Feature.PROVIDER_PREFS.value, now):
             return
-        p = message.payload
-        selector, bound = self._selector(conn.device_id, p.provider, p.binding_id, p.scope_id)
+        p = payload_as(message, ProviderPrefsSetPayload)
+        selector, bound = self._selector(hello_device(conn), p.provider, p.binding_id, p.scope_id)
         if bound:
             self._store_provider_prefs(conn, selector, p.workspace, p.to_wire(), out)
-        self._send(out, conn.device_id, MessageType.PROVIDER_PREFS_STATE,
+        self._send(out, hello_device(conn), MessageType.PROVIDER_PREFS_STATE,
                    self._provider_prefs_state(p.provider, selector, bound, p.request_id), Feature.PROVIDER_PREFS.value, now)
 
     def _store_provider_prefs(self, conn: Connection, selector: Selector, workspace: str, wire: Mapping[str, Any],
@@ -229,23 +236,23 @@ class ProviderFamilies:
     def _on_provider_behavior_get(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         if not self._gate(conn, message, Feature.PROVIDER_BEHAVIOR.value, now):
             return
-        p = message.payload
-        bound = self._behavior_bound(conn.device_id, p.binding_id)
-        self._send(out, conn.device_id, MessageType.PROVIDER_BEHAVIOR_STATE,
+        p = payload_as(message, ProviderBehaviorGetPayload)
+        bound = self._behavior_bound(hello_device(conn), p.binding_id)
+        self._send(out, hello_device(conn), MessageType.PROVIDER_BEHAVIOR_STATE,
                    self._behavior_state(p.binding_id, bound, p.request_id), Feature.PROVIDER_BEHAVIOR.value, now)
 
     def _on_provider_behavior_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         if not self._gate(conn, message, Feature.PROVIDER_BEHAVIOR.value, now):
             return
-        p = message.payload
-        bound = self._behavior_bound(conn.device_id, p.binding_id)
+        p = payload_as(message, ProviderBehaviorSetPayload)
+        bound = self._behavior_bound(hello_device(conn), p.binding_id)
         if bound:
             wire = p.to_wire()
             activation = wire.get("groupActivation")
             row = self.behavior.patch(p.binding_id, self._named(wire, BEHAVIOR_KEYS),
                                       activation if isinstance(activation, dict) else None)
             self._persist(out, "provider_behavior", p.binding_id, row)
-        self._send(out, conn.device_id, MessageType.PROVIDER_BEHAVIOR_STATE,
+        self._send(out, hello_device(conn), MessageType.PROVIDER_BEHAVIOR_STATE,
                    self._behavior_state(p.binding_id, bound, p.request_id), Feature.PROVIDER_BEHAVIOR.value, now)
 
     # -- control commands -----------------------------------------------------------------------------------------
@@ -287,7 +294,8 @@ class ProviderFamilies:
     def channel_set_provider_prefs(self, body: Mapping[str, Any], now: int) -> tuple[int, list[Effect]]:
         """The provider branch of ``channel-set-prefs``: patch the row of a bound selector, push
         ``provider.prefs.state {replyTo: null}`` to each bound device's open connection."""
-        provider = body.get("provider")
+        # a string: channel_set_prefs (commands.py) chose this branch by it
+        provider = cast(str, body.get("provider"))
         binding_id, scope_id = opt_str(body, "bindingId"), opt_str(body, "scopeId")
         if (binding_id is None) == (scope_id is None):
             raise _missing("exactly one of bindingId, scopeId is required")
@@ -300,7 +308,9 @@ class ProviderFamilies:
         if not devices:
             raise MachineError("not-bound", f"no {provider} binding matches the selector", 409)
         out: list[Effect] = []
-        selector: Selector = (provider, "binding", binding_id) if binding_id else (provider, "scope", scope_id)
+        # exactly one of them is set (checked above): without a bindingId, the scopeId is a string
+        selector: Selector = ((provider, "binding", binding_id) if binding_id
+                              else (provider, "scope", cast(str, scope_id)))
         key, row = self.pprefs.patch(selector, workspace, {k: body[k] for k in PREF_KEYS if k in body})
         self._persist(out, "provider_prefs", key, row)
         return self._push_provider_prefs(devices, provider, selector, now, out), out

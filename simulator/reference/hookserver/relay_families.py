@@ -22,12 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...hook import Feature, GroupMessagePayload, HookMessage, MessageOpResultPayload, build_hook_message
+from ...hook import (Feature, GroupMessagePayload, HookMessage, MessageOpPayload, MessageOpResultPayload,
+                     build_hook_message)
 from ...hook.checks import is_telegram_group_chat_id, is_telegram_user_id
 from .effects import Effect, MachineError, Persist, opt_str, req_str
 from .group_relay import GROUP_MEMBERS_TABLE, RELAY_PROVIDER, Membership, RelayTarget, fan_out, \
     is_one_time_credential, read_group_message
+from .host import MachineHost
 from .posts import Lane, PostBook
+from .state import hello_device
+from .wire import payload_as
 
 if TYPE_CHECKING:
     from .state import Connection
@@ -39,7 +43,7 @@ _GROUP_RELAY = (Feature.GROUP_RELAY.value, Feature.GROUP_RELAY_RECIPIENT.value)
 _MSG_OP = Feature.MESSAGE_OPS.value
 
 
-class RelayFamilies:
+class RelayFamilies(MachineHost):
     """Mixin: needs the machine's ``_frame``, ``_log``, ``_open_conn_of``, ``_ids``, ``tasks``, ``pbook`` (the
     provider bindings), ``inject_message``."""
 
@@ -131,7 +135,8 @@ class RelayFamilies:
                 "deviceId": holders[-1].device_id}
         answer, effects = self.inject_message(body, now, trigger_message_id=self._mention_trigger(wire["messageId"]))
         out.extend(effects)
-        return answer["requestId"]
+        request_id: str = answer["requestId"]  # inject_message answers a new task's requestId
+        return request_id
 
     def _mention_trigger(self, message_id: str) -> str:
         return message_id
@@ -149,13 +154,13 @@ class RelayFamilies:
     def _on_msg_op(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """One msg.op: dropped (``feature-not-declared``, answered by nothing) unless msg-op-v1 is on; else one
         msg.op.result with its opId."""
-        p = message.payload
+        p = payload_as(message, MessageOpPayload)
         if not self._msg_op_on(conn):
             self._log(conn.conn_id, now, "feature-not-declared", type_=message.type.value,
                       request_id=p.request_id if isinstance(p.request_id, str) else None)
             return
-        lane = self._op_scope(conn.device_id, p.scope.external_key)
-        result, _repeat = self.posts.apply(conn.device_id, p.op_id, lane, p.action, self._ids)
+        lane = self._op_scope(hello_device(conn), p.scope.external_key)
+        result, _repeat = self.posts.apply(hello_device(conn), p.op_id, lane, p.action, self._ids)
         frame = build_hook_message(MessageOpResultPayload.from_wire(result.wire()), ids=self._ids, ts=now,
                                    validate=False)
         out.append(self._frame(conn.conn_id, frame))

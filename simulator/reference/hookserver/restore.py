@@ -18,13 +18,14 @@ from ...hook import DeliveryState
 from .channel import ChannelMessage, MessageState, Notice
 from .delivery import Delivery
 from .effects import Effect, Persist
+from .host import MachineHost
 from .lanes import Lane
 from .state import Device, Route, Task
 
 __all__ = ["Restore"]
 
 
-class Restore:
+class Restore(MachineHost):
     """Mixin: needs the machine's state, ``_timer``, ``_publish``, ``_interrupt``, ``tick`` and the families'
     ``_slack_restore``, ``_provider_restore``, ``_relay_restore``."""
 

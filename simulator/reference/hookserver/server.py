@@ -50,7 +50,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import WebSocketException
@@ -66,6 +66,8 @@ from .store import HookServerStore
 __all__ = ["HookServer", "MAX_SIZE", "LAZY_FLUSH_S"]
 
 log = logging.getLogger(__name__)
+#: the value a control command computes along with its effects (``HookServer.call``)
+_T = TypeVar("_T")
 
 #: Bytes accepted per WebSocket message: room for any frame of up to HOOK_MAX_FRAME_CHARS UTF-16 units, and more,
 #: so that over-limit frames reach the parser and are dropped there (the connection stays open).
@@ -135,7 +137,7 @@ class _Connection(ServerConnection):
             sink = self.sink
             if sink is not None:
                 try:
-                    text = event.data.decode()
+                    text = str(event.data, "utf-8")  # as bytes.decode(), for any bytes-like payload
                 except UnicodeDecodeError:
                     pass
                 else:
@@ -323,28 +325,31 @@ class HookServer:
         outbox = self._outboxes[conn_id] = _Outbox(ws)
         self._sockets[conn_id] = ws
         machine = self.machine
-        direct = type(ws) is _Connection
+        #: the connection, when it is ours: frames may then take the direct path (``_Connection``)
+        direct = ws if type(ws) is _Connection else None
         try:
             await self._event(lambda now: machine.connect(conn_id, now), machine)
             lock = self._lock
             assert lock is not None
-            if direct:
-                ws.sink = self._direct_sink(conn_id, machine)  # type: ignore[attr-defined]
-                ws.direct = ws.queue_empty()  # type: ignore[attr-defined]
+            if direct is not None:
+                direct.sink = self._direct_sink(conn_id, machine)
+                direct.direct = direct.queue_empty()
             async for raw in ws:
                 binary = type(raw) is not str
                 if lock.locked():  # a restart or a control command is running: wait for it
-                    await self._event(lambda now, raw=raw, b=binary: machine.frame(conn_id, raw, now, binary=b),
-                                      machine)
+                    def frame_input(now: int, raw: str | bytes = raw, b: bool = binary) -> list[Effect]:
+                        return machine.frame(conn_id, raw, now, binary=b)
+
+                    await self._event(frame_input, machine)
                 else:
                     self._take(conn_id, machine, raw, binary)
-                if direct and ws.queue_empty():  # type: ignore[attr-defined]
-                    ws.direct = True  # type: ignore[attr-defined]  # what arrives now is the next input
+                if direct is not None and direct.queue_empty():
+                    direct.direct = True  # what arrives now is the next input
         except WebSocketException as exc:
             log.info("%s ended: %s", conn_id, exc)
         finally:
-            if direct:
-                ws.sink, ws.direct = None, False  # type: ignore[attr-defined]
+            if direct is not None:
+                direct.sink, direct.direct = None, False
             await self._event(lambda now: machine.disconnect(conn_id, now), machine)
             if self._outboxes.get(conn_id) is outbox:
                 del self._outboxes[conn_id]
@@ -412,7 +417,7 @@ class HookServer:
                 if type(item) is Send:
                     await ws.send(item.text)
                 else:
-                    await ws.close(item.code, item.reason)  # type: ignore[union-attr]
+                    await ws.close(item.code, item.reason)
                     queue.clear()
         except (OSError, WebSocketException) as exc:
             log.info("could not write to a connection: %s", exc)
@@ -440,26 +445,25 @@ class HookServer:
         batch = self._batch
         persisted = False
         for effect in effects:
-            kind = type(effect)
-            if kind is Persist:
-                batch.rows.append(effect)  # type: ignore[arg-type]
-                if not effect.lazy:  # type: ignore[union-attr]
+            if type(effect) is Persist:
+                batch.rows.append(effect)
+                if not effect.lazy:
                     batch.urgent = True
                 persisted = True
-            elif kind is Send or kind is Close:
-                conn = effect.conn  # type: ignore[union-attr]
+            elif type(effect) is Send or type(effect) is Close:
+                conn = effect.conn
                 hold = batch if persisted else self._held.get(conn)
-                if hold is None and (kind is Close or effect.type not in _STATELESS):  # type: ignore[union-attr]
+                if hold is None and (type(effect) is Close or effect.type not in _STATELESS):
                     hold = batch if batch.rows else self._inflight
                 if hold is None:
-                    self._deliver(effect)  # type: ignore[arg-type]
+                    self._deliver(effect)
                 else:
-                    hold.sends.append(effect)  # type: ignore[arg-type]
+                    hold.sends.append(effect)
                     hold.urgent = True
                     self._held[conn] = hold
-            elif kind is Wake and self._wake is not None:
+            elif type(effect) is Wake and self._wake is not None:
                 due = self._ticker_due
-                if due is None or effect.at < due:  # type: ignore[union-attr]
+                if due is None or effect.at < due:
                     self._wake.set()
         self._kick()
         return batch if persisted else None
@@ -573,9 +577,16 @@ class HookServer:
 
     # -- control (called from other threads) ----------------------------------------------------------------
 
-    def call(self, fn: Callable[[int], Any], timeout: float = 30.0) -> Any:
+    @overload
+    def call(self, fn: Callable[[int], tuple[_T, list[Effect]]], timeout: float = 30.0) -> _T: ...
+
+    @overload
+    def call(self, fn: Callable[[int], list[Effect] | None], timeout: float = 30.0) -> None: ...
+
+    def call(self, fn: Callable[[int], tuple[_T, list[Effect]] | list[Effect] | None],
+             timeout: float = 30.0) -> _T | None:
         """Run ``fn(now)`` on the loop under the lock; ``fn`` returns effects, or ``(value, effects)``."""
-        async def run() -> Any:
+        async def run() -> _T | None:
             assert self._lock is not None
             async with self._lock:
                 out = fn(self.now())

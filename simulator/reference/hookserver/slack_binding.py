@@ -22,8 +22,9 @@ multi-team is on ("desktop 在 hello.features、server 在 welcome.features 各�
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 from urllib.parse import urlencode
 
 import orjson
@@ -224,7 +225,7 @@ class SlackBindings:
         out = Outcome()
         self._end_authorization(pending, outcome, out)
         if outcome == "confirm":
-            self._confirm(pending, team_id, body, out)
+            self._confirm(pending, cast(str, team_id), body, out)  # confirm: a team, checked above
         else:
             out.updates.append((pending.device_id, self._ended(outcome, team_id or pending.team_id, body)))
         return out
@@ -277,7 +278,7 @@ class SlackBindings:
             out.writes.append(("slack_bindings", binding.key, None))
             out.touch(binding.device_id)
 
-    def restore(self, bindings: list[dict[str, Any]], pending: list[dict[str, Any]]) -> None:
+    def restore(self, bindings: Iterable[Mapping[str, Any]], pending: Iterable[Mapping[str, Any]]) -> None:
         for row in bindings:
             b = SlackBinding.from_row(dict(row))
             self.bindings[b.key] = b

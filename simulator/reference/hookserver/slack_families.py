@@ -20,11 +20,15 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ...hook import (ABSENT, BindStateEntry, Feature, HookMessage, TaskSource, WorkspacePrefsEntry, make_bind_state,
-                     make_bind_update, make_prefs_state)
+from ...hook import (ABSENT, BindRevokePayload, BindStartPayload, BindStateEntry, Feature, HookMessage, PrefsGetPayload,
+                     PrefsSetPayload, TaskSource, WorkspacePrefsEntry, make_bind_state, make_bind_update,
+                     make_prefs_state)
 from .effects import Effect, MachineError, Persist, Send, opt_str, req_str
+from .host import MachineHost
 from .slack_binding import BindingRefusal, Outcome, SlackBinding, SlackBindings
 from .slack_prefs import PREF_KEYS, SlackPrefs
+from .state import hello_device
+from .wire import payload_as
 
 if TYPE_CHECKING:
     from .state import Connection
@@ -34,7 +38,7 @@ __all__ = ["SLACK_TABLES", "SlackFamilies"]
 SLACK_TABLES = ("slack_bindings", "slack_pending", "slack_prefs")
 
 
-class SlackFamilies:
+class SlackFamilies(MachineHost):
     """Mixin: needs the machine's ``_frame``, ``_ids``, ``_open_conn_of``, ``connections``."""
 
     def _slack_init(self) -> None:
@@ -87,14 +91,14 @@ class SlackFamilies:
         out.append(self._frame(conn.conn_id, make_bind_state(bindings=entries, ids=self._ids, ts=now, validate=False)))
 
     def _on_bind_start(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        team = message.payload.team_id
-        self._slack_outcome(self.slack.start(conn.device_id, team if isinstance(team, str) else None, self._ids(),
+        team = payload_as(message, BindStartPayload).team_id
+        self._slack_outcome(self.slack.start(hello_device(conn), team if isinstance(team, str) else None, self._ids(),
                                              self._multi_team(conn)), now, out)
 
     def _on_bind_revoke(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, BindRevokePayload)
         team = p.team_id if isinstance(p.team_id, str) else None
-        self._slack_outcome(self.slack.revoke(conn.device_id, team, p.pending_only is True, self._multi_team(conn)),
+        self._slack_outcome(self.slack.revoke(hello_device(conn), team, p.pending_only is True, self._multi_team(conn)),
                             now, out)
 
     # -- prefs.* (spec 阶段 11, 阶段 13) ------------------------------------------------------------------------------
@@ -122,12 +126,12 @@ class SlackFamilies:
 
     def _on_prefs_get(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """"requestId 由 prefs.state.replyTo 回显配对"."""
-        out.append(self._prefs_state(conn, message.payload.request_id, now))
+        out.append(self._prefs_state(conn, payload_as(message, PrefsGetPayload).request_id, now))
 
     def _on_prefs_set(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         """A partial patch of one row ("undefined 不动、null 显式清空"), answered with the snapshot; unbound: nothing
         is stored."""
-        p = message.payload
+        p = payload_as(message, PrefsSetPayload)
         binding = self._prefs_binding(conn, p.team_id)
         if binding is not None:
             patch = {k: getattr(p, attr) for k, attr in PREF_KEYS.items() if getattr(p, attr) is not ABSENT}

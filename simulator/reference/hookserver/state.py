@@ -7,11 +7,11 @@ disconnect clean-up write) and ``FailRule`` (control ``fail-publishes``); the ma
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .lanes import LaneKey
 
-__all__ = ["IGNORED", "ISOLATED", "Cleanup", "Connection", "Device", "FailRule", "Route", "Task"]
+__all__ = ["IGNORED", "ISOLATED", "Cleanup", "Connection", "Device", "FailRule", "Route", "Task", "hello_device"]
 
 
 @dataclass(slots=True)
@@ -35,6 +35,12 @@ class Connection:
                 "defaultWorkspace": self.default_workspace, "features": list(self.features),
                 "welcomeFeatures": list(self.welcome_features),
                 "lifecycleAnnouncement": self.lifecycle_announcement, "lastPongAt": self.last_pong_at}
+
+
+def hello_device(conn: Connection) -> str:
+    """The device of a connection past its first hello: the machine hands a frame to a handler only then, and the
+    hello set ``device_id`` (``HookServerMachine.frame``, ``_on_hello``)."""
+    return cast(str, conn.device_id)  # set by the hello, before any handler runs
 
 
 @dataclass(slots=True)

@@ -6,17 +6,19 @@ final state (``final_event``, ``final_text``), the store key of a lane (``lane_k
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import orjson
 
-from ...hook import (HOOK_MAX_FRAME_CHARS, HOOK_PROTOCOL_VERSION, DeliveryError, HookMessage, IssueCode,
+from ...hook import (HOOK_MAX_FRAME_CHARS, HOOK_PROTOCOL_VERSION, DeliveryError, HookMessage, IssueCode, Wire,
                      serialize_hook_message)
 from .channel import MessageEvent
 from .lanes import LaneKey
 
 __all__ = ["Uuid4s", "claimed_type", "delivery_wire", "final_event", "final_text", "frame_text", "lane_key",
-           "request_id_of"]
+           "payload_as", "request_id_of"]
+
+_W = TypeVar("_W", bound=Wire)
 
 
 def final_event(status: str) -> MessageEvent:
@@ -29,6 +31,13 @@ def final_text(status: str, text: str, error_message: str | None) -> str:
     if status == "error":
         return f"{text}\n\nError: {error_message}" if text else f"Error: {error_message}"
     return text
+
+
+def payload_as(message: HookMessage, cls: type[_W]) -> _W:
+    """``message``'s payload, typed as ``cls`` (for the type checker; nothing is checked at run time). A handler is
+    chosen by ``message.type`` and the parser builds each type's payload class (the hook core's ``TYPES``), so the
+    class is established before the handler reads the payload."""
+    return cast(_W, message.payload)  # the payload class is fixed by message.type, on which the caller dispatched
 
 
 def request_id_of(message: HookMessage) -> str | None:

@@ -34,7 +34,9 @@ def _parser(chooser: Chooser[ProbekitParts]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, *, chooser: Chooser[ProbekitParts] | None = None) -> int:
     if chooser is None:
-        from ..broken.probekit.select import CHOOSER as chooser
+        from ..broken.probekit.select import CHOOSER
+
+        chooser = CHOOSER
 
     def values(args: argparse.Namespace) -> tuple[ProbekitParts, tuple[str, int] | None]:
         """The parts and the HTTP address (``ValueError``: a usage error)."""
@@ -47,6 +49,7 @@ def main(argv: list[str] | None = None, *, chooser: Chooser[ProbekitParts] | Non
     debug = os.environ.get("MCP_DEBUG", "").lower() in ("1", "true", "yes")
     log_to_stderr(args.log_level or ("DEBUG" if debug else "WARNING"))
     server = build_server(dict(os.environ), parts=parts)
+    # build_server() is typed as returning a plain Server, but what it returns carries the kit (server.py)
     toolset = server.probekit.config.toolset.value  # type: ignore[attr-defined]
     try:
         sock = bind_socket(*http) if http is not None else None

@@ -205,6 +205,7 @@ def answer_of(plan: Plan, action: str, content: Mapping[str, Any] | None, elicit
 def input_required(name: str, plan: Plan) -> types.InputRequiredResult:
     """The 2026-07-28 way to ask: one input request under ``INPUT_KEY``; ``requestState`` names the tool and the url
     elicitation (``probekit:<tool>:<elicitationId or empty>``)."""
+    assert plan.request is not None  # a plan in form or url mode (never text) carries its request
     return types.InputRequiredResult(input_requests={INPUT_KEY: plan.request},
                                      request_state=f"probekit:{name}:{plan.elicitation_id or ''}")
 

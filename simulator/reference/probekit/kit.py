@@ -17,10 +17,10 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import mcp.types as types
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # types-jsonschema not installed
 from mcp import MCPError
 from mcp.server import ServerRequestContext
 
@@ -90,7 +90,8 @@ class ProbeKit:
     def _run_internal_step(self, name: str, args: dict[str, Any]) -> str:
         """start_ui's internal steps run whatever the toolset (design "UI 工具特殊说明")."""
         assert name in UI_INTERNAL_STEPS
-        return CATALOG[name].handler(args, self.env)["content"][0]["text"]
+        text: str = CATALOG[name].handler(args, self.env)["content"][0]["text"]  # okText's one text block
+        return text
 
     def callable(self, name: str) -> bool:
         """Design §1: a tool is callable when the active toolset (or MCP_SHOW_ALL) has it."""
@@ -106,7 +107,7 @@ class ProbeKit:
         return [f"/{'/'.join(map(str, e.absolute_path))}: {e.message}"
                 for e in _input_validator(name).iter_errors(args)]
 
-    def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict | None]:
+    def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict[str, Any] | None]:
         """(spec, arguments, None) for an acceptable call, else (None, None, error result)."""
         spec = self._spec(name)
         if spec is None:
@@ -137,6 +138,7 @@ class ProbeKit:
             if error is not None:
                 return self._finish(name, error)
             assert spec is not None and args is not None
+            result: dict[str, Any] | types.InputRequiredResult
             if name in WORKFLOWS and ctx is not None:
                 filled = await self._workflow_input(ctx, name, args, input_responses)
                 if isinstance(filled, types.InputRequiredResult):
@@ -221,12 +223,15 @@ class ProbeKit:
         related to the call being answered."""
         assert plan.request is not None
         params = plan.request.params
+        # casts: elicitation.plan_in() builds form params for a FORM plan and url params for a URL one
         if plan.mode is elicitation.Mode.FORM:
-            result = await ctx.session.elicit_form(params.message, params.requested_schema,
+            form = cast(types.ElicitRequestFormParams, params)
+            result = await ctx.session.elicit_form(form.message, form.requested_schema,
                                                    related_request_id=ctx.request_id)
         else:
             assert plan.elicitation_id is not None
-            result = await ctx.session.elicit_url(params.message, params.url, plan.elicitation_id,
+            url = cast(types.ElicitRequestURLParams, params)
+            result = await ctx.session.elicit_url(url.message, url.url, plan.elicitation_id,
                                                   related_request_id=ctx.request_id)
         return elicitation.answer_of(plan, result.action, result.content)
 
@@ -240,7 +245,7 @@ class ProbeKit:
             return TaskCall.PLAIN
         name = params.get("name")
         spec = CATALOG.get(name) if isinstance(name, str) else None
-        if spec is None or not self.callable(name):
+        if spec is None or not isinstance(name, str) or not self.callable(name):
             return TaskCall.PLAIN
         return TaskCall.UNSUPPORTED if spec.task_support is None else TaskCall.TASK
 
@@ -248,11 +253,11 @@ class ProbeKit:
         kind = self.task_call(ctx.method, ctx.params)
         if kind is TaskCall.PLAIN:
             return await call_next(ctx)
-        params = ctx.params
+        params = cast(Mapping[str, Any], ctx.params)  # task_call() has checked that the params are a Mapping
         name = params["name"]
         if kind is TaskCall.UNSUPPORTED:
             raise MCPError(code=-32601, message=f"tool {name} does not support task-augmented calls")
-        meta = params.get("_meta") if isinstance(params.get("_meta"), Mapping) else {}
+        meta: Mapping[str, Any] = params["_meta"] if isinstance(params.get("_meta"), Mapping) else {}
         task = self.tasks.start(ctx, name, params.get("arguments"), requested_ttl(params["task"]),
                                 meta.get("progressToken"))
         return {"task": task.wire()}

@@ -40,6 +40,9 @@ __all__ = ["SERVER_NAME", "build_server", "listed_tools", "ProbeKit", "TASK_STEP
 class _ProbeKitServer(Server[Any]):
     """A low-level server that also advertises the ``tasks`` capability (the SDK does not know it)."""
 
+    #: The kit it serves, set by ``build_server`` (for tests and the harness).
+    probekit: ProbeKit
+
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         caps = super().get_capabilities(*args, **kwargs)
         caps.tasks = types.ServerTasksCapability.model_validate(
@@ -83,5 +86,5 @@ def build_server(env: Mapping[str, str] | None = None, *, parts: ProbekitParts |
     server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, kit.tasks.tasks_result)
     server.add_request_handler("tasks/list", types.PaginatedRequestParams, kit.tasks.tasks_list)
     server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, kit.tasks.tasks_cancel)
-    server.probekit = kit  # type: ignore[attr-defined]  # for tests and the harness
+    server.probekit = kit  # for tests and the harness
     return parts.wrap_server(server)

@@ -14,6 +14,7 @@ cancelled; input_required → working | cancelled. completed, failed and cancell
 
 from __future__ import annotations
 
+import builtins
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ class TaskStore:
         """MCP 2025-11-25 tasks: a task already in a terminal status cannot be cancelled (-32602)."""
         raise TaskError(f"task {task.task_id} is already {task.status.value} and cannot be cancelled")
 
-    def expire(self, now: datetime) -> list[str]:
+    def expire(self, now: datetime) -> builtins.list[str]:  # builtins: ``list`` is a method here
         """Forget tasks older than their ttl (ms, from creation); returns the ids removed. Those still running are
         queued for ``take_stopped``."""
         gone = [tid for tid, t in self._tasks.items()
@@ -157,7 +158,7 @@ class TaskStore:
                 self._stopped.append(tid)
         return gone
 
-    def take_stopped(self) -> list[str]:
+    def take_stopped(self) -> builtins.list[str]:
         """The tasks whose work must stop since the last call (cancelled while running, or forgotten before they
         finished), oldest first; the queue is emptied."""
         stopped, self._stopped = self._stopped, []

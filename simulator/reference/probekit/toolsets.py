@@ -77,7 +77,10 @@ class ToolsetConfig:
             toolset = Toolset.FULL
             warning = (f"probekit-mcp: warning: unknown MCP_TOOLSET {raw!r} (expected full, core, ui or workflow); "
                        f"using full")
-        flag = lambda name: (env.get(name) or "").strip().lower() in ("1", "true", "yes")  # noqa: E731
+
+        def flag(name: str) -> bool:
+            return (env.get(name) or "").strip().lower() in ("1", "true", "yes")
+
         return cls(toolset, show_all=flag("MCP_SHOW_ALL"), debug=flag("MCP_DEBUG"), warning=warning)
 
     def listed(self) -> tuple[str, ...]:

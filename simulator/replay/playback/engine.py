@@ -278,7 +278,9 @@ class PlaybackEngine:
             queue = self._connects.get(role)
             return queue.pop(0) if queue else None
 
-        outcome = await asyncio.get_running_loop().run_in_executor(None, self._take, pick)
+        # what the recording queued for the role's connections: a socket, or the error the connect raised
+        outcome: PlayedWebSocket | BaseException | None = await asyncio.get_running_loop().run_in_executor(
+            None, self._take, pick)
         if outcome is None:
             raise TimeoutError(f"the recording has no outcome for {role}'s connection to {url}")
         if isinstance(outcome, BaseException):

@@ -13,11 +13,15 @@ import ast
 import asyncio
 import re
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Close
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 __all__ = ["Ending", "PlayedServer", "PlayedStreams", "PlayedWebSocket", "ending_of"]
 
@@ -123,7 +127,12 @@ class PlayedWebSocket:
                 self._early_pongs += 1
                 return
             loop, waiter = self._pings.pop(0)
-        loop.call_soon_threadsafe(lambda: waiter.done() or waiter.set_result(0.0))
+
+        def answer() -> None:
+            if not waiter.done():
+                waiter.set_result(0.0)
+
+        loop.call_soon_threadsafe(answer)
 
     def _put(self, item: Any) -> None:
         with self._lock:
@@ -151,7 +160,7 @@ class PlayedWebSocket:
 
     async def recv(self) -> str | bytes:
         queue = self._bind()
-        item = await queue.get()
+        item: str | bytes | Ending = await queue.get()  # what ``feed`` and ``end`` queue
         if isinstance(item, Ending):
             queue.put_nowait(item)  # every later recv ends too
             raise self._closed_error()
@@ -220,6 +229,10 @@ class PlayedStreams:
 
         self._loop = loop
         self._on_stderr = on_stderr
+        self._read_tx: MemoryObjectSendStream[Any]
+        self._read_rx: MemoryObjectReceiveStream[Any]
+        self._write_tx: MemoryObjectSendStream[Any]
+        self._write_rx: MemoryObjectReceiveStream[Any]
         self._read_tx, self._read_rx = anyio.create_memory_object_stream(_STREAM_BUFFER)
         self._write_tx, self._write_rx = anyio.create_memory_object_stream(_STREAM_BUFFER)
 
@@ -251,7 +264,7 @@ class PlayedStreams:
         from ...roles.mcp_transports import Streams
 
         @asynccontextmanager
-        async def streams():
+        async def streams() -> AsyncIterator[Streams]:
             async def drain() -> None:
                 async for _ in self._write_rx:
                     pass

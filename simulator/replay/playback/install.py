@@ -89,6 +89,7 @@ class PlaybackSubjects(Subjects):
     def _command(self, role: Role) -> Any:
         command = self._commands.get(role)
         if command is None:
+            # a stand-in for the CommandSubject the table holds: it has the members the harness uses
             command = self._commands[role] = _PlayedCommand(role)  # type: ignore[assignment]
             self._note(role.value, self.config.target(role).raw, dict(self._identities.get(role.value, {})))
         return command

@@ -143,6 +143,29 @@ if RuleBasedStateMachine is not None:
                                                                           deadline=None)
     TestReopenOrdering = ReopenOrdering.TestCase
 
+    class _First:
+        """A ``data`` stand-in for ``retry``: it picks the first turn."""
+
+        def draw(self, strategy: Any) -> Any:
+            return next(iter(strategy.elements))
+
+    def test_a_progress_snapshot_held_back_by_the_throttle_is_not_sent_after_its_reopen_round_was_severed() -> None:
+        """Found by the property above: a reopen round holds a throttled progress snapshot when its connection
+        drops; the throttle's timer then fires on the next connection. 阶段 18 "直发不缓存": the severed round sends
+        nothing more, so that snapshot is dropped, not sent on the later connection."""
+        state = ReopenOrdering()
+        state.start()
+        state.dispatch(key="k1", script={"progress": [], "status": "ok", "stepMs": 0})
+        state.advance(ms=0)
+        state.retry(data=_First(), script={"progress": ["a", "a"], "status": "ok", "stepMs": 150})
+        state.advance(ms=434)
+        assert sorted(kind for kind, _ in state.timers) == ["flush", "step"], state.timers  # a snapshot held back
+        state.reconnect()
+        state.advance(ms=16)
+        state.reopen_rules_hold()
+        later = [frame["type"] for conn, frame in state.wire if conn == state.conn and frame["type"] == "turn.progress"]
+        assert later == [], later
+
     def _variant_machine(variant: str) -> type[ReopenOrdering]:
         from simulator.reference.broken.desktop.select import machine_class
 

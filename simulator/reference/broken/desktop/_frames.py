@@ -23,7 +23,8 @@ def rewritten(send: Send, change: Callable[[dict[str, Any]], None]) -> Send:
 
 def with_payload(msg: HookMessage, **changes: Any) -> HookMessage:
     """``msg`` with some fields of its payload changed (the envelope kept)."""
-    return HookMessage(msg.type, msg.id, msg.ts, replace(msg.payload, **changes), msg.extra)
+    payload: Any = msg.payload  # a Wire subclass, which is a frozen dataclass at run time (hook.wire)
+    return HookMessage(msg.type, msg.id, msg.ts, replace(payload, **changes), msg.extra)
 
 
 def payload_of(raw: str | bytes, type_: str) -> dict[str, Any] | None:
@@ -32,6 +33,7 @@ def payload_of(raw: str | bytes, type_: str) -> dict[str, Any] | None:
         data = json.loads(raw)
     except (ValueError, TypeError):
         return None
-    if not isinstance(data, dict) or data.get("type") != type_ or not isinstance(data.get("payload"), dict):
+    if not isinstance(data, dict) or data.get("type") != type_:
         return None
-    return data["payload"]
+    payload = data.get("payload")
+    return payload if isinstance(payload, dict) else None

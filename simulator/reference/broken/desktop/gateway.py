@@ -8,23 +8,25 @@ tools.feature, interactions.feature, default_workspace.feature and rules.feature
 from __future__ import annotations
 
 from dataclasses import replace
-from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from ....hook import (
     ABSENT,
     HOOK_CHAT_WORKSPACE_ALIAS,
     HookMessage,
+    InteractionDecisionPayload,
     MessageType,
     QueryAgentModels,
+    QueryRequestPayload,
     QuerySessionEntry,
+    TaskDispatchPayload,
     make_query_response,
 )
 from ...desktop.machine import REFERENCE_MODELS, DesktopMachine, Effect, Schedule, Session, Turn, Unschedule
 from ...desktop.gateway import TOOL_TIMER
 from ...desktop.tools import ToolCall, ToolCallState
 from ..registry import broken
-from ._frames import payload_of
+from ._frames import payload_of, with_payload
 
 __all__ = ["QueryWorkspacesStale", "QueryModelsOtherAgent", "WorkspacePathsInQuery", "SessionsAllListed",
     "SessionsOldestFirst", "SessionsWithoutFeature", "QueriesCoalesced", "SessionTitlesFromPrompt",
@@ -77,7 +79,7 @@ class SessionsAllListed(DesktopMachine):
     """The sessions query lists every live session, beyond 20 (the frame goes out unchecked)."""
 
     def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(QueryRequestPayload, msg.payload)  # routed here only for query.request frames
         if p.kind != "sessions" or not self._sessions_on():
             return super()._on_query(msg, now)
         entries = tuple(QuerySessionEntry(s.session_id, self._session_title(s),
@@ -120,8 +122,9 @@ class QueriesCoalesced(DesktopMachine):
         self._pending: dict[str, list[HookMessage]] = {}
 
     def _on_query(self, msg: HookMessage, now: float) -> list[Effect]:
-        self._pending.setdefault(msg.payload.kind, []).append(msg)
-        return [Schedule(("query", msg.payload.kind), now + self._PAUSE_MS)]
+        kind = cast(QueryRequestPayload, msg.payload).kind  # routed here only for query.request frames
+        self._pending.setdefault(kind, []).append(msg)
+        return [Schedule(("query", kind), now + self._PAUSE_MS)]
 
     def on_timer(self, key: tuple[str, str], now: float) -> list[Effect]:
         if key[0] == "query":
@@ -145,10 +148,11 @@ class SessionTitlesFromPrompt(DesktopMachine):
         self._prompts: dict[str, str] = {}
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        self._prompts.setdefault(msg.payload.external_key, msg.payload.prompt)
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
+        self._prompts.setdefault(p.external_key, p.prompt)
         return super()._on_dispatch(msg, now)
 
-    def _session_title(self, session: Session) -> str:  # type: ignore[override]
+    def _session_title(self, session: Session) -> str:
         prompt = self._prompts.get(session.external_key or "", "")
         return prompt[:120] or super()._session_title(session)
 
@@ -228,10 +232,10 @@ class LenientToolResponses(DesktopMachine):
         p = payload_of(raw, MessageType.TOOL_RESPONSE.value)
         rid = p.get("replyTo") if p is not None else None
         call = self.tool_book.pending(rid) if isinstance(rid, str) else None
-        if call is None:
+        if call is None or p is None or not isinstance(rid, str):  # a pending call implies both of the others
             return super()._on_bad_frame(raw, now)
-        error = p.get("error") if isinstance(p.get("error"), dict) else {}  # type: ignore[union-attr]
-        self.tool_book.answer(rid, bool(p.get("ok")), p.get("result"),  # type: ignore[union-attr, arg-type]
+        error: dict[str, Any] = p["error"] if isinstance(p.get("error"), dict) else {}
+        self.tool_book.answer(rid, bool(p.get("ok")), p.get("result"),
                               {"code": str(error.get("code")), "message": str(error.get("message"))})
         return [Unschedule((TOOL_TIMER, rid))]
 
@@ -245,9 +249,9 @@ class DecisionAnyInteraction(DesktopMachine):
     """A decision is matched to the open card of its requestId, whatever interactionId it names."""
 
     def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
-        turn = self.turns.get(msg.payload.request_id)
+        turn = self.turns.get(cast(InteractionDecisionPayload, msg.payload).request_id)  # an interaction.decision
         if turn is not None and turn.interaction_id is not None:
-            msg = SimpleNamespace(payload=replace(msg.payload, interaction_id=turn.interaction_id))  # type: ignore
+            msg = with_payload(msg, interaction_id=turn.interaction_id)
         return super()._on_decision(msg, now)
 
 
@@ -273,10 +277,11 @@ class LenientDecisions(DesktopMachine):
 
     def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Effect]:
         p = payload_of(raw, MessageType.INTERACTION_DECISION.value)
-        turn = self.turns.get(p.get("requestId")) if p is not None and isinstance(p.get("requestId"), str) else None
-        if turn is None or turn.interaction_id is None or turn.interaction is None:
+        rid = p.get("requestId") if p is not None else None
+        turn = self.turns.get(rid) if isinstance(rid, str) else None
+        if p is None or turn is None or turn.interaction_id is None or turn.interaction is None:
             return super()._on_bad_frame(raw, now)
-        button = p.get("buttonId")  # type: ignore[union-attr]
+        button = p.get("buttonId")
         decision = turn.interaction.decision_for(button) if isinstance(button, str) else None
         return self._resolve_interaction(turn, decision or turn.interaction.buttons[0].decision, now,
                                          timed_out=False)
@@ -292,8 +297,8 @@ class XDispatchInChat(DesktopMachine):
     """A task from an X lane (``source.im`` "x") runs in the chat pseudo-folder whatever workspace it names."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
-        source = p.source
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
+        source: object = p.source  # a TaskSource, or ABSENT when the frame has none
         if source is not ABSENT and getattr(source, "im", None) == "x" and p.session_id is None:
-            msg = SimpleNamespace(payload=replace(p, workspace=HOOK_CHAT_WORKSPACE_ALIAS))  # type: ignore
+            msg = with_payload(msg, workspace=HOOK_CHAT_WORKSPACE_ALIAS)
         return super()._on_dispatch(msg, now)

@@ -9,9 +9,18 @@ tests/faults/test_faults_desktop_falsified.py).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
-from ....hook import HOOK_CHAT_WORKSPACE_ALIAS, HookMessage, MessageType, TurnUsage, make_turn_end
+from ....hook import (
+    HOOK_CHAT_WORKSPACE_ALIAS,
+    HookMessage,
+    MessageType,
+    SessionArchivePayload,
+    TaskCancelPayload,
+    TaskDispatchPayload,
+    TurnUsage,
+    make_turn_end,
+)
 from ...desktop.client import DesktopClient
 from ...desktop.machine import DesktopMachine, Effect, Send, Turn, TurnKind
 from ..registry import broken
@@ -162,7 +171,7 @@ class RedeliveryRunsTwice(DesktopMachine):
     """A redelivered requestId gets its previous ack again, and its turn runs once more."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        rid = msg.payload.request_id
+        rid = cast(TaskDispatchPayload, msg.payload).request_id  # routed here only for task.dispatch frames
         redelivered = rid in self.acks
         effects = super()._on_dispatch(msg, now)
         if redelivered and rid in self.turns:
@@ -180,7 +189,7 @@ class ChatDispatchRejected(DesktopMachine):
     folders, where chat is not)."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
         if p.session_id is None and p.workspace == HOOK_CHAT_WORKSPACE_ALIAS and p.request_id not in self.acks:
             return [self._ack(p.request_id, "rejected", now, reason="unknown_workspace")]
         return super()._on_dispatch(msg, now)
@@ -205,7 +214,7 @@ class UnknownAliasNotAllowed(DesktopMachine):
     """A dispatch to an alias the desktop never registered is rejected workspace_not_allowed."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
         if (p.session_id is None and p.request_id not in self.acks and self.enabled
                 and p.workspace not in self.aliases() and p.workspace not in self.workspaces):
             return [self._ack(p.request_id, "rejected", now, reason="workspace_not_allowed")]
@@ -219,9 +228,10 @@ class UnknownSessionOpened(DesktopMachine):
     workspace the dispatch names, else chat)."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        sid = msg.payload.session_id
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
+        sid = p.session_id
         if sid is not None and (sid not in self.sessions or self.sessions[sid].archived):
-            msg = with_payload(msg, session_id=None, workspace=msg.payload.workspace or HOOK_CHAT_WORKSPACE_ALIAS)
+            msg = with_payload(msg, session_id=None, workspace=p.workspace or HOOK_CHAT_WORKSPACE_ALIAS)
         return super()._on_dispatch(msg, now)
 
 
@@ -258,8 +268,9 @@ class SessionPerDispatch(DesktopMachine):
     """The externalKey → session mapping is not kept: every dispatch opens a new session."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        if msg.payload.request_id not in self.acks:
-            self.by_key.pop(msg.payload.external_key, None)
+        p = cast(TaskDispatchPayload, msg.payload)  # routed here only for task.dispatch frames
+        if p.request_id not in self.acks:
+            self.by_key.pop(p.external_key, None)
         return super()._on_dispatch(msg, now)
 
 
@@ -270,7 +281,7 @@ class TakeoverIgnored(DesktopMachine):
     session's workspace, for a new key); the sessionId is only checked to exist."""
 
     def _on_dispatch(self, msg: HookMessage, now: float) -> list[Effect]:
-        sid = msg.payload.session_id
+        sid = cast(TaskDispatchPayload, msg.payload).session_id  # routed here only for task.dispatch frames
         if sid is not None and sid in self.sessions and not self.sessions[sid].archived:
             workspace = self.sessions[sid].workspace or HOOK_CHAT_WORKSPACE_ALIAS
             msg = with_payload(msg, session_id=None, workspace=workspace)
@@ -295,7 +306,7 @@ class UnknownCancelAnswered(DesktopMachine):
     """``task.cancel`` for a requestId the desktop never ran is confirmed with a turn.end cancelled."""
 
     def _on_cancel(self, msg: HookMessage, now: float) -> list[Effect]:
-        rid = msg.payload.request_id
+        rid = cast(TaskCancelPayload, msg.payload).request_id  # routed here only for task.cancel frames
         if rid in self.turns:
             return super()._on_cancel(msg, now)
         end = make_turn_end(rid, rid, None, "cancelled", "", None, usage=TurnUsage(None), **self._env(now))
@@ -319,6 +330,7 @@ class ArchiveUnknownKeyCrashes(DesktopMachine):
     the desktop's connection loop ends."""
 
     def _on_archive(self, msg: HookMessage, now: float) -> list[Effect]:
-        if msg.payload.external_key not in self.by_key:
-            raise KeyError(msg.payload.external_key)
+        key = cast(SessionArchivePayload, msg.payload).external_key  # routed here only for session.archive frames
+        if key not in self.by_key:
+            raise KeyError(key)
         return super()._on_archive(msg, now)

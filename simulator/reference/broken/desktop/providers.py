@@ -296,9 +296,10 @@ class LenientProviderPrefs(DesktopMachine):
             data = json.loads(raw)
         except (ValueError, TypeError):
             data = None
-        p = data.get("payload") if isinstance(data, dict) and data.get("type") == "provider.prefs.state" else None
+        p: Any = data.get("payload") if isinstance(data, dict) and data.get("type") == "provider.prefs.state" else None
         if isinstance(p, dict) and isinstance(p.get("prefs"), list):
-            key = (p.get("provider"), p.get("bindingId"), p.get("scopeId"))
+            # read leniently: the key holds whatever the (invalid) frame carried, as decoded
+            key: tuple[Any, Any, Any] = (p.get("provider"), p.get("bindingId"), p.get("scopeId"))
             self.provider_book.prefs[key] = {"provider": key[0], "bindingId": key[1], "scopeId": key[2],
                                              "bound": p.get("bound"), "prefs": p["prefs"], "replyTo": None}
             return []

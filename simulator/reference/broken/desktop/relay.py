@@ -8,6 +8,7 @@ features of features/hook/desktop/group_relay.feature and message_ops.feature mu
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -118,7 +119,7 @@ class LenientAuthorFields(DesktopMachine):
         data = _frame_of(raw, MessageType.GROUP_MESSAGE)
         author = data["payload"].get("author") if data is not None else None
         if issue is not None and issue.path in ("/payload/author/id", "/payload/author/username") \
-                and isinstance(author, dict):
+                and data is not None and isinstance(author, dict):
             stripped = {k: v for k, v in author.items() if k not in ("id", "username")}
             again = parse_hook_message(json.dumps({**data, "payload": {**data["payload"], "author": stripped}}))
             if again.ok:
@@ -135,10 +136,10 @@ class LenientGroupFrames(DesktopMachine):
     def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Any]:
         issue = parse_hook_message(raw).error
         data = _frame_of(raw, MessageType.GROUP_MESSAGE)
-        p = data["payload"] if data is not None else {}
+        p: dict[str, Any] = data["payload"] if data is not None else {}
         if data is not None and isinstance(p.get("messageId"), str) and self._relay_on() \
                 and not (issue is not None and issue.path.startswith("/payload/author")):
-            author = p.get("author") if isinstance(p.get("author"), dict) else {"name": "?"}
+            author: Mapping[str, Any] = p["author"] if isinstance(p.get("author"), dict) else {"name": "?"}
             entry = WindowEntry(str(p.get("provider")), str(p.get("chatId")), p.get("threadId"), p["messageId"],
                                 p.get("chatName"), author, str(p.get("text", "")), tuple(p.get("fileNames") or ()),
                                 int(p.get("sentAt") or 0))
@@ -190,8 +191,8 @@ class LenientOpResults(DesktopMachine):
     def _on_bad_frame(self, raw: str | bytes, now: float) -> list[Any]:
         data = _frame_of(raw, MessageType.MSG_OP_RESULT)
         op = self.op_book.pending.pop(data["payload"].get("opId"), None) if data is not None else None
-        if op is not None:
-            p = data["payload"]  # type: ignore[index]
+        if op is not None and data is not None:  # an op was found only in a decoded frame
+            p = data["payload"]
             op.state = OpState.OK if p.get("ok") else OpState.ERROR
             op.message_id, op.error = p.get("messageId"), p.get("error")
             op.message_ids = tuple(m for m in p.get("messageIds") or () if isinstance(m, str))

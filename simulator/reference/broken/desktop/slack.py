@@ -45,7 +45,7 @@ class BindStartEmail(SlackSide):
     """``bind.start`` carries the user's e-mail, as an old client did."""
 
     def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
-        team = {"team_id": team_id} if team_id and self.multi_team else {}
+        team: dict[str, Any] = {"team_id": team_id} if team_id and self.multi_team else {}
         return make_bind_start(email="user@example.com", **team, **env)
 
 
@@ -233,7 +233,8 @@ class StartTeamWithoutFeature(SlackSide):
     """Re-authorising a team sends ``bind.start {teamId}`` whether or not multi-team is on."""
 
     def bind_start(self, team_id: str | None, env: Mapping[str, Any]) -> HookMessage:
-        return make_bind_start(**({"team_id": team_id} if team_id else {}), **env)
+        team: dict[str, Any] = {"team_id": team_id} if team_id else {}
+        return make_bind_start(**team, **env)
 
 
 @broken("reauthorize-unpinned", subject="desktop", breaks=["HOOK-DESKTOP-BIND-START-02"],

@@ -8,9 +8,18 @@ test_desktop_rules_variants.py; the fault profile: tests/faults/test_faults_desk
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
-from ....hook import Feature, HookMessage, InteractionButton, MessageType, make_interaction_request
+from ....hook import (
+    Feature,
+    HookMessage,
+    InteractionButton,
+    InteractionDecisionPayload,
+    MessageType,
+    TurnDeliveryPayload,
+    TurnEndPayload,
+    make_interaction_request,
+)
 from ...desktop.agent import InteractionScript
 from ...desktop.machine import DesktopMachine, Effect, Persist, Send, Turn, TurnKind
 from ..registry import broken
@@ -86,9 +95,12 @@ class DurationInSeconds(DesktopMachine):
 
     def _frame(self, msg: HookMessage, request_id: str | None = None) -> Send:
         send = super()._frame(msg, request_id)
-        if msg.type is not MessageType.TURN_END or msg.payload.usage.duration_ms is None:
+        if msg.type is not MessageType.TURN_END:
             return send
-        seconds = (msg.payload.usage.duration_ms + 1) / 1000
+        usage = cast(TurnEndPayload, msg.payload).usage  # a turn.end message carries a TurnEndPayload
+        if usage.duration_ms is None:
+            return send
+        seconds = (usage.duration_ms + 1) / 1000
         return rewritten(send, lambda p: p["usage"].update(durationMs=seconds))
 
 
@@ -139,7 +151,7 @@ class AcceptedKept(DesktopMachine):
     next reconnect."""
 
     def _on_delivery(self, msg: HookMessage, now: float) -> list[Effect]:
-        if msg.payload.state == "accepted":
+        if cast(TurnDeliveryPayload, msg.payload).state == "accepted":  # routed here only for turn.delivery
             return []
         return super()._on_delivery(msg, now)
 
@@ -186,7 +198,8 @@ class ButtonIdsPacked(DesktopMachine):
                 else e for e in effects]
 
     def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
-        button = msg.payload.button_id.rsplit("|", 1)[-1]
+        # routed here only for interaction.decision frames
+        button = cast(InteractionDecisionPayload, msg.payload).button_id.rsplit("|", 1)[-1]
         return super()._on_decision(with_payload(msg, button_id=button), now)
 
 
@@ -212,7 +225,7 @@ class LateDecisionResendsEnd(DesktopMachine):
         return send
 
     def _on_decision(self, msg: HookMessage, now: float) -> list[Effect]:
-        p = msg.payload
+        p = cast(InteractionDecisionPayload, msg.payload)  # routed here only for interaction.decision frames
         rid = self._closed.get(p.interaction_id)
         if rid == p.request_id and rid in self._ends:
             return [Send(self._ends[rid], MessageType.TURN_END.value, rid)]
@@ -272,11 +285,12 @@ class ReopenReplayed(DesktopMachine):
     def _send_reopen(self, turn: Turn, now: float) -> list[Effect]:
         sent = super()._send_reopen(turn, now)
         key = _REOPEN_KEY + turn.request_id
-        self.outbox[key] = sent[0].text
-        return [*sent, Persist(key, sent[0].text)]
+        text = cast(Send, sent[0]).text  # the correct _send_reopen returns exactly the turn.reopen Send
+        self.outbox[key] = text
+        return [*sent, Persist(key, text)]
 
     def _on_welcome(self, msg: HookMessage, now: float) -> list[Effect]:
-        return [Send(e.text, MessageType.TURN_REOPEN.value, e.request_id.removeprefix(_REOPEN_KEY))
+        return [Send(e.text, MessageType.TURN_REOPEN.value, (e.request_id or "").removeprefix(_REOPEN_KEY))
                 if isinstance(e, Send) and (e.request_id or "").startswith(_REOPEN_KEY) else e
                 for e in super()._on_welcome(msg, now)]
 

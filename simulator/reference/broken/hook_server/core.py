@@ -13,13 +13,13 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ....hook import HookMessage, MessageType, make_interaction_decision, make_task_cancel, make_welcome, \
-    parse_hook_message
+from ....hook import (HelloPayload, HookMessage, InteractionCancelPayload, LifecyclePreferencePayload, MessageType,
+                      make_interaction_decision, make_task_cancel, make_welcome, parse_hook_message)
 from ...hookserver.effects import Close, Effect, Persist, req_str
 from ...hookserver.lanes import Lane
 from ...hookserver.machine import HookServerMachine
 from ...hookserver.state import Connection, Device
-from ...hookserver.wire import lane_key
+from ...hookserver.wire import lane_key, payload_as
 from ..registry import broken
 
 #: ``pong-throttled``: the shortest time between two pongs on one connection (a "heartbeat interval").
@@ -31,8 +31,9 @@ CLOSE_TOO_BIG: Final = (1009, "frame too big")
 
 
 def _with_payload(message: HookMessage, **changes: Any) -> HookMessage:
-    """``message`` with its payload's fields ``changes`` replaced."""
-    return HookMessage(message.type, message.id, message.ts, dataclasses.replace(message.payload, **changes))
+    """``message`` (a hello) with its payload's fields ``changes`` replaced."""
+    payload = dataclasses.replace(payload_as(message, HelloPayload), **changes)
+    return HookMessage(message.type, message.id, message.ts, payload)
 
 
 # -- the handshake (spec §5 阶段 1, 默认工作目录, §2) ------------------------------------------------------------------
@@ -281,7 +282,7 @@ class LifecycleDefaultOff(HookServerMachine):
     hello.lifecycleAnnouncement 按 true 处理"."""
 
     def _on_hello(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        if not isinstance(message.payload.lifecycle_announcement, bool):
+        if not isinstance(payload_as(message, HelloPayload).lifecycle_announcement, bool):
             message = _with_payload(message, lifecycle_announcement=False)
         super()._on_hello(conn, message, now, out)
 
@@ -313,7 +314,7 @@ class LifecyclePreferenceWithoutFeature(HookServerMachine):
     "能力缺席时不发送,以握手兼容语义降级"; caught by a run without welcome features."""
 
     def _on_lifecycle(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        conn.lifecycle_announcement = bool(message.payload.enabled)
+        conn.lifecycle_announcement = bool(payload_as(message, LifecyclePreferencePayload).enabled)
 
 
 # -- interaction cards (spec §5 阶段 10) ----------------------------------------------------------------------------------
@@ -347,7 +348,7 @@ class CancelKeepsButtons(HookServerMachine):
     interaction.cancel "通知 server 改写卡片(摘按钮 + reason 文案),防止用户按死卡片"."""
 
     def _on_interaction_cancel(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, InteractionCancelPayload)
         m = self.message_of(p.request_id)
         card = m.card(p.interaction_id) if m is not None else None
         if m is None or card is None or card.reason is not None:

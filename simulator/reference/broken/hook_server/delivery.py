@@ -15,12 +15,13 @@ from typing import Any
 
 import orjson
 
-from ....hook import Feature, HookMessage
+from ....hook import Feature, HookMessage, TaskAckPayload, TurnEndPayload, TurnProgressPayload
 from ...hookserver.channel import ChannelMessage, MessageState
 from ...hookserver.delivery import Delivery, DeliveryEvent, RetryPolicy
 from ...hookserver.effects import Effect, Persist
 from ...hookserver.machine import HookServerMachine
 from ...hookserver.state import Connection, Task
+from ...hookserver.wire import payload_as
 from ..registry import broken
 
 
@@ -90,8 +91,9 @@ class QueuedAckIgnored(HookServerMachine):
     queued / rejected"."""
 
     def _on_ack(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        if message.payload.result == "queued":
-            self._log(conn.conn_id, now, "ack-queued-ignored", type_="task.ack", request_id=message.payload.request_id)
+        p = payload_as(message, TaskAckPayload)
+        if p.result == "queued":
+            self._log(conn.conn_id, now, "ack-queued-ignored", type_="task.ack", request_id=p.request_id)
             return
         super()._on_ack(conn, message, now, out)
 
@@ -104,8 +106,9 @@ class QueuedAckWithoutPosition(HookServerMachine):
 
     def _on_ack(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         super()._on_ack(conn, message, now, out)
-        task = self.tasks.get(message.payload.request_id)
-        if message.payload.result == "queued" and task is not None and task.ack == "queued":
+        p = payload_as(message, TaskAckPayload)
+        task = self.tasks.get(p.request_id)
+        if p.result == "queued" and task is not None and task.ack == "queued":
             m = self.messages[task.message_id]
             if m.state is MessageState.QUEUED:
                 m.text = "Queued"
@@ -119,7 +122,7 @@ class SecondAckWins(HookServerMachine):
     只回放上次 ack" (a replayed ack changes nothing; a @should)."""
 
     def _on_ack(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        task = self.tasks.get(message.payload.request_id)
+        task = self.tasks.get(payload_as(message, TaskAckPayload).request_id)
         if task is not None and task.ack is not None and not task.ended:
             task.ack = None
         super()._on_ack(conn, message, now, out)
@@ -192,15 +195,17 @@ class LateFramesApplied(HookServerMachine):
         return True
 
     def _on_progress(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        if not self._late(message.payload.request_id, message.payload.text, out):
+        p = payload_as(message, TurnProgressPayload)
+        if not self._late(p.request_id, p.text, out):
             super()._on_progress(conn, message, now, out)
 
     def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        task = self.tasks.get(message.payload.request_id)
+        p = payload_as(message, TurnEndPayload)
+        task = self.tasks.get(p.request_id)
         if task is not None and task.ended:
             m = self.messages[task.message_id]
-            if m.text != message.payload.final_text and m.state is not MessageState.IN_PROGRESS:
-                self._late(message.payload.request_id, message.payload.final_text, out)
+            if m.text != p.final_text and m.state is not MessageState.IN_PROGRESS:
+                self._late(p.request_id, p.final_text, out)
         super()._on_end(conn, message, now, out)
 
 
@@ -244,8 +249,9 @@ class ReplayUnanswered(HookServerMachine):
     accepted 前可按同一 requestId 重放完全相同的普通 turn.end,server 必须幂等并回放最新状态"."""
 
     def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        task = self.tasks.get(message.payload.request_id)
-        if task is not None and task.ended and message.payload.request_id not in self.routes:
+        p = payload_as(message, TurnEndPayload)
+        task = self.tasks.get(p.request_id)
+        if task is not None and task.ended and p.request_id not in self.routes:
             self._log(conn.conn_id, now, "after-end", type_="turn.end", request_id=task.request_id)
             return
         super()._on_end(conn, message, now, out)

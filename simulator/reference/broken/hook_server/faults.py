@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ....hook import DeliveryState, HookMessage
+from ....hook import DeliveryState, HookMessage, TurnEndPayload
 from ...hookserver.channel import MessageState
 from ...hookserver.effects import Effect
 from ...hookserver.machine import HookServerMachine
 from ...hookserver.state import Connection
+from ...hookserver.wire import payload_as
 from ..registry import broken
 
 
@@ -29,7 +30,7 @@ class ResentEndRepublished(HookServerMachine):
 
     def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
         first: dict[str, str] = self.__dict__.setdefault("_ended_on", {})
-        rid = message.payload.request_id
+        rid = payload_as(message, TurnEndPayload).request_id
         task = self.tasks.get(rid)
         delivery = self.deliveries.get(rid)
         super()._on_end(conn, message, now, out)

@@ -51,7 +51,8 @@ class _Lenient(HookServerMachine):
             payload = TYPES[self.TAKEN].payload.from_wire(data["payload"])
         except (TypeError, ValueError, KeyError, AttributeError):
             return result
-        frame_id = data.get("id") if isinstance(data.get("id"), str) else "lenient"
+        raw_id = data.get("id")
+        frame_id = raw_id if isinstance(raw_id, str) else "lenient"
         return HookParseResult(True, HookMessage(self.TAKEN, frame_id, 0, payload), None)
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from ....hook import HookMessage
+from ....hook import HookMessage, TaskAckPayload
 from ...hookserver.effects import Effect, Persist
 from ...hookserver.machine import HookServerMachine
 from ...hookserver.state import Connection, Task
+from ...hookserver.wire import payload_as
 
 __all__ = ["EVERY", "LOAD_ONLY", "DropsEveryNthTask", "RedispatchesEveryNthTask"]
 
@@ -46,10 +47,11 @@ class RedispatchesEveryNthTask(HookServerMachine):
     未 ack 的任务" (only un-acked tasks are sent again, and only after a reconnect)."""
 
     def _on_ack(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        task = self.tasks.get(message.payload.request_id)
-        first = task is not None and task.ack is None and message.payload.result == "accepted"
+        p = payload_as(message, TaskAckPayload)
+        task = self.tasks.get(p.request_id)
+        first = task is not None and task.ack is None and p.result == "accepted"
         super()._on_ack(conn, message, now, out)
-        if first and task.ack == "accepted":
+        if first and task is not None and task.ack == "accepted":  # (first: task is not None)
             seen = self.__dict__["_load_acks"] = self.__dict__.get("_load_acks", 0) + 1
             if seen % EVERY == 0:
                 self._dispatch(task, conn, now, out, redelivery=True)

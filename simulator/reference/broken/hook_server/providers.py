@@ -11,7 +11,7 @@ registered with the requirements that catch it (tests/hook_server/test_server_va
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import orjson
 
@@ -71,7 +71,8 @@ class ProviderFramesWithoutFeature(HookServerMachine):
     """``provider-frames-without-feature``: the provider families are handled and sent whatever hello and welcome
     declared. Breaks §2 "provider 能力必须双向协商"."""
 
-    def _family_on(self, conn: Connection | None, feature: str, provider: str | None = None) -> bool:
+    def _family_on(self, conn: Connection | None, feature: str,
+                   provider: str | None = None) -> TypeGuard[Connection]:
         return conn is not None
 
 
@@ -223,7 +224,8 @@ class StartScopeIsUser(HookServerMachine):
     必带 bindingId、principalId、scopeId"."""
 
     def _start_scope(self, body: Mapping[str, Any]) -> str:
-        return body["userId"]
+        user_id: str = body["userId"]  # raw control JSON: inject_message checked it is a string
+        return user_id
 
 
 # -- provider.prefs.* (spec §5) -----------------------------------------------------------------------------------------

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....hook import Feature, HookMessage, make_turn_delivery
+from ....hook import (Feature, HookMessage, InteractionRequestPayload, TurnEndPayload, TurnProgressPayload,
+                      TurnReopenPayload, make_turn_delivery)
 from ...hookserver.channel import Card, ChannelMessage, MessageEvent, MessageState
 from ...hookserver.effects import Effect
 from ...hookserver.lanes import Lane
 from ...hookserver.machine import HookServerMachine
 from ...hookserver.state import ISOLATED, Cleanup, Connection, Route
+from ...hookserver.wire import payload_as
 from ..registry import broken
 
 
@@ -65,7 +67,7 @@ class UnknownReopenPostsMessage(HookServerMachine):
     lane and routes the round there. Breaks 阶段 18 "认不出 reopenOf … 时静默忽略整条帧"."""
 
     def _on_reopen(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnReopenPayload)
         if (Feature.TURN_REOPEN.value in conn.welcome_features and p.request_id not in self.marks
                 and p.request_id not in self.routes and p.request_id not in self.tasks
                 and self.message_of(p.reopen_of) is None):
@@ -110,7 +112,7 @@ class UnregisteredPostsMessage(HookServerMachine):
         return m
 
     def _on_progress(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnProgressPayload)
         if self._orphan(conn, p.request_id) and (m := self._orphan_message(conn, p.request_id, out)) is not None:
             if m.apply(MessageEvent.PROGRESS, p.text):
                 self._persist_message(out, m)
@@ -118,7 +120,7 @@ class UnregisteredPostsMessage(HookServerMachine):
         super()._on_progress(conn, message, now, out)
 
     def _on_end(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnEndPayload)
         if self._orphan(conn, p.request_id) and (m := self._orphan_message(conn, p.request_id, out)) is not None:
             m.apply(MessageEvent.FINAL_OK if p.status == "ok" else MessageEvent.FINAL_ERROR, p.final_text)
             self._persist_message(out, m)
@@ -133,7 +135,7 @@ class ReopenAgainReregisters(HookServerMachine):
     message rewritten). Breaks 阶段 18 "本帧必须幂等:同一 (requestId, reopenOf) 重复登记同一个位置,无副作用"."""
 
     def _on_reopen(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, TurnReopenPayload)
         existing = self.routes.get(p.request_id)
         target = self.message_of(p.reopen_of)
         if (existing is not None and existing.reopen_of == p.reopen_of and p.request_id not in self.tasks
@@ -167,7 +169,7 @@ class ReopenInteractionRendered(HookServerMachine):
     Breaks 阶段 18 "续跑 requestId 只承载 turn.progress / turn.end / task.cancel,刻意不含 interaction.*"."""
 
     def _on_interaction_request(self, conn: Connection, message: HookMessage, now: int, out: list[Effect]) -> None:
-        p = message.payload
+        p = payload_as(message, InteractionRequestPayload)
         route = self.routes.get(p.request_id)
         if route is None or p.request_id in self.tasks:
             super()._on_interaction_request(conn, message, now, out)

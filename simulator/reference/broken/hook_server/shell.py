@@ -13,7 +13,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from ...hookserver.effects import Effect, Persist
-from ...hookserver.server import HookServer
+from ...hookserver.server import HookServer, _Batch
 from ..registry import broken
 
 
@@ -47,7 +47,7 @@ class AcceptedBeforeCommit(HookServer):
 
     DEFER_S = 1.5
 
-    def _apply(self, effects: list[Effect]):  # type: ignore[override]
+    def _apply(self, effects: list[Effect]) -> _Batch | None:
         deferred: list[Persist] = self.__dict__.setdefault("_deferred", [])
         if not any(type(e) is Persist and e.table == "deliveries" for e in effects):
             return super()._apply(effects)

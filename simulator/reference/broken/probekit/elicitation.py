@@ -65,7 +65,8 @@ class FormAnswerDropped(ProbeKit):
                    ) -> Any:
         result = await super()._ask(ctx, name, args, input_responses)
         meta = result.get("_meta") if isinstance(result, dict) else None
-        if not isinstance(meta, dict) or meta.get("mode") != "form" or meta.get("action") != "accept":
+        if not isinstance(result, dict) or not isinstance(meta, dict) or meta.get("mode") != "form" \
+                or meta.get("action") != "accept":
             return result
         return with_text(result, "The user answered the form.")
 

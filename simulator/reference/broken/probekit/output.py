@@ -25,7 +25,8 @@ _STRUCTURED_CLAUSE: Final = ("§2 okStructured / 测试策略 1 契约测试 \"/
 
 
 def text_of(result: dict[str, Any]) -> str:
-    return result["content"][0]["text"]
+    text: str = result["content"][0]["text"]  # the first block of an okText / errorResponse is a text block
+    return text
 
 
 def with_text(result: dict[str, Any], text: str) -> dict[str, Any]:
@@ -109,7 +110,8 @@ class ErrorAsProtocolError(ProbeKit):
 
 
 #: The gitmoji ``commit-gitmoji`` puts before a commit header, per type.
-_GITMOJI: Final = {"feat": "✨", "fix": "🐛", "docs": "📝", "test": "✅", "refactor": "♻️", "chore": "🔧"}
+#: Looked up with the decoded ``type`` of a result, whatever JSON value it is.
+_GITMOJI: Final[Mapping[object, str]] = {"feat": "✨", "fix": "🐛", "docs": "📝", "test": "✅", "refactor": "♻️", "chore": "🔧"}
 
 
 @broken("commit-gitmoji", subject=SUBJECT, breaks=["PROBE-COMMIT-CONVENTIONAL-01"],

@@ -122,7 +122,7 @@ class UiStepsOutsideToolset(ProbeKit):
     """``ui-steps-outside-toolset``: start_ui first checks that its internal steps are in the active toolset, so
     under ui (where they are hidden) every start_ui call is refused."""
 
-    def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict | None]:
+    def check_call(self, name: str, arguments: Any) -> tuple[ToolSpec | None, dict[str, Any] | None, dict[str, Any] | None]:
         missing = [step for step in UI_INTERNAL_STEPS if not self.config.callable(step)]
         if name == "start_ui" and self.callable(name) and missing:
             toolset = self.config.toolset.value
