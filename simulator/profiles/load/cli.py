@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
+import simulator
+
 from .summary import EXIT_FAILED, PhaseFigures, ServerView, exit_code, phase_figures, read_exceptions, \
     read_failures, read_stats, server_view
 
@@ -42,7 +44,8 @@ __all__ = ["main"]
 
 EXIT_USAGE, EXIT_INFRA = 2, 3
 LOCUSTFILE = Path(__file__).resolve().with_name("locustfile.py")
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+#: The folder holding the ``simulator`` package: the subprocesses import it from there (PYTHONPATH, cwd).
+PACKAGE_ROOT = Path(simulator.__file__).resolve().parent.parent
 READY_TIMEOUT_S = 30.0
 
 
