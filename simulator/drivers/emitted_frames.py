@@ -290,10 +290,11 @@ class EmittedFrames:
 
 
 
-def judge_emitted(emitted: EmittedFrames, index: FrameRuleIndex, registry: dict[str, Any], patterns: list[str], *,
-                  strict: bool) -> list[ScenarioResult]:
-    """The emitted-frames results of a run (``EmittedFrames.results``, ``index``: the frame features' rejection cases,
-    ``harness.frame_cases.frame_rule_index``) for the requirements of ``registry`` the
+def judge_emitted(emitted: EmittedFrames, rule_index: Callable[[], FrameRuleIndex], registry: dict[str, Any],
+                  patterns: list[str], *, strict: bool) -> list[ScenarioResult]:
+    """The emitted-frames results of a run (``EmittedFrames.results``; ``rule_index`` reads the frame features'
+    rejection cases, ``harness.frame_cases.frame_rule_index``, only when a hook subject sent frames) for the
+    requirements of ``registry`` the
     run's ``patterns`` select (all when there are none), a ``should`` not met failing under ``strict``: the plugin
     calls it at the end of a run, ``simulator judge`` on the frames of a recording."""
     if not emitted.roles():
@@ -310,7 +311,7 @@ def judge_emitted(emitted: EmittedFrames, index: FrameRuleIndex, registry: dict[
             return False
         return not patterns or any(fnmatch.fnmatchcase(rid, p) for p in patterns)
 
-    out = emitted.results(index, level_of, selected)
+    out = emitted.results(rule_index(), level_of, selected)
     for result in out:
         if result.verdict is Verdict.WARN and strict:
             result.verdict = Verdict.FAIL

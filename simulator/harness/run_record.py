@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import sys
 import time
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ def _spec_revisions(rootdir: Path) -> dict[str, str]:
 
 def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[ScenarioResult]:
     """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames)."""
-    out = judge_emitted(harness.emitted, frame_rule_index(harness.rootdir / "features"), registry, harness.selection,
+    out = judge_emitted(harness.emitted, partial(frame_rule_index, harness.rootdir / "features"), registry, harness.selection,
                         strict=harness.config.strict)
     out += judge_emitted_lines(harness.emitted_lines, registry, harness.selection, strict=harness.config.strict)
     for result in out:

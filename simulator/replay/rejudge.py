@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,7 @@ def rejudge(recording: Recording, root: Path, replayed: dict[str, dict[str, Any]
                 note += f" (the replay went otherwise: {'; '.join(divergences[key][:3])})"
             why.setdefault(rid, []).append(note)
     selection, strict = list(header.get("selection", [])), bool(header.get("strict"))
-    for result in [*judge_emitted(emitted, frame_rule_index(root / "features"), registry, selection, strict=strict),
+    for result in [*judge_emitted(emitted, partial(frame_rule_index, root / "features"), registry, selection, strict=strict),
                    *judge_emitted_lines(lines, registry, selection, strict=strict)]:
         now_by_req.setdefault(result.requirement or "", []).append(result)
     recorded = dict((recording.end or {}).get("requirements", {}))
