@@ -17,6 +17,7 @@ requirement it breaks and by nothing else.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -283,6 +284,21 @@ def _run_to_json(run: Run) -> dict[str, Any]:
 def _run_from_json(data: dict[str, Any]) -> Run:
     return Run(data["name"], data["returncode"], data["report"], data["output"],
                Path(data["workdir"]) if data["workdir"] is not None else None)
+
+
+@functools.cache
+def _levels() -> dict[str, str]:
+    from simulator.verdicts.requirements import load_registry
+
+    return {rid: req.level.value for rid, req in load_registry(ROOT / "scenarios" / "requirements")[0].items()}
+
+
+def needs_strict(breaks: Iterable[str]) -> bool:
+    """Whether a subject that breaks ``breaks`` runs with ``--strict-conformance``: when one of them is a @should or
+    @may (from the requirements' registry), whose unmet check is otherwise a warning, which ``assert_caught`` does
+    not count as caught."""
+    levels = _levels()
+    return any(levels[rid] != "must" for rid in breaks)
 
 
 def assert_caught(run: Run, caught_by: Iterable[str], may_also_fail: Iterable[str] = ()) -> None:

@@ -25,14 +25,13 @@ from typing import Any
 
 import pytest
 from conformance_runs import (
-    PYTHON, ROOT, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement,
-    child_env, free_port, run_features, serving,
+    PYTHON, RUN_TIMEOUT_S, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement,
+    child_env, free_port, needs_strict, run_features, serving,
 )
 from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
 from simulator.reference.broken import cases
 from simulator.reference.broken.desktop.select import ENV as VARIANT_ENV
-from simulator.verdicts.requirements import load_registry
 
 
 FEATURES = "features/hook/test_hook_desktop.py"
@@ -70,15 +69,12 @@ BARE_FEATURES = "turn-reopen-v1,lifecycle-announcement-v1"
 #: Variants caught by a requirement of WITHOUT_FEATURES: run like the reference with ``--features BARE_FEATURES``.
 BARE_VARIANTS: dict[str, tuple[set[str], set[str]]] = {
     c.name: (set(c.breaks), set(c.also)) for c in cases("desktop", run="bare")}
-#: The requirement levels (scenarios/requirements/): a variant that breaks a @should requirement runs
-#: ``--strict-conformance``, so that requirement ends *fail*, not *warn*.
-LEVELS = {rid: req.level.value for rid, req in load_registry(ROOT / "scenarios" / "requirements")[0].items()}
 
 
 def _strict(variant: str) -> list[str]:
-    """``--strict-conformance`` when a requirement ``variant`` breaks is a @should."""
+    """``--strict-conformance`` when a requirement ``variant`` breaks is below a MUST (``needs_strict``)."""
     breaks = (VARIANTS.get(variant) or BARE_VARIANTS[variant])[0]
-    return ["--strict-conformance"] if any(LEVELS[rid] == "should" for rid in breaks) else []
+    return ["--strict-conformance"] if needs_strict(breaks) else []
 
 
 def _env(variant: str | None = None) -> dict[str, str]:

@@ -18,21 +18,18 @@ from pathlib import Path
 
 import pytest
 from conformance_runs import (
-    PYTHON, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement, child_env, run_features,
-    serving,
+    PYTHON, Run, RunPool, assert_all_pass, assert_caught, assert_judges_every_requirement, child_env, needs_strict,
+    run_features, serving,
 )
 from wire_types_plugin import assert_every_type_travelled, assert_no_leaks
 
 from simulator.reference.broken import cases
 from simulator.reference.broken.hook_server.select import VARIANT_ENV
-from simulator.verdicts.requirements import load_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 FEATURES = "features/hook/test_hook_server.py"
 #: The message-type counts of the external run (tests/wire_types_plugin.py), in its working directory.
 WIRE_TYPES = "wire-types.json"
-#: requirement id → its level (must, should, may), from the requirements' registry.
-LEVELS = {rid: req.level.value for rid, req in load_registry(ROOT / "scenarios" / "requirements")[0].items()}
 
 #: Broken variant → (the requirement ids that must catch it with a fail verdict, the ids that may fail with them
 #: because the one broken rule shows there too), from the variants' registrations
@@ -50,12 +47,6 @@ BARE_FEATURES = ""
 #: Variants caught by a requirement of WITHOUT_FEATURES: run like the reference without features (``--features ''``).
 BARE_VARIANTS: dict[str, tuple[set[str], set[str]]] = {c.name: (set(c.breaks), set(c.also))
                                                        for c in cases("hook-server", run="bare")}
-
-
-def _strict(must: set[str]) -> bool:
-    """A variant caught by a @should (or @may) requirement runs with ``--strict-conformance``: a @should or @may not
-    met is then a fail verdict, not a warning (which ``assert_caught`` does not count as caught)."""
-    return any(LEVELS[rid] in ("should", "may") for rid in must)
 
 
 def _run(name: str, workdir: Path, variant: str | None, reqs: set[str], features: str | None = None,
@@ -86,9 +77,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
             "without-features": lambda d: _run("without-features", d, None, WITHOUT_FEATURES, BARE_FEATURES)}
     # in the order the cases below wait for them (sorted), so that no case waits for runs queued behind its own
     for variant, (must, may) in sorted(VARIANTS.items()):
-        jobs[variant] = lambda d, v=variant, r=must | may, s=_strict(must): _run(v, d, v, r, strict=s)  # noqa: B008
+        jobs[variant] = lambda d, v=variant, r=must | may, s=needs_strict(must): _run(v, d, v, r, strict=s)  # noqa: B008
     for variant, (must, may) in sorted(BARE_VARIANTS.items()):
-        jobs[f"bare:{variant}"] = lambda d, v=variant, r=must | may, s=_strict(must): _run(f"bare:{v}", d, v, r,  # noqa: B008
+        jobs[f"bare:{variant}"] = lambda d, v=variant, r=must | may, s=needs_strict(must): _run(f"bare:{v}", d, v, r,  # noqa: B008
                                                                                             BARE_FEATURES, strict=s)
     pool = RunPool(tmp_path_factory.mktemp("hook-server-runs"), jobs, workers=3)
     yield pool
