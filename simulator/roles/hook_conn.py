@@ -45,6 +45,8 @@ from ..hook import (
     serialize_hook_message,
 )
 from ..wirelog import Direction, WireLog
+from ..subjects.connectors import Connectors
+from ..subjects.connectors import current as current_connectors
 from .loop import LoopThread
 
 if TYPE_CHECKING:
@@ -872,8 +874,11 @@ class HookRoleBase:
         auto_pong: bool = True,
         close_timeout: float = 2.0,
         max_size: int | None = DEFAULT_MAX_SIZE,
+        connectors: Connectors | None = None,
     ) -> None:
         self.wire = wire if wire is not None else WireLog()
+        #: How this role dials and listens (``simulator.subjects.connectors``): the ones in force where it is built.
+        self.connectors = connectors if connectors is not None else current_connectors()
         self.role = role or self.default_role
         self.step_timeout = step_timeout
         self.close_timeout = close_timeout

@@ -49,6 +49,7 @@ from ..hook import (
 )
 from ..hook.envelope import new_message_id, unix_ms
 from ..wirelog import WireLog
+from ..subjects.connectors import Connectors
 from .hook_conn import DEFAULT_MAX_SIZE, HandshakeRejected, HookConnection, HookRoleBase, from_dict
 
 __all__ = ["DesktopRole", "to_attachments"]
@@ -106,10 +107,11 @@ class DesktopRole(HookRoleBase):
         device_name: str = "conformance-desktop",
         close_timeout: float = 2.0,
         max_size: int | None = DEFAULT_MAX_SIZE,
+        connectors: Connectors | None = None,
     ) -> None:
         super().__init__(
             wire=wire, step_timeout=step_timeout, role=role, auto_pong=auto_pong, close_timeout=close_timeout,
-            max_size=max_size,
+            max_size=max_size, connectors=connectors,
         )
         self.device_id = device_id or f"sim-device-{uuid.uuid4()}"
         self.device_name = device_name
@@ -153,7 +155,7 @@ class DesktopRole(HookRoleBase):
         shown = " with a bearer token" if with_token else ""
         self._note(f"connecting to {url}{shown}", summary="connect")
         try:
-            ws = await ws_connect(
+            ws = await (self.connectors.ws_connect or ws_connect)(
                 url,
                 additional_headers=headers or None,
                 open_timeout=None,  # the step timeout bounds the handshake

@@ -58,6 +58,7 @@ from ..hook import (
 )
 from ..errors import SubjectTimeout
 from ..wirelog import WireLog
+from ..subjects.connectors import Connectors
 from .dial_watch import DialWatch
 from .hook_conn import DEFAULT_MAX_SIZE, HookConnection, HookRoleBase, from_dict
 from .hook_desktop import to_attachments
@@ -110,12 +111,13 @@ class ServerRole(HookRoleBase):
         close_timeout: float = 2.0,
         max_size: int | None = DEFAULT_MAX_SIZE,
         dial_watch: DialWatch | None = None,
+        connectors: Connectors | None = None,
     ) -> None:
         #: Shared by every server role of a run that waits for the same desktop under test (``DialWatch``).
         self.dial_watch = dial_watch
         super().__init__(
             wire=wire, step_timeout=step_timeout, role=role, auto_pong=auto_pong, close_timeout=close_timeout,
-            max_size=max_size,
+            max_size=max_size, connectors=connectors,
         )
         self.require_token = require_token
         self.server_name = server_name
@@ -155,7 +157,7 @@ class ServerRole(HookRoleBase):
     async def _listen(self, host: str, port: int, sock: socket.socket | None = None) -> int:
         self._incoming = asyncio.Queue()
         where: dict[str, Any] = {"sock": sock.dup()} if sock is not None else {"host": host, "port": port}
-        self._server = await serve(
+        self._server = await (self.connectors.ws_serve or serve)(
             self._handler,
             process_request=self._process_request,
             ping_interval=None,  # the hook protocol has its own ping

@@ -61,6 +61,8 @@ from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..errors import HarnessError, MissingFrame, SubjectTimeout, TargetError
+from ..subjects.connectors import Connectors
+from ..subjects.connectors import current as current_connectors
 from ..subjects.spawn import STDERR_TAIL_LINES, SpawnExit, SpawnWatch, startup_death
 from ..wirelog import Direction, WireLog
 from .loop import LoopThread
@@ -187,8 +189,11 @@ class McpClientRole:
         stdin_grace_s: float = 2.0,
         term_grace_s: float = 2.0,
         ping_probe_s: float = 2.0,
+        connectors: Connectors | None = None,
     ) -> None:
         self.wirelog = wirelog if wirelog is not None else WireLog()
+        #: How this role opens its transport (``simulator.subjects.connectors``): the ones in force where it is built.
+        self.connectors = connectors if connectors is not None else current_connectors()
         self.role = role
         self.step_timeout = step_timeout
         self.connect_timeout = connect_timeout
@@ -247,7 +252,7 @@ class McpClientRole:
         its working directory: ``simulator.subjects.spawn.StdioSpawn``). Raises ``TargetError`` when it cannot be
         spawned."""
         command = list(command)
-        cm = stdio_transport(
+        cm = self._transport("stdio", stdio_transport)(
             command,
             env=dict(env or {}),
             cwd=cwd,
@@ -261,12 +266,16 @@ class McpClientRole:
     def connect_http(self, url: str, headers: Mapping[str, str] | None = None, *, timeout: float | None = None) -> None:
         """Use the Streamable HTTP endpoint ``url`` (``http://host:port/mcp``); ``headers`` go on every HTTP
         request. Nothing is sent until the first message: an unreachable URL fails the first request."""
-        self._connect(http_transport(url, headers=dict(headers or {})), url, timeout)
+        self._connect(self._transport("http", http_transport)(url, headers=dict(headers or {})), url, timeout)
 
     def connect_memory(self, server: Any, *, timeout: float | None = None) -> None:
         """Run ``server`` (a low-level ``mcp.server.Server`` or an ``MCPServer``) in the role's loop, joined by
         memory streams: the fast path for unit tests."""
-        self._connect(memory_transport(server), f"memory:{getattr(server, 'name', type(server).__name__)}", timeout)
+        self._connect(self._transport("memory", memory_transport)(server), f"memory:{getattr(server, 'name', type(server).__name__)}", timeout)
+
+    def _transport(self, kind: str, live: Callable[..., Any]) -> Callable[..., Any]:
+        """The transport of ``kind`` this role opens: its connectors' (a playback's), else ``live``."""
+        return live if self.connectors.mcp_transport is None else self.connectors.mcp_transport(kind)
 
     def _connect(self, cm: AbstractAsyncContextManager[Streams], target: str, timeout: float | None) -> None:
         with self._lock:

@@ -36,7 +36,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import SubjectTimeout, TargetError
-from ..subjects.huge_pages import subject_environment
 from ..subjects.spawn import SpawnExit, SpawnWatch, with_working_directory
 
 __all__ = ["HttpChannel", "RawChannel", "Received", "StdioChannel", "INITIALIZE_VERSION"]
@@ -161,7 +160,7 @@ class StdioChannel(RawChannel):
             self._proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE,
                                           env=with_working_directory(
-                                              dict(env) if env is not None else subject_environment(),
+                                              dict(env) if env is not None else dict(os.environ),
                                               None if cwd is None else os.fspath(cwd)),
                                           cwd=cwd, start_new_session=True)
         except OSError as exc:

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TargetError
-from .huge_pages import subject_environment
 from .spawn import SpawnExit, SpawnRecord, SubjectLogs, describe_exit, with_working_directory
 
 __all__ = ["STATE_PLACEHOLDER", "STARTUP_LIMIT_S", "Readiness", "fill_state", "parse_readiness", "CommandSubject"]
@@ -105,7 +104,7 @@ class CommandSubject:
         self.state_dir.mkdir()
         self.log_path = self._root / "subject.stderr"
         self.command = fill_state(command, self.state_dir)
-        self._env = dict(env) if env is not None else subject_environment()
+        self._env = dict(env) if env is not None else dict(os.environ)
         if cwd is None:
             cwd = self._root / "cwd"
             cwd.mkdir()

@@ -28,6 +28,8 @@ from typing import Any
 from ..verdicts.causes import missing_capabilities_text
 from ..errors import NotTestable, SubjectRefused, SubjectTimeout, TargetError
 from ..wirelog import Direction, WireLog
+from .connectors import Connectors
+from .connectors import current as current_connectors
 
 __all__ = ["CONTROL_TIMEOUT", "CONTROL_UNREACHABLE", "ControlClient", "no_control"]
 
@@ -44,8 +46,11 @@ class ControlClient:
     when the subject closed it between calls or answered ``Connection: close``); calls from several threads take
     turns."""
 
-    def __init__(self, base_url: str | None, *, role: str, timeout: float = 5.0, wire: WireLog | None = None) -> None:
+    def __init__(self, base_url: str | None, *, role: str, timeout: float = 5.0, wire: WireLog | None = None,
+                 connectors: Connectors | None = None) -> None:
         self.base_url = base_url.rstrip("/") if base_url else None
+        #: How calls reach the subject (``simulator.subjects.connectors``): the ones in force where it is built.
+        self.connectors = connectors if connectors is not None else current_connectors()
         self.role = role
         self.timeout = timeout
         self.wire = wire
@@ -119,7 +124,7 @@ class ControlClient:
         if self.wire is not None:
             self.wire.record("control", Direction.SENT, "control", data.decode() if data else "", summary=f"{method} {path}")
         try:
-            status, payload = self._exchange(method, path, data)
+            status, payload = (self.connectors.control_exchange or self._exchange)(method, path, data)
         except TimeoutError:
             if self.wire is not None:
                 self.wire.record("control", Direction.NOTE, "control", f"no answer within {self.timeout} s",

@@ -12,20 +12,25 @@ import pytest
 from bench import bench_suite
 
 
-def test_the_plan_measures_each_family_then_the_full_run_serially_and_in_parallel() -> None:
+def test_the_plan_measures_each_family_then_the_full_run_serially_in_parallel_and_on_huge_pages() -> None:
     runs = bench_suite.plan(quick=False, families=list(bench_suite.FAMILIES), workers=2)
-    names = [name for name, _ in runs]
-    assert names == [*bench_suite.FAMILIES, "full, serial", "full, -n 2"]
-    assert dict(runs)["hook frames"] == ["HOOK-FRAME-*"]
-    assert dict(runs)["full, serial"] == []  # every requirement of the default run
-    assert dict(runs)["full, -n 2"] == ["--", "-n", "2"]  # pytest's option, after the simulator's own
+    names = [name for name, _, _ in runs]
+    assert names == [*bench_suite.FAMILIES, "full, serial", "full, -n 2", "full, serial, huge pages"]
+    args = {name: run_args for name, run_args, _ in runs}
+    envs = {name: env for name, _, env in runs}
+    assert args["hook frames"] == ["HOOK-FRAME-*"]
+    assert args["full, serial"] == []  # every requirement of the default run
+    assert args["full, -n 2"] == ["--", "-n", "2"]  # pytest's option, after the simulator's own
+    assert args["full, serial, huge pages"] == [] and envs["full, serial, huge pages"] == {
+        "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+    assert all(env == {} for name, env in envs.items() if name != "full, serial, huge pages")
 
 
 def test_a_quick_plan_narrows_every_run_to_the_quick_selection() -> None:
-    runs = dict(bench_suite.plan(quick=True, families=["ccweb"], workers=1))
+    runs = {name: run_args for name, run_args, _ in bench_suite.plan(quick=True, families=["ccweb"], workers=1)}
     assert runs["ccweb"] == [bench_suite.QUICK["ccweb"]]
     assert runs["full, serial"] == list(bench_suite.QUICK.values())
-    assert "full, -n 1" not in runs
+    assert "full, -n 1" not in runs and "full, serial, huge pages" not in runs
 
 
 def test_an_unknown_family_is_a_usage_error() -> None:
@@ -44,6 +49,7 @@ def test_a_quick_run_measures_wall_cpu_and_tests(tmp_path: Path) -> None:
     for run in runs.values():
         assert run["exit_code"] == 0 and run["tests"] > 0
         assert run["wall_s"] > 0 and run["cpu_s"] > 0 and run["busy"] > 0
+        assert run["peak_rss_mb"] > 20  # the interpreter, pytest and the harness: tens of MB at least
     assert runs["full, serial"]["tests"] > runs["ccweb"]["tests"]  # every family's quick selection, not one
     assert data["verdicts"] == []  # a quick run judges no target: they concern the full run
     assert "full, serial" in out.getvalue()

@@ -13,9 +13,10 @@ recording; a scheduler thread delivers each subject event when it falls due (``T
   connection (``mcp_transport``);
 * a control API answer (or the timeout, or the unreachable address) to the ``exchange`` of the call it answers.
 
-The seams (``simulator.replay.playback.install``): ``ws_connect`` stands for ``websockets.asyncio.client.connect`` in the
-desktop role, ``serve`` for ``websockets.asyncio.server.serve`` in the server role, ``mcp_transport(kind)`` for the
-MCP client's stdio, HTTP and in-memory transports, ``exchange`` for ``ControlClient._exchange``. Every wait is
+The seams (``connectors()``, a ``simulator.subjects.connectors.Connectors`` that ``simulator.replay.playback.install``
+puts in force): ``ws_connect`` stands for ``websockets.asyncio.client.connect`` in the desktop role, ``serve`` for
+``websockets.asyncio.server.serve`` in the server role, ``mcp_transport(kind)`` for the MCP client's stdio, HTTP and
+in-memory transports, ``exchange`` for the control client's HTTP exchange. Every wait is
 bounded (``OUTCOME_WAIT_S``).
 """
 
@@ -36,6 +37,7 @@ from websockets.http11 import Request, Response
 
 from ...roles.hook_server import TOKEN_MARK
 from ...roles.mcp_transports import Streams
+from ...subjects.connectors import Connectors
 from ...wirelog import WireEvent
 from .fakes import PlayedServer, PlayedStreams, PlayedWebSocket, ending_of
 from .timeline import Kind, Step, Timeline, kind_of
@@ -268,6 +270,12 @@ class PlaybackEngine:
                 self._cond.wait(min(left, 0.5))
 
     # -- the seams ---------------------------------------------------------------------------------------------------
+
+    def connectors(self) -> Connectors:
+        """The connectors that answer from the recording (``simulator.subjects.connectors``): put in force for a
+        playback's run, every role the scenarios build connects, listens and calls through this engine."""
+        return Connectors(ws_connect=self.ws_connect, ws_serve=self.serve, mcp_transport=self.mcp_transport,
+                          control_exchange=self.exchange)
 
     async def ws_connect(self, url: str, **_: Any) -> PlayedWebSocket:
         """``websockets.asyncio.client.connect`` as the recorded subject answered it."""

@@ -1,9 +1,9 @@
 """A ``simulator judge`` run: the harness runs a recording's scenarios against the recording itself.
 
 ``Playback`` is what the harness plugin installs when it runs with ``--playback RECORDING`` (which ``simulator
-judge`` passes): it loads the recording, starts one ``PlaybackEngine``, and swaps the two places where the hook-server
-scenarios' roles meet their subject for the engine's (the desktop role's WebSocket connect and the control client's
-HTTP exchange), restoring them at the end. The plugin then gives each scenario's wire log the engine as observer,
+judge`` passes): it loads the recording, starts one ``PlaybackEngine``, and puts the engine's connectors in force
+(``simulator.subjects.connectors``: the WebSocket connect and listener, the MCP transports and the control API's HTTP
+exchange of every role the scenarios build), until ``uninstall``. The plugin then gives each scenario's wire log the engine as observer,
 begins and ends the scenario's recorded timeline around it (``begin``/``end``), and resolves subjects with
 ``PlaybackSubjects``: nothing is started, dialled or killed; the addresses are placeholders the engine answers for.
 ``divergences`` keeps, per scenario key, where the harness played the scenario differently from the recording.
@@ -12,10 +12,13 @@ begins and ends the scenario's recorded timeline around it (``begin``/``end``), 
 from __future__ import annotations
 
 import json
+from contextvars import Token
 from pathlib import Path
 from typing import Any
 
 from ..recording import Recording, load_recording
+from ...subjects import connectors
+from ...subjects.connectors import Connectors
 from ...subjects.running import RunningReference
 from ...harness.subjects import Subjects
 from ...subjects.targets import Role
@@ -101,32 +104,20 @@ class Playback:
         self.lines = {line["key"]: line for line in self.recording.scenarios}
         self.engine = PlaybackEngine()
         self.divergences: dict[str, list[str]] = {}
-        self._restore: list[tuple[Any, str, Any]] = []
+        self._in_force: Token[Connectors] | None = None
 
     def identities(self) -> dict[str, dict[str, Any]]:
         return {s["role"]: dict(s.get("identity", {})) for s in self.recording.header.get("subjects", [])}
 
     def install(self) -> None:
-        from ...subjects.control import ControlClient
-        from ...roles import hook_desktop
-
-        from ...roles import hook_server, mcp_client
-
-        engine = self.engine
-        self._swap(hook_desktop, "ws_connect", engine.ws_connect)
-        self._swap(hook_server, "serve", engine.serve)
-        for name, kind in (("stdio_transport", "stdio"), ("http_transport", "http"), ("memory_transport", "memory")):
-            self._swap(mcp_client, name, engine.mcp_transport(kind))
-        self._swap(ControlClient, "_exchange", lambda client, method, path, data: engine.exchange(method, path, data))
-
-    def _swap(self, owner: Any, name: str, value: Any) -> None:
-        self._restore.append((owner, name, getattr(owner, name)))
-        setattr(owner, name, value)
+        """Put the engine's connectors in force for the roles built from now on (on this thread)."""
+        if self._in_force is None:
+            self._in_force = connectors.use(self.engine.connectors())
 
     def uninstall(self) -> None:
-        for owner, name, value in reversed(self._restore):
-            setattr(owner, name, value)
-        self._restore.clear()
+        if self._in_force is not None:
+            connectors.restore(self._in_force)
+            self._in_force = None
         self.engine.stop()
 
     def begin(self, key: str) -> bool:
