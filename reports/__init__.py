@@ -12,9 +12,12 @@ cucumber   cucumber.json       ``cucumber.render_cucumber``: Cucumber JSON for C
 
 Every renderer takes a ``RunRecord`` or a report.json dict and returns text; ``write_all`` writes the formats it
 is given, by default ``DEFAULT_FORMATS``: every one but Cucumber JSON, which only Cucumber tooling reads and which is
-the largest (every step of every scenario: 4.1 MB for a full run against the references).
-The renderers import nothing of the harness but ``simulator.verdicts.results``, ``simulator.wirelog`` and
-``simulator.verdicts.causes`` (the Next steps, a pure function of the record).
+the largest (every step of every scenario: 4.1 MB for a full run against the references). Whatever the formats, it
+writes the grades' badges too (``badges.badge_files``: ``badges/<scope>-<name>.svg`` and ``.json``, and
+``badges/overall.svg`` / ``.json``).
+The renderers import nothing of the harness but ``simulator.verdicts.results``, ``simulator.wirelog``,
+``simulator.verdicts.causes`` (the Next steps) and ``simulator.verdicts.grades`` (the grades), pure functions of the
+record.
 ``json_report.load_report`` reads a report.json back (validated against the schema).
 """
 
@@ -26,6 +29,8 @@ from typing import Any
 
 from simulator.verdicts.results import RunRecord
 
+from ._common import as_record
+from .badges import BADGE_DIR, badge_files
 from .cucumber import render_cucumber
 from .html import render_html
 from .json_report import ReportError, load_report, render_json
@@ -36,6 +41,7 @@ __all__ = [
     "FORMATS",
     "FILENAMES",
     "DEFAULT_FORMATS",
+    "BADGES",
     "ReportError",
     "load_report",
     "render_json",
@@ -69,11 +75,16 @@ FILENAMES: dict[str, str] = {
 #: What ``write_all`` writes unless told otherwise (``--formats`` adds ``cucumber``).
 DEFAULT_FORMATS: tuple[str, ...] = ("json", "junit", "md", "html")
 
+#: The key of ``write_all``'s answer that names the badges' folder (written whatever the formats).
+BADGES = "badges"
+
 
 def write_all(record: RunRecord | Mapping[str, Any], directory: str | Path,
               formats: Iterable[str] = DEFAULT_FORMATS) -> dict[str, Path]:
-    """Render ``formats`` (names of ``FORMATS``) into ``directory`` (created if missing; files replaced); format →
-    path written, in ``FORMATS`` order.
+    """Render ``formats`` (names of ``FORMATS``) into ``directory`` (created if missing; files replaced), and the
+    grades' badges into ``directory/badges/`` (``badges.badge_files``; no folder when the run graded no scope, and
+    badges of scopes an earlier run there graded are removed); format → path written, in ``FORMATS`` order, then
+    ``BADGES`` → the badges' folder when it was written.
 
     Everything is rendered before the first file is written, so a renderer that fails leaves no partial set."""
     directory = Path(directory)
@@ -81,11 +92,22 @@ def write_all(record: RunRecord | Mapping[str, Any], directory: str | Path,
     unknown = sorted(chosen - FORMATS.keys())
     if unknown:
         raise ValueError(f"unknown report format {unknown[0]!r} (known: {', '.join(FORMATS)})")
+    record = as_record(record)
     texts = {fmt: render(record) for fmt, render in FORMATS.items() if fmt in chosen}
+    badges = badge_files(record)
     directory.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for fmt, text in texts.items():
         path = directory / FILENAMES[fmt]
         path.write_text(text, encoding="utf-8", newline="")
         written[fmt] = path
+    folder = directory / BADGE_DIR
+    for stale in [*folder.glob("*.svg"), *folder.glob("*.json")]:
+        if f"{BADGE_DIR}/{stale.name}" not in badges:  # a scope an earlier run into this directory graded
+            stale.unlink()
+    if badges:
+        folder.mkdir(exist_ok=True)
+        for name, text in badges.items():
+            (directory / name).write_text(text, encoding="utf-8", newline="")
+        written[BADGES] = folder
     return written

@@ -1,5 +1,5 @@
 """The HTML report without JavaScript: a ``<noscript>`` block generated in Python from the same view the script
-renders (``html_view.page_view``): the overall verdict, the subjects and spec revisions, the per-spec × level
+renders (``html_view.page_view``): the overall verdict, the grades, the subjects and spec revisions, the per-spec × level
 table, the requirements needing attention (reason, the other non-passing verdicts of their scenarios, quoted clause,
 how to reproduce), the not-applicable reasons, the stale baseline entries and every requirement with its verdict
 (and that line of other verdicts). Wire logs, Gherkin steps and the filters need the script.
@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from simulator.verdicts.grades import Grade, grade_message, grade_run
 from simulator.verdicts.results import RequirementResult, RunRecord, limits_of
 
 from ._common import HARNESS_NAME, VERDICT_LABELS, VERDICTS, visible
@@ -50,12 +51,31 @@ def _identity(identity: dict[str, Any]) -> str:
     return json.dumps(identity, ensure_ascii=False, sort_keys=True) if identity else ""
 
 
+def _grades(grades: tuple[Grade, ...]) -> list[str]:
+    """The grades: a line per spec (colour, name, passing count, reason), then the families with their colours."""
+    if not grades:
+        return []
+    out = ['<div class="grades" id="noscript-grades">']
+    out.extend(f'<p class="grade g-{esc(g.colour)}" data-name="{esc(g.name)}"><span class="chip">{esc(g.colour)}'
+               f'</span> <code>{esc(g.name)}</code> <span class="muted">{esc(grade_message(g))}</span> '
+               f'{_span(g.reason)}</p>' for g in grades if g.scope == "spec")
+    families = [g for g in grades if g.scope == "family"]
+    if families:
+        out.append('<ul class="family-grades">')
+        out.extend(f'<li class="g-{esc(g.colour)}" data-name="{esc(g.name)}" title="{esc(g.colour)}: '
+                   f'{esc(g.reason)}">{esc(g.colour)}: {_span(g.title)}</li>' for g in families)
+        out.append("</ul>")
+    out.append("</div>")
+    return out
+
+
 def _header(record: RunRecord, view: dict[str, Any]) -> list[str]:
     overall = view["overall"]
     out = [
         f"<h1>Conformance report: {esc(HARNESS_NAME)} {esc(record.harness_version)}</h1>",
         f'<p class="verdict k-{esc(overall["kind"])}" id="noscript-verdict">{esc(overall["verdict"])}</p>',
         f'<p class="overall-line">{esc(overall["line"])}</p>',
+        *_grades(grade_run(record)),
         f"<p>Started {esc(record.started_at)}, finished {esc(record.finished_at)}; exit code {record.exit_code}"
         + ("; strict (warn fails the run)" if record.strict else "")
         + (f"; interrupted by {esc(record.interrupted)}" if record.interrupted else "")

@@ -7,7 +7,8 @@ reads as empty.
 What it builds, top to bottom:
 
 * the masthead: the overall verdict in large capitals (coloured by its kind) and ``RunRecord.overall()``'s line,
-  the run's facts (start, finish, strictness, exit code, what was selected, the baseline and reviews that judged
+  the grades (``#grades``: a ``div.grade.g-<colour>`` per spec with its colour, passing count and reason, then the
+  families as ``ul.family-grades`` chips, each reason in its title; simulator/verdicts/grades.py), the run's facts (start, finish, strictness, exit code, what was selected, the baseline and reviews that judged
   it, the command that repeats it), the subjects with their targets and identities, "Next steps" (``#next-steps``:
   the causes of what did not pass, the one blocking most requirements first, each with its action and
   requirements: simulator/verdicts/causes.py), links to the sections below with their counts, the spec revisions;
@@ -99,6 +100,23 @@ JS = r"""
   if (data.interrupted) {
     mast.appendChild(h("p", {class: "banner", text: "Interrupted by " + data.interrupted + ": a partial report; "
       + "the scenarios the run did not reach are absent, so nothing here is a verdict on the subject."}));
+  }
+  if (data.grades && data.grades.length) {
+    var grades = h("section", {class: "grades", id: "grades", "aria-label": "grades"});
+    data.grades.forEach(function (g) {
+      if (g.scope !== "spec") return;
+      grades.appendChild(h("div", {class: "grade g-" + g.colour, "data-scope": g.scope, "data-name": g.name,
+        "data-colour": g.colour}, [h("span", {class: "chip", text: g.colour}), " ", h("code", {text: g.name}), " ",
+        h("span", {class: "muted", text: view.gradeMessages[g.scope + "-" + g.name]}), " ", h("span", {class: "grade-reason", text: g.reason})]));
+    });
+    var families = data.grades.filter(function (g) { return g.scope === "family"; });
+    if (families.length) {
+      grades.appendChild(h("ul", {class: "family-grades", "aria-label": "feature families"}, families.map(function (g) {
+        return h("li", {class: "g-" + g.colour, "data-scope": g.scope, "data-name": g.name, "data-colour": g.colour,
+          title: g.colour + ": " + g.reason}, [h("span", {class: "dot", "aria-hidden": "true"}), g.title]);
+      })));
+    }
+    mast.appendChild(grades);
   }
   var nFails = view.attention.filter(function (i) { return i.group === "fails"; }).length;
   var jump = h("nav", {class: "jump", "aria-label": "sections"});

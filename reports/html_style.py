@@ -54,6 +54,17 @@ table { border-collapse: collapse; }
 .verdict { font-size: 40px; line-height: 1.1; font-weight: 800; letter-spacing: .02em; color: var(--k);
   margin: 6px 0 4px; }
 .overall-line { font-size: 15px; margin: 0 0 10px; }
+/* ---- grades: a line per spec, the families as chips ---- */
+.g-green { --g: var(--pass); } .g-yellow { --g: var(--warn); } .g-red { --g: var(--fail); }
+.grades { margin: 4px 0 8px; }
+.grade { margin: 2px 0; }
+.grade .chip { display: inline-block; min-width: 48px; text-align: center; border-radius: 10px; padding: 0 8px;
+  color: #fff; background: var(--g); font-size: 12px; font-weight: 700; }
+.family-grades { display: flex; flex-wrap: wrap; gap: 4px 6px; margin: 6px 0 0; padding: 0; list-style: none; }
+.family-grades li { border: 1px solid var(--g); border-radius: 10px; padding: 0 8px; font-size: 12px;
+  background: color-mix(in srgb, var(--g) 10%%, var(--bg)); }
+.family-grades .dot { display: inline-block; width: 8px; height: 8px; border-radius: 50%%; background: var(--g);
+  margin-right: 5px; }
 .jump { display: flex; flex-wrap: wrap; gap: 6px 14px; margin: 8px 0 4px; }
 .jump a { text-decoration: none; border: 1px solid var(--line); border-radius: 14px; padding: 2px 10px;
   background: var(--bg); color: var(--fg); }

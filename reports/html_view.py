@@ -11,6 +11,8 @@ scenarios are referred to by their index in ``report.json``'s ``scenarios`` (the
 * ``overall``: the run's verdict as ``RunRecord.overall()`` words it: ``kind`` (conformant, not-conformant, error,
   interrupted, incomplete: the page's colour), ``verdict`` (its first words in capitals: CONFORMANT,
   NOT CONFORMANT, ERROR, INTERRUPTED, INCOMPLETE RUN) and the whole ``line``;
+* ``gradeMessages``: ``<scope>-<name>`` → the badge message of each grade of the data's ``grades``
+  (simulator/verdicts/grades.py ``grade_message``: "118/120 pass");
 * ``nextSteps``: the run's "Next steps" (``simulator.verdicts.causes.next_steps``): per cause, its verdict, count,
   requirements and action, the cause blocking most requirements first;
 * ``selection``, ``judgedWith``, ``command``: what the run selected, the baseline and reviews that judged it, and
@@ -33,6 +35,7 @@ import re
 from typing import Any
 
 from simulator.verdicts.causes import next_steps
+from simulator.verdicts.grades import grade_message, grade_run
 from simulator.verdicts.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import SEVERITY_ORDER, VERDICTS, ScenarioIndex, fails_run, requirement_reason
@@ -153,8 +156,10 @@ def page_view(record: RunRecord) -> dict[str, Any]:
     return {
         "shown": shown_indices(record),
         "overall": overall_verdict(record),
+        "gradeMessages": {g.key: grade_message(g) for g in grade_run(record)},
         "nextSteps": [step.to_json() for step in next_steps(record)],
-        "selection": record.selection_text(),
+        "selection": record.selection_text() + (f"; requirement set {rs}" if (rs := record.requirement_set_text())
+                                                else ""),
         "judgedWith": record.judged_with_text(),
         "command": record.command_text(),
         "specs": spec_tables(record),

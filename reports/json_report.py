@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from simulator.verdicts.causes import next_steps, requirement_causes
+from simulator.verdicts.grades import grade_run, grades_to_json
 from simulator.verdicts.results import READABLE_SCHEMA_VERSIONS, RunRecord
 from simulator.suite import schema_path
 
@@ -68,8 +69,10 @@ def _sorted_map(value: Any) -> Any:
 
 def report_document(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
     """The report.json document of a record: ``RunRecord.to_json`` with its free-form maps sorted by key, the
-    cause of each requirement that neither passes nor is not applicable, and the run's ``nextSteps`` (before
-    ``staleBaseline``, the schema's order): both computed from the record (simulator/verdicts/causes.py)."""
+    cause of each requirement that neither passes nor is not applicable, the run's ``nextSteps`` (before
+    ``staleBaseline``, the schema's order): both computed from the record (simulator/verdicts/causes.py), and its
+    ``grades`` (after ``summary``; simulator/verdicts/grades.py). A record read back has none of them: each
+    rendering computes them again, so a report written before grades existed gets them when re-rendered."""
     record = as_record(record)
     doc = record.to_json()
     doc["specRevisions"] = _sorted_map(doc["specRevisions"])
@@ -80,7 +83,14 @@ def report_document(record: RunRecord | Mapping[str, Any]) -> dict[str, Any]:
         if req["id"] in causes:
             req["cause"] = causes[req["id"]].to_json()
     steps = [step.to_json() for step in next_steps(record)]
-    return {**{k: v for k, v in doc.items() if k not in ("staleBaseline", "requirements", "scenarios")},
+    grades = grades_to_json(grade_run(record))
+    head: dict[str, Any] = {}
+    for key, value in doc.items():
+        if key not in ("staleBaseline", "requirements", "scenarios"):
+            head[key] = value
+        if key == "summary":
+            head["grades"] = grades
+    return {**head,
             "nextSteps": steps, "staleBaseline": doc["staleBaseline"], "requirements": doc["requirements"],
             "scenarios": doc["scenarios"]}
 

@@ -17,7 +17,8 @@ a baselined failure                ``<skipped message="baseline: reason">``, det
 =================================  ===============================================================
 
 A passing testcase is its ``classname``, ``name`` and ``time`` alone, and the run's properties (harness version,
-strictness, exit code, spec revisions, subjects) are on the first suite only: CI viewers show neither, report.json
+strictness, exit code, spec revisions, subjects, and the grades as ``grade.<scope>.<name>`` = ``<colour>:
+<reason>``: simulator/verdicts/grades.py) are on the first suite only: CI viewers show neither, report.json
 has both, and repeated on each of a full run's some 3,700 testcases and 80 suites they would be two thirds of the
 file.
 
@@ -37,6 +38,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
+from simulator.verdicts.grades import grade_run
 from simulator.verdicts.results import RunRecord, ScenarioResult, Verdict
 
 from ._common import as_record, fails_run, scenario_details, visible
@@ -138,6 +140,8 @@ def _suite(root: ET.Element, name: str, record: RunRecord, index: int) -> ET.Ele
         _el(props, "property", name=f"spec.{doc}", value=record.spec_revisions[doc])
     for subject in record.subjects:
         _el(props, "property", name=f"subject.{subject.role}", value=subject.target)
+    for grade in grade_run(record):
+        _el(props, "property", name=f"grade.{grade.scope}.{grade.name}", value=f"{grade.colour}: {grade.reason}")
     return suite
 
 

@@ -1,6 +1,7 @@
 """A Markdown summary of a run, fit for release notes (GitHub-flavoured Markdown tables).
 
-Sections: a header (harness version, date, result, spec revisions), the subjects, a verdict count table, every
+Sections: a header (harness version, date, result, spec revisions), the grades (a line per spec, the families on
+one line below: simulator/verdicts/grades.py), the subjects, a verdict count table, every
 requirement that did not pass (id, level, verdict, spec section, reason, and on a line of its own the other
 non-passing verdicts of its scenarios: ``RequirementResult.also_text``), the stale baseline entries, and the
 requirements per spec and level by verdict (``html_view.spec_tables``, the HTML report's table). A summary, not a
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from simulator.verdicts.causes import next_steps
+from simulator.verdicts.grades import Grade, grade_message, grade_run
 from simulator.verdicts.results import RequirementResult, RunRecord, Verdict, limits_of
 
 from ._common import (
@@ -89,6 +91,27 @@ def _identity(identity: dict[str, Any]) -> str:
     return json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
 
 
+#: How the summary marks a grade's colour: a coloured circle and the colour's name (read without colour too).
+GRADE_MARKS = {"green": "🟢 green", "yellow": "🟡 yellow", "red": "🔴 red"}
+
+
+def _grades(grades: tuple[Grade, ...]) -> list[str]:
+    """The Grades section: a bullet per spec grade (colour, spec, passing count, reason), then the families on one
+    line (colour mark and title each); nothing when the run graded no scope."""
+    if not grades:
+        return []
+    out = ["## Grades", ""]
+    out.extend(f"- {GRADE_MARKS.get(g.colour, g.colour)} **{md_escape(g.name)}** ({md_escape(grade_message(g))}): "
+               f"{md_escape(g.reason)}" for g in grades if g.scope == "spec")
+    families = [g for g in grades if g.scope == "family"]
+    if families:
+        out.append("")
+        out.append("Families: " + " · ".join(f"{GRADE_MARKS.get(g.colour, g.colour).split()[0]} {md_escape(g.title)}"
+                                              for g in families))
+    out.append("")
+    return out
+
+
 def outcome(exit_code: int) -> str:
     """What a run's exit code says (see ``exitCode`` in docs/report-schema.json)."""
     return {0: "conformant", 1: "non-conformant", 3: "harness error", 130: "interrupted (SIGINT), partial",
@@ -115,6 +138,7 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     if note:
         add(f"**{md_escape(note)}**")
         add("")
+    out.extend(_grades(grade_run(record)))
     add("## Next steps")
     add("")
     steps = next_steps(record)
@@ -136,6 +160,8 @@ def render_markdown(record: RunRecord | Mapping[str, Any]) -> str:
     add(_row("Exit code", f"{record.exit_code} ({outcome(record.exit_code)})"))
     add(_row("Selected", md_cell(record.selection_text())))
     add(_row("Judged with", md_cell(record.judged_with_text())))
+    if record.requirement_set_text():
+        add(_row("Requirement set", md_cell(record.requirement_set_text() or "")))
     command = record.command_text()
     if command:
         add(_row("Command", md_cell(command)))

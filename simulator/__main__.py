@@ -1,11 +1,13 @@
 """Command line of the conformance harness.
 
     python -m simulator run    [--target NAME=SPEC] [--control NAME=URL] [--report-dir DIR] [--formats LIST]
-                               [--baseline F] [--reviews F]
-                               [--write-baseline F] [--strict] [--config FILE] [selection …] [-- pytest options]
-    python -m simulator list   [selection …] [--scenarios]
+                               [--baseline F] [--reviews F] [--spec-revision KEY=REVISION …]
+                               [--write-baseline F] [--strict] [--config FILE] [--progress names|features|dots]
+                               [selection …] [-- pytest options]
+    python -m simulator list   [selection …] [--scenarios] [--falsifiability] [--revisions]
     python -m simulator report REPORT.json [--format html|md|junit|cucumber|json] [--output FILE] [--force]
     python -m simulator report merge A/report.json B/report.json … --out DIR [--label TEXT …]
+    python -m simulator report matrix RUN_DIR_OR_REPORT.json … --out DIR [--name NAME …]
     python -m simulator serve  SUBJECT [options]
     python -m simulator judge  RECORDING [--json OUT] [--report-dir DIR]
     python -m simulator replay RECORDING [--target NAME=SPEC] [--control NAME=URL] [--all] [--req ID] [--report-dir DIR]
@@ -78,6 +80,13 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
     root = _need_root()
+    if args.spec_revision:  # checked here too, so that a mistyped revision is told before pytest starts
+        from .verdicts.revisions import RevisionChoiceError, SpecTableError, load_spec_table, resolve_choices
+
+        try:
+            resolve_choices(load_spec_table(root / "scenarios" / "specs.toml"), args.spec_revision)
+        except (RevisionChoiceError, SpecTableError) as exc:
+            return _usage(str(exc))
     paths, reqs = [], list(args.req)
     for sel in args.selection:
         candidate = Path(sel)
@@ -118,6 +127,8 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"warning: {problem}", file=sys.stderr)
     if args.falsifiability:
         return _falsifiability(root, registry, args.selection or ["*"])
+    if args.revisions:
+        return _revisions(root, registry)
     scenarios = load_scenarios(root / "features")
     by_req: dict[str, list[ScenarioRef]] = {}
     for s in scenarios:
@@ -147,6 +158,17 @@ def _list(args: argparse.Namespace, extra: list[str]) -> int:
           f"each example row and each subject a frame case is sent to"
           + (f"; {in_profiles} of them in a profile, run only when -m names it" if in_profiles else "") + ")",
           file=sys.stderr)
+    return EXIT_OK
+
+
+def _revisions(root: Path, registry: dict[str, Requirement]) -> int:
+    from .verdicts.revisions import SpecTableError, load_spec_table, render_history, revision_history
+
+    try:
+        table = load_spec_table(root / "scenarios" / "specs.toml")
+    except SpecTableError as exc:
+        return _usage(f"list --revisions: {exc}")
+    print(render_history(revision_history(table, registry)), end="")
     return EXIT_OK
 
 
@@ -279,6 +301,46 @@ def _merge(argv: list[str]) -> int:
     return merged.exit_code if merged.exit_code in (EXIT_OK, EXIT_FINDINGS, EXIT_INFRA) else EXIT_INFRA
 
 
+def _matrix_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m simulator report matrix",
+        description="Put several runs side by side: an implementation per column (named from each run's subjects, "
+                    "or --name), a requirement per row (by spec, family and level), each cell the run's verdict "
+                    "linked to it in that run's report.html. Writes matrix.html, matrix.json and matrix.md "
+                    "(docs/matrix.md). Exit 0 when written, 2 for an input that is not a report.")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_REPORT.json",
+                        help="run folders holding report.json, or report.json files")
+    parser.add_argument("--out", required=True, metavar="DIR", help="where to write the matrix")
+    parser.add_argument("--name", action="append", default=[], metavar="NAME",
+                        help="what to call each input's column, once per input in order (default: what its "
+                             "subjects say about themselves)")
+    return parser
+
+
+def _matrix(argv: list[str]) -> int:
+    try:
+        args = _matrix_parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0) and EXIT_USAGE
+    from reports.json_report import ReportError
+    from reports.matrix_files import write_matrix
+
+    from .verdicts.grades import FamiliesTableError
+
+    if args.name and len(args.name) != len(args.runs):
+        return _usage(f"report matrix: {len(args.name)} --name for {len(args.runs)} inputs (one per input, in order)")
+    try:
+        matrix, written = write_matrix([Path(p) for p in args.runs], Path(args.out), args.name)
+    except (ReportError, FamiliesTableError) as exc:
+        return _usage(f"report matrix: {exc}")
+    except OSError as exc:  # the output folder cannot be made or written
+        return _usage(f"report matrix: cannot write into {args.out}: {exc.strerror or exc}")
+    print(f"matrix: {len(matrix.implementations)} implementations × {len(matrix.rows)} requirements, "
+          f"{len(matrix.differing())} differing")
+    print(written["html"])
+    return EXIT_OK
+
+
 # -- serve -----------------------------------------------------------------------------------------------------
 
 
@@ -342,11 +404,17 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--falsifiability", action="store_true",
                     help="per family and level, how many requirements a committed falsifying case proves able to "
                          "fail (scenarios/falsifiers.toml), and which are not proven yet")
+    ls.add_argument("--revisions", action="store_true",
+                    help="each spec's revisions (scenarios/specs.toml), with the size of the requirement set at each "
+                         "and the requirements each added, changed and withdrew (run --spec-revision KEY=REVISION "
+                         "judges one)")
     ls.set_defaults(handler=_list)
 
-    rep = sub.add_parser("report", help="re-render a saved report.json (or: report merge A B … --out DIR)",
+    rep = sub.add_parser("report", help="re-render a saved report.json (or: report merge A B … --out DIR; report "
+                                        "matrix A B … --out DIR)",
                          description="Re-render a saved report.json in one format. `report merge --help` tells how "
-                                     "to merge several runs into one report.")
+                                     "to merge several runs into one report; `report matrix --help` how to put "
+                                     "several runs side by side.")
     rep.add_argument("report", help="a report.json written by a run")
     rep.add_argument("--format", default="html", choices=list(_report_formats()),
                      help="the format to write (default html)")
@@ -395,16 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The commands that run scenarios, started again with malloc on huge pages where that helps (huge_pages.py).
-_HUGE_PAGE_COMMANDS = ("run", "judge", "replay")
-
-
 def main(argv: list[str] | None = None) -> int:
-    if argv is None:  # the process's own command line: the process may be started again (never a caller's)
-        from .subjects.huge_pages import restart_if_useful
-
-        if sys.argv[1:2] and sys.argv[1] in _HUGE_PAGE_COMMANDS:
-            restart_if_useful()  # a process started again says so in its environment: it is not started a third time
     argv = list(sys.argv[1:] if argv is None else argv)
     extra: list[str] = []
     if "--" in argv:
@@ -412,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         argv, extra = argv[:i], argv[i + 1:]
     if argv[:2] == ["report", "merge"]:
         return _merge(argv[2:] + extra)
+    if argv[:2] == ["report", "matrix"]:
+        return _matrix(argv[2:] + extra)
     if argv[:1] == ["load"]:
         # The load profile parses its own options; it runs Locust (gevent) in subprocesses only.
         from .profiles.load.cli import main as load_main

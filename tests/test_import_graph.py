@@ -24,8 +24,10 @@ ALLOWED_CYCLES: tuple[frozenset[str], ...] = ()
 
 #: What ``reports/`` may import of the simulator (architecture: reports render a ``RunRecord`` and nothing else).
 #: What the renderers may import of the harness: the record, the wire log, where the schema is, and the causes
-#: (simulator/verdicts/causes.py: the Next steps, a pure function of the record).
-REPORTS_MAY_IMPORT = frozenset({"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes"})
+#: (simulator/verdicts/causes.py: the Next steps, a pure function of the record) and the grades
+#: (simulator/verdicts/grades.py: a colour per spec and family, a pure function of the record).
+REPORTS_MAY_IMPORT = frozenset({"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes",
+                                "simulator.verdicts.grades"})
 
 
 def _modules() -> dict[str, Path]:

@@ -2,9 +2,10 @@
 
 A run whose collected items are all conformance scenarios, without ``-v``, prints
 
-* one progress line per feature module as it completes (``features/hook/test_hook_frames.py  ✓ 2210 × 3 ? 86
-  41.2 s``: scenarios passed, failed (fail, error, timeout), not testable, warned, in review, not applicable)
-  instead of pytest's dots;
+* its progress as ``--progress`` says (simulator/harness/progress.py): by default one line per feature module as it
+  completes (``features/hook/test_hook_frames.py  ✓ 2210 × 3 ? 86  41.2 s``: scenarios passed, failed (fail,
+  error, timeout), not testable, warned, in review, not applicable) instead of pytest's dots; ``names``, one line per
+  scenario as it ends; ``dots``, pytest's own. With the previous run's durations at hand, the lines end with an ETA;
 * the ``conformance`` section: the requirements' counts; one line per requirement that neither passes nor is not
   applicable (its verdict, id, level and the reason of its first scenario with that verdict), except that
   requirements sharing one cause with more than ``GROUP_AT`` others are one line (the cause, the count, the first
@@ -23,12 +24,14 @@ import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..verdicts.causes import first_scenarios, next_steps, requirement_causes
 from ..verdicts.results import FAILING, RunRecord, Verdict
+from .progress import ETA_EVERY, Progress, eta_seconds, eta_text, name_line, previous_durations, previous_report_dir
 
 __all__ = ["Console", "MARKS", "console_lines", "silence_line", "GROUP_AT", "STEPS_SHOWN", "SILENCE_SHARE"]
 
@@ -142,9 +145,17 @@ class Console:
     def __init__(self, harness: Any, config: pytest.Config) -> None:
         self.harness = harness
         self.config = config
+        #: The one-screen console is on (a conformance run without -v).
         self.active = False
+        #: What the progress lines are (``--progress``); ``lines``: the console writes them (not under ``dots``).
+        self.mode = Progress(config.getoption("progress", None) or Progress.FEATURES)
+        self.lines = False
         self._modules: dict[str, _Module] = {}
         self._decided = False
+        self._pending: set[str] = set()
+        self._durations: dict[str, float] = {}
+        self._workers: set[str] = set()
+        self._names_written = 0
 
     # -- deciding ------------------------------------------------------------------------------------------------
 
@@ -162,6 +173,12 @@ class Console:
         for nodeid in nodeids:
             module = nodeid.split("::")[0]
             self._modules.setdefault(module, _Module(0)).total += 1
+        if self.mode is Progress.DOTS:
+            return
+        self.lines = True
+        self._pending = set(nodeids)
+        start = Path(str(self.config.invocation_params.dir))
+        self._durations = previous_durations(previous_report_dir(self.harness.config.report_dir, start))
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.showfspath = False
@@ -177,6 +194,7 @@ class Console:
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest-xdist is a test extra, not a dependency
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self._workers.add(str(getattr(getattr(node, "gateway", None), "id", id(node))))
         root = "features/"
         self._decide(list(ids), all(i.startswith(root) for i in ids))
 
@@ -186,17 +204,18 @@ class Console:
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Generator[
             None, Any, Any]:
         result = yield
-        if self.active and report.nodeid.split("::")[0] in self._modules and result:
-            return (result[0], "", "")  # counted in pytest's stats, printed on the module's line instead
+        if self.lines and report.nodeid.split("::")[0] in self._modules and result:
+            return (result[0], "", "")  # counted in pytest's stats, printed on the progress lines instead
         return result
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not self.active or report.when != "teardown":
+        if not self.lines or report.when != "teardown":
             return
         module = self._modules.get(report.nodeid.split("::")[0])
         if module is None:
             return
+        self._pending.discard(report.nodeid)
         now = time.monotonic()
         module.first = module.first if module.first is not None else now - float(getattr(report, "duration", 0.0))
         module.last = now
@@ -204,8 +223,28 @@ class Console:
         result = self.harness.results.get(report.nodeid)
         mark = MARKS.get(result.verdict, "s") if result is not None else "s"
         module.marks[mark] = module.marks.get(mark, 0) + 1
-        if module.done == module.total:
+        if self.mode is Progress.NAMES:
+            self._write_name(report, result, mark)
+        elif module.done == module.total:
             self._write_module(report.nodeid.split("::")[0], module)
+
+    def _eta(self) -> str:
+        """``ETA ~Ns`` for the scenarios not run yet, from the previous run's durations; "" without them."""
+        if not self._pending:
+            return ""
+        return eta_text(eta_seconds(self._durations, self._pending, workers=len(self._workers) or 1))
+
+    def _write_name(self, report: pytest.TestReport, result: Any, mark: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        self._names_written += 1
+        eta = self._eta() if self._names_written % ETA_EVERY == 0 else ""
+        if result is not None:
+            line = name_line(mark, result.requirement, result.name, result.duration_s, eta)
+        else:
+            line = name_line(mark, None, report.nodeid, float(getattr(report, "duration", 0.0)), eta)
+        reporter.write_line(line)
 
     def _write_module(self, name: str, module: _Module) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -213,7 +252,8 @@ class Console:
             return
         marks = "  ".join(f"{m} {module.marks[m]}" for m in (*_MARK_ORDER, "s") if module.marks.get(m))
         seconds = module.last - (module.first if module.first is not None else module.last)
-        reporter.write_line(f"{name:<40} {marks}  ({seconds:.1f} s)")
+        eta = self._eta()
+        reporter.write_line(f"{name:<40} {marks}  ({seconds:.1f} s)" + (f"  {eta}" if eta else ""))
 
     # -- at the end ------------------------------------------------------------------------------------------
 
@@ -223,9 +263,10 @@ class Console:
         """Before pytest's own summary: without ``-v``, no FAILURES section, no short test summary and no warning
         for a @should not met (their verdicts and reasons are the conformance section's lines)."""
         if self.active:
-            for module, state in self._modules.items():  # a module the run stopped in (-x, interrupted)
-                if 0 < state.done < state.total:
-                    self._write_module(module, state)
+            if self.lines and self.mode is Progress.FEATURES:
+                for module, state in self._modules.items():  # a module the run stopped in (-x, interrupted)
+                    if 0 < state.done < state.total:
+                        self._write_module(module, state)
             config.option.tbstyle = "no"
             terminalreporter.reportchars = ""
             warnings = terminalreporter.stats.get("warnings")

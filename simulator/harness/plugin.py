@@ -45,9 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import bdd_signatures, bdd_step_lookup
+from . import bdd_internals
 from ..verdicts.baseline import render_baseline
-from .bdd_versions import check_pytest_bdd
 from ..subjects.config import RECORDING, HarnessConfig, build_config, load_file_config
 from .console import Console, console_lines, silence_line
 from ..verdicts.decide import decide
@@ -98,7 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # The drivers' checks are assert statements: under -O they vanish and every check would pass.
         usage_error("the harness cannot judge with assertions disabled (python -O or PYTHONOPTIMIZE is "
                     "set): run it without them")
-    check_pytest_bdd()
+    bdd_internals.check_versions()
     rootdir = Path(str(config.rootpath))
     try:
         cfg_path = config.getoption("simulator_config")
@@ -121,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
             subject_cwd=config.getoption("--subject-cwd"),
         )
         harness = Harness(harness_cfg, rootdir)
+        harness.choose_revisions(config.getoption("--spec-revision"))
     except ConfigError as exc:
         usage_error(str(exc))
     replay = config.getoption("--replay")
@@ -283,6 +283,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keep = [i for i in items if (role := role_of(i, harness.config)) is None or role in named]
     else:
         keep = items
+    # the set frozen at the chosen spec revisions (simulator/verdicts/revisions.py): a requirement outside it, or
+    # changed since, is never run (the report lists the changed ones as not judged)
+    keep = [i for i in keep if (rid := req_of(i)) is None or harness.requirement_set.judges(rid)]
     drop = [i for i in items if i not in keep]
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -293,14 +296,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The registry of step definitions is complete: pytest-bdd's step lookup is memoised from here on
-    (``simulator.harness.bdd_step_lookup``), and so are the step functions' signatures it reads at every step
-    (``simulator.harness.bdd_signatures``). What collection built (the items, their fixtures and markers, the parsed
-    features, the modules: about 200,000 objects for the whole run) lives until the session ends, so it is moved out
-    of the garbage collector's sight (``gc.freeze``): each full collection during the run no longer walks it again
-    (about 0.5 s of a serial run's CPU; bench/README.md "Suite benchmark")."""
-    bdd_step_lookup.install()
-    bdd_signatures.install()
+    """The registry of step definitions is complete: pytest-bdd's step lookup is memoised from here on, and so are
+    the step functions' signatures it reads at every step (``simulator.harness.bdd_internals``). What collection
+    built (the items, their fixtures and markers, the parsed features, the modules: about 200,000 objects for the
+    whole run) lives until the session ends, so it is moved out of the garbage collector's sight (``gc.freeze``):
+    each full collection during the run no longer walks it again (about 0.5 s of a serial run's CPU; bench/README.md
+    "Suite benchmark")."""
+    bdd_internals.install()
     gc.freeze()
 
 
@@ -451,8 +453,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The console's last line: the run's overall verdict (after pytest's own counts)."""
-    bdd_step_lookup.uninstall()
-    bdd_signatures.uninstall()
+    bdd_internals.uninstall()
     if HARNESS not in config.stash:
         return
     record = harness_of(config).record

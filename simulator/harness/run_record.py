@@ -3,6 +3,7 @@ judges, where its reports go by default, and its recording."""
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import sys
 import time
@@ -48,7 +49,9 @@ def _spec_revisions(rootdir: Path) -> dict[str, str]:
 
 
 def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[ScenarioResult]:
-    """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames)."""
+    """One result per (hook subject, frame requirement) from the frames the subjects sent (emitted_frames), for the
+    requirements of the set the run judges (``Harness.requirement_set``)."""
+    registry = {rid: req for rid, req in registry.items() if harness.requirement_set.judges(rid)}
     out = judge_emitted(harness.emitted, partial(frame_rule_index, harness.rootdir / "features"), registry, harness.selection,
                         strict=harness.config.strict)
     out += judge_emitted_lines(harness.emitted_lines, registry, harness.selection, strict=harness.config.strict)
@@ -57,6 +60,14 @@ def _emitted_results(harness: Harness, registry: dict[str, Any]) -> list[Scenari
         if entry is not None:
             result.baselined = True
     return out
+
+
+def _selected(harness: Harness) -> list[str] | None:
+    """The registry's ids the run's ``--req`` patterns select (None: no pattern narrowed the run)."""
+    patterns = harness.selection_record.get("req") or []
+    if not patterns:
+        return None
+    return [rid for rid in harness.registry if any(fnmatch.fnmatchcase(rid, p) for p in patterns)]
 
 
 def build_record(harness: Harness) -> RunRecord:
@@ -102,6 +113,7 @@ def build_record(harness: Harness) -> RunRecord:
         stale_baseline=[e.key for e in stale],
         command=run_command(harness.config),
         selection=dict(harness.selection_record),
+        requirement_set=harness.requirement_set.to_json(_selected(harness)),
         falsifiability=figure({r.id: r.level for r in requirements},
                               load_falsifiers(harness.rootdir / "scenarios" / "falsifiers.toml"),
                               "scenarios/falsifiers.toml"),

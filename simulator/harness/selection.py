@@ -18,8 +18,8 @@ __all__ = ["selection_record", "listed_keys", "paths_selected", "judged_nothing"
 
 def selection_record(config: pytest.Config, harness: Harness, patterns: list[str]) -> dict[str, Any]:
     """What the run selected and what judges it besides the subject (``RunRecord.selection``): the feature paths
-    the command line names, the ``--req`` patterns, ``-m``, ``-k``, ``--only-scenarios``, the baseline and the
-    reviewed decisions (files as given)."""
+    the command line names, the ``--req`` patterns, ``-m``, ``-k``, ``--only-scenarios``, ``--spec-revision``, the
+    baseline and the reviewed decisions (files as given)."""
     root = Path(str(config.rootpath)).resolve()
     paths = []
     if paths_selected(config):
@@ -33,6 +33,7 @@ def selection_record(config: pytest.Config, harness: Harness, patterns: list[str
         "markers": config.option.markexpr or None,
         "keyword": config.option.keyword or None,
         "onlyScenarios": config.getoption("--only-scenarios") or None,
+        "specRevision": list(config.getoption("--spec-revision")) or None,
         "baseline": str(harness.config.baseline) if harness.config.baseline else None,
         "reviews": str(harness.config.reviews) if harness.config.reviews else None,
     }

@@ -20,7 +20,10 @@ from ..drivers.emitted_frames import EmittedFrames
 from ..drivers.emitted_lines import EmittedLines
 from .preflight import Unreachable
 from ..replay.recording import EventForms
-from ..verdicts.requirements import load_registry
+from ..errors import ConfigError
+from ..verdicts.requirements import REVISIONS_PROBLEM, load_registry
+from ..verdicts.revisions import (RequirementSet, RevisionChoiceError, SpecTableError, load_spec_table,
+                                  requirement_set, resolve_choices)
 from ..verdicts.results import RunRecord, ScenarioResult, Subject
 from ..verdicts.reviews import Reviews, load_reviews
 from ..subjects.spawn import SubjectSpawns
@@ -50,7 +53,18 @@ class Harness:
         self.config = config
         self.rootdir = rootdir
         self.baseline: Baseline | None = load_baseline(config.baseline) if config.baseline else None
-        self.registry = load_registry(rootdir / "scenarios" / "requirements")[0]
+        try:
+            #: Each spec's revisions (scenarios/specs.toml, simulator/verdicts/revisions.py).
+            self.spec_table = load_spec_table(rootdir / "scenarios" / "specs.toml")
+        except SpecTableError as exc:
+            raise ConfigError(str(exc)) from None
+        self.registry, problems = load_registry(rootdir / "scenarios" / "requirements", self.spec_table)
+        revision_problems = [p for p in problems if f": {REVISIONS_PROBLEM}: " in p]
+        if revision_problems:  # a requirement left out for a bad revision name would silently go unjudged
+            raise ConfigError("the requirement registry names revisions wrongly: " + "; ".join(revision_problems))
+        #: The set the run judges (``choose_revisions``): every spec at its latest revision unless --spec-revision
+        #: names another.
+        self.requirement_set: RequirementSet = requirement_set(self.spec_table, self.registry)
         self.reviews: Reviews | None = (
             load_reviews(config.reviews, set(self.registry)) if config.reviews else None)
         self.emitted = EmittedFrames()
@@ -81,6 +95,14 @@ class Harness:
         self.spawns = SubjectSpawns(config.subject_cwd)
         #: The subjects' stderr log files in the report folder, by file name (simulator.harness.subject_logs_hooks).
         self.subject_logs: dict[str, Path] = {}
+
+    def choose_revisions(self, words: list[str]) -> None:
+        """The set frozen at the revisions ``--spec-revision KEY=REVISION`` names (the others at their latest)."""
+        try:
+            choices = resolve_choices(self.spec_table, words)
+        except RevisionChoiceError as exc:
+            raise ConfigError(str(exc)) from None
+        self.requirement_set = requirement_set(self.spec_table, self.registry, choices)
 
     @property
     def judges(self) -> Judges:

@@ -219,6 +219,7 @@ def run_header(record: Any, config: Any, *, markers: str | None, selection: Iter
         "strict": record.strict,
         "markers": markers,
         "selection": list(selection),
+        "specRevision": list((record.selection or {}).get("specRevision") or []),
         "command": list(record.command),
         "startedAt": record.started_at,
         "finishedAt": record.finished_at,
@@ -230,8 +231,8 @@ def run_header(record: Any, config: Any, *, markers: str | None, selection: Iter
 
 
 def run_options(header: Mapping[str, Any]) -> list[str]:
-    """The ``simulator run`` options a recording's run judged with (strictness, time limits, marker expression): a
-    judge or a replay of it runs with the same."""
+    """The ``simulator run`` options a recording's run judged with (strictness, time limits, marker expression, the
+    spec revisions its requirement set was frozen at): a judge or a replay of it runs with the same."""
     argv: list[str] = ["--strict"] if header.get("strict") else []
     timings = header.get("timings", {})
     if timings.get("stepTimeoutSeconds"):
@@ -240,4 +241,6 @@ def run_options(header: Mapping[str, Any]) -> list[str]:
         argv += ["--scenario-timeout", f"{timings['scenarioTimeoutSeconds']:g}"]
     if header.get("markers"):
         argv += ["-m", header["markers"]]
+    for choice in header.get("specRevision") or []:
+        argv += ["--spec-revision", str(choice)]
     return argv

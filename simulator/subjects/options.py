@@ -6,12 +6,30 @@ harness's ``--strict-conformance``.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
-__all__ = ["Kind", "RunOption", "RUN_OPTIONS", "to_pytest_argv"]
+__all__ = ["Kind", "Progress", "RunOption", "RUN_OPTIONS", "progress_mode", "to_pytest_argv"]
+
+
+class Progress(StrEnum):
+    """What the console prints while a run goes on (``--progress``; simulator/harness/progress.py)."""
+
+    NAMES = "names"  # one line per scenario as it ends
+    FEATURES = "features"  # one line per feature module as it completes (the default)
+    DOTS = "dots"  # pytest's own progress
+
+
+def progress_mode(text: str) -> Progress:
+    """``--progress``'s value; anything else is a usage error that names the choices."""
+    try:
+        return Progress(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a progress mode (choose {', '.join(p.value for p in Progress)})") from None
 
 
 class Kind(Enum):
@@ -121,12 +139,20 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               help="the fault profile: the seed of the random kill points (default 0; the report names it)"),
     RunOption("--req", Kind.REPEATED, metavar="ID",
               help="run only the requirements matching this id or glob; repeatable"),
+    RunOption("--spec-revision", Kind.REPEATED, metavar="KEY=REVISION",
+              help="judge the requirement set frozen at this revision of a spec (a revision name or a sha256 prefix "
+                   "of 8+ hex digits; `list --revisions` shows them), e.g. ccweb=prd-1; one per spec, repeatable; "
+                   "default: every spec at its latest revision"),
     RunOption("--playback", Kind.VALUE, metavar="RECORDING",
               help="judge the scenarios against RECORDING instead of a subject: its subjects' side is played back in "
                    "step with the harness (what `simulator judge` runs: simulator/replay/playback)"),
     RunOption("--only-scenarios", Kind.VALUE, metavar="FILE",
               help="run only the scenarios whose keys FILE lists, one per line (the keys of a recording: "
                    "simulator/replay/recording.py; `simulator replay` writes such a file)"),
+    RunOption("--progress", Kind.VALUE, metavar="MODE", type=progress_mode,
+              help="what the console prints while the run goes on: names (a line per scenario as it ends), features "
+                   "(a line per feature module, the default) or dots (pytest's own); with the previous run's report "
+                   "in the report folder, the lines end with an ETA"),
 )
 
 

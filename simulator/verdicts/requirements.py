@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-__all__ = ["JudgedOn", "Level", "Requirement", "ScenarioRef", "load_registry"]
+from .revisions import SpecTable, SpecTableError, load_spec_table
+
+__all__ = ["JudgedOn", "Level", "Requirement", "ScenarioRef", "load_registry", "REVISIONS_PROBLEM"]
 
 
 class Level(StrEnum):
@@ -43,6 +45,13 @@ class Requirement:
     summary: str
     source_file: str
     judged_on: JudgedOn = JudgedOn.SUBJECT
+    #: the revision of ``spec`` it was written against (``since``; default the spec's first revision, "" when
+    #: scenarios/specs.toml does not list the spec)
+    since: str = ""
+    #: the revisions of ``spec`` that changed it (``changed``: one name or a list), oldest first
+    changed: tuple[str, ...] = ()
+    #: the revision of ``spec`` that withdrew it (``withdrawn``), "" while it holds
+    withdrawn: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +73,26 @@ class AuditReport:
         return not self.problems
 
 
+#: What a problem with a requirement's ``since`` / ``changed`` / ``withdrawn`` says after the file and id: the harness
+#: refuses to run on such a registry (the requirement would silently go unjudged).
+REVISIONS_PROBLEM = "revisions"
+
 _REQUIRED_KEYS = ("id", "level", "spec", "section", "quote", "summary")
 
 
-def load_registry(directory: Path) -> tuple[dict[str, Requirement], list[str]]:
-    """All requirements of ``directory/*.toml``, and the problems found reading them."""
-    found: dict[str, Requirement] = {}
+def load_registry(directory: Path, table: SpecTable | None = None) -> tuple[dict[str, Requirement], list[str]]:
+    """All requirements of ``directory/*.toml``, and the problems found reading them. ``table`` gives each spec's
+    revisions (default: ``specs.toml`` beside ``directory``, as ``scenarios/specs.toml`` is beside
+    ``scenarios/requirements``); a requirement that names a revision its spec does not have is a problem and is left
+    out."""
     problems: list[str] = []
+    if table is None:
+        try:
+            table = load_spec_table(directory.parent / "specs.toml")
+        except SpecTableError as exc:
+            problems.append(str(exc))
+            table = SpecTable(())
+    found: dict[str, Requirement] = {}
     for path in sorted(directory.glob("*.toml")):
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -92,16 +114,48 @@ def load_registry(directory: Path) -> tuple[dict[str, Requirement], list[str]]:
             if entry["id"] in found:
                 problems.append(f"{path.name}: {entry['id']} is defined twice")
                 continue
+            revisions = _revisions(entry, table, f"{path.name}: {entry['id']}: {REVISIONS_PROBLEM}")
+            if isinstance(revisions, str):
+                problems.append(revisions)
+                continue
             found[entry["id"]] = Requirement(
                 entry["id"], Level(entry["level"]), entry["spec"], entry["section"], entry["quote"],
-                entry["summary"], path.name, JudgedOn(judged_on),
+                entry["summary"], path.name, JudgedOn(judged_on), *revisions,
             )
     return found, problems
 
 
+def _revisions(entry: dict[str, object], table: SpecTable, where: str) -> tuple[str, tuple[str, ...], str] | str:
+    """``since``, ``changed`` and ``withdrawn`` of a registry entry, checked against its spec's revisions (in order:
+    a change or a withdrawal comes after ``since``, a change before the withdrawal); else the problem."""
+    since, withdrawn, changed = entry.get("since", ""), entry.get("withdrawn", ""), entry.get("changed", [])
+    changed = [changed] if isinstance(changed, str) else changed
+    if not isinstance(since, str) or not isinstance(withdrawn, str) or not isinstance(changed, list) \
+            or not all(isinstance(c, str) and c for c in changed):
+        return f"{where}: since and withdrawn must be revision names, changed one name or a list of names"
+    spec = table.by_file(str(entry["spec"]))
+    if spec is None:
+        if since or withdrawn or changed:
+            return (f"{where}: since/changed/withdrawn name revisions of {entry['spec']}, which "
+                    f"scenarios/specs.toml does not list")
+        return "", (), ""
+    since = since or spec.first.name
+    for label, name in (("since", since), *(("changed", c) for c in changed), ("withdrawn", withdrawn)):
+        if name and spec.index(name) is None:
+            return f"{where}: {label} {name!r} is not a revision of {spec.file} (its revisions: {spec.names()})"
+    start = spec.index(since) or 0
+    positions = [spec.index(c) or 0 for c in changed]
+    if any(p <= start for p in positions) or positions != sorted(set(positions)):
+        return f"{where}: changed {changed} must name revisions after since {since!r}, oldest first, each once"
+    if withdrawn and ((spec.index(withdrawn) or 0) <= start or any(p >= (spec.index(withdrawn) or 0)
+                                                                   for p in positions)):
+        return f"{where}: withdrawn {withdrawn!r} must come after since {since!r} and after every change"
+    return since, tuple(changed), withdrawn
+
+
 @dataclass(frozen=True, slots=True)
 class SpecRevision:
-    """A specification the registry quotes, as recorded in ``scenarios/specs.toml``."""
+    """A specification the registry quotes at its latest revision, as recorded in ``scenarios/specs.toml``."""
 
     file: str
     title: str
@@ -114,9 +168,7 @@ class SpecRevision:
 
 
 def load_spec_revisions(path: Path) -> list[SpecRevision]:
-    """The ``[[spec]]`` entries of ``scenarios/specs.toml`` (none when the file is absent)."""
-    if not path.is_file():
-        return []
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return [SpecRevision(str(e["file"]), str(e["title"]), str(e["revision"]), str(e["sha256"]))
-            for e in data.get("spec", [])]
+    """The ``[[spec]]`` entries of ``scenarios/specs.toml`` at their latest revision (none when the file is absent);
+    ``revision`` is its name, followed by its note in parentheses when it has one."""
+    return [SpecRevision(s.file, s.title, f"{s.latest.name} ({s.latest.note})" if s.latest.note else s.latest.name,
+                         s.latest.sha256) for s in load_spec_table(path).specs]

@@ -57,13 +57,14 @@ __all__ = [
 ]
 
 #: Bumped on any incompatible change of ``report.json`` (docs/report-schema.json).
-REPORT_SCHEMA_VERSION = "1.6"
+REPORT_SCHEMA_VERSION = "1.7"
 #: How a run's ``command`` names the hook token: a shell variable, never the secret (simulator/replay/reproduce.py).
 TOKEN_VARIABLE = "$HOOK_CONFORMANCE_TOKEN"
 #: The report.json versions this harness reads (1.1 is 1.2 without ``interrupted``; 1.2 is 1.3 without ``limits``;
 #: 1.3 is 1.4 without the wire events' ``conn``; 1.4 is 1.5 without the requirements' ``also``; 1.5 is 1.6 without
-#: ``selection``, the requirements' ``cause`` and ``nextSteps``, which a reader computes again from the rest).
-READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4", "1.5", "1.6")
+#: ``selection``, the requirements' ``cause`` and ``nextSteps``, which a reader computes again from the rest; 1.6 is 1.7
+#: without ``grades``, computed again from the rest, and ``requirementSet``: the latest revision of every spec).
+READABLE_SCHEMA_VERSIONS = ("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7")
 
 
 class Verdict(StrEnum):
@@ -320,10 +321,14 @@ class RunRecord:
     #: committed case that proves they can fail. None when unknown (a 1.1 report).
     falsifiability: dict[str, Any] | None = None
     #: What the run selected and what judged it besides the subject (``SELECTION_KEYS``: feature paths, ``--req``
-    #: patterns, ``-m``, ``-k``, ``--only-scenarios``, ``--baseline``, ``--reviews``); empty: every requirement,
-    #: nothing besides; ``merged``: the merged runs' selections, when they differ (``report merge``). ``command``
-    #: plus ``selection_args()`` is the command that reproduces the run.
+    #: patterns, ``-m``, ``-k``, ``--only-scenarios``, ``--spec-revision``, ``--baseline``, ``--reviews``); empty:
+    #: every requirement, nothing besides; ``merged``: the merged runs' selections, when they differ (``report
+    #: merge``). ``command`` plus ``selection_args()`` is the command that reproduces the run.
     selection: dict[str, Any] = field(default_factory=dict)
+    #: The requirement set the run judged (simulator/verdicts/revisions.py ``RequirementSet.to_json``): per keyed spec
+    #: its key, file, revision, sha256 and ``latest`` or ``frozen``; ``notJudged``: the requirements of the set
+    #: changed since a frozen revision, left out. None when unknown (a report written before it, a merged report).
+    requirement_set: dict[str, Any] | None = None
 
     def counts(self) -> dict[str, int]:
         out = {v.value: 0 for v in Verdict}
@@ -353,6 +358,16 @@ class RunRecord:
             parts.append("reviewed decisions (their file is not recorded)")
         return "; ".join(parts) if parts else "no baseline, no reviewed decisions"
 
+    def requirement_set_text(self) -> str | None:
+        """The judged set in one line ("slack-hook protocol-1 (latest), ccweb prd-1 (frozen); 2 changed since: not
+        judged"). None when the report does not record it."""
+        if self.requirement_set is None:
+            return None
+        specs = ", ".join(f"{s['key']} {s['revision']} ({s['mode']})" for s in self.requirement_set.get("specs", []))
+        left = len(self.requirement_set.get("notJudged", []))
+        return (specs or "no keyed spec") + (f"; {left} changed since: not judged (report.json requirementSet)"
+                                             if left else "")
+
     def command_text(self) -> str | None:
         """The shell text that repeats the whole run: ``command`` and the selection. None when unknown."""
         if not self.command or self.selection.get("merged"):
@@ -366,7 +381,7 @@ class RunRecord:
         record the run's command (a 1.1 report)."""
         if not self.command:
             return None
-        kept = {k: v for k, v in self.selection.items() if k in ("markers", "baseline", "reviews")}
+        kept = {k: v for k, v in self.selection.items() if k in ("markers", "specRevision", "baseline", "reviews")}
         return _shell([*self.command, *selection_args(kept), "--req", requirement])
 
     def counts_text(self) -> str:
@@ -423,6 +438,7 @@ class RunRecord:
             "exitCode": self.exit_code,
             "command": list(self.command),
             "selection": dict(self.selection),
+            **({"requirementSet": self.requirement_set} if self.requirement_set is not None else {}),
             "falsifiability": self.falsifiability,
             "interrupted": self.interrupted,
             "summary": {"requirements": self.counts(), "scenarios": len(self.scenarios)},
@@ -451,6 +467,7 @@ class RunRecord:
             interrupted=data.get("interrupted"),
             command=list(data.get("command", [])),
             selection=dict(data.get("selection", {})),
+            requirement_set=data.get("requirementSet"),
             falsifiability=data.get("falsifiability"),
             exit_code=int(data.get("exitCode", 0)),
         )
@@ -493,7 +510,7 @@ def _requirement_json(requirement: RequirementResult, named: list[str]) -> dict[
 #: ``RunRecord.selection``'s keys and the option that repeats each, in the order a command writes them.
 SELECTION_KEYS: tuple[tuple[str, str], ...] = (
     ("paths", ""), ("req", "--req"), ("markers", "-m"), ("keyword", "-k"), ("onlyScenarios", "--only-scenarios"),
-    ("baseline", "--baseline"), ("reviews", "--reviews"),
+    ("specRevision", "--spec-revision"), ("baseline", "--baseline"), ("reviews", "--reviews"),
 )
 
 

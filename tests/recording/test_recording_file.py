@@ -85,3 +85,13 @@ def test_a_damaged_compressed_file_is_named(tmp_path: Path):
     path.write_bytes(b"\x1f\x8b" + b"\x00" * 40)
     with pytest.raises(ConfigError, match=r"recording\.jsonl\.gz: not a gzip-compressed recording"):
         load_recording(path)
+
+
+def test_a_judge_or_replay_runs_with_the_recorded_runs_options_spec_revisions_included():
+    from simulator.replay.recording import run_options
+
+    header = {"strict": True, "timings": {"stepTimeoutSeconds": 3, "scenarioTimeoutSeconds": 0}, "markers": "faults",
+              "specRevision": ["ccweb=prd-1", "slack-hook=protocol-1"]}
+    assert run_options(header) == ["--strict", "--step-timeout", "3", "-m", "faults",
+                                   "--spec-revision", "ccweb=prd-1", "--spec-revision", "slack-hook=protocol-1"]
+    assert run_options({}) == []  # a recording written before spec revisions: the latest set

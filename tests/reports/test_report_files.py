@@ -10,7 +10,7 @@ from pathlib import Path
 import reports
 import pytest
 
-from reports import DEFAULT_FORMATS, FILENAMES, FORMATS, write_all
+from reports import BADGES, DEFAULT_FORMATS, FILENAMES, FORMATS, write_all
 from reports.json_report import report_document
 from reports._common import SEVERITY_ORDER, visible
 from simulator.verdicts.results import Verdict, worst
@@ -30,8 +30,10 @@ def test_formats_and_filenames():
 def test_write_all_writes_every_format_asked_for(tmp_path, record):
     out = tmp_path / "run" / "reports"
     written = write_all(record, out, FORMATS)
-    assert list(written) == list(FORMATS)
+    assert list(written) == [*FORMATS, BADGES] and written[BADGES] == out / "badges"  # the grades' badges last
     for fmt, path in written.items():
+        if fmt == BADGES:
+            continue
         assert path == out / FILENAMES[fmt]
         assert path.read_bytes() == FORMATS[fmt](record).encode("utf-8")
     assert json.loads((out / "report.json").read_text(encoding="utf-8")) == report_document(record)
@@ -39,18 +41,20 @@ def test_write_all_writes_every_format_asked_for(tmp_path, record):
 
 
 def test_write_all_writes_the_default_formats_or_those_named(tmp_path, record):
-    assert list(write_all(record, tmp_path / "default")) == list(DEFAULT_FORMATS)
-    assert sorted(p.name for p in (tmp_path / "default").iterdir()) == sorted(FILENAMES[f] for f in DEFAULT_FORMATS)
-    assert list(write_all(record, tmp_path / "two", ["html", "json"])) == ["json", "html"]
-    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["report.html", "report.json"]
+    assert list(write_all(record, tmp_path / "default")) == [*DEFAULT_FORMATS, BADGES]
+    assert sorted(p.name for p in (tmp_path / "default").iterdir()) == sorted(
+        [FILENAMES[f] for f in DEFAULT_FORMATS] + ["badges"])
+    assert list(write_all(record, tmp_path / "two", ["html", "json"])) == ["json", "html", BADGES]
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["badges", "report.html", "report.json"]
     with pytest.raises(ValueError, match="unknown report format 'pdf' \\(known: json, junit, md, html, cucumber\\)"):
         write_all(record, tmp_path / "none", ["json", "pdf"])
     assert not (tmp_path / "none").exists()
 
 
 def test_renderers_import_only_results_and_wirelog_of_the_harness():
-    # suite: where the schema file is; causes: the Next steps, a pure function of the record
-    allowed = {"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes"}
+    # suite: where the schema file is; causes: the Next steps; grades: the grades, pure functions of the record
+    allowed = {"simulator.verdicts.results", "simulator.wirelog", "simulator.suite", "simulator.verdicts.causes",
+               "simulator.verdicts.grades"}
     for path in PACKAGE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -213,6 +213,8 @@ class LateFramesApplied(HookServerMachine):
 
 
 @broken("delivered-not-reported", subject="hook-server", breaks=["HOOK-SERVER-DELIVERY-01"],
+        also=["HOOK-SERVER-DELIVERY-02", "HOOK-SERVER-DELIVERY-03", "HOOK-SERVER-DELIVERY-04",
+              "HOOK-SERVER-NO-RAW-ERROR-01", "HOOK-SERVER-RECEIPT-01"],  # each waits for the delivered report
         clause='§5 turn.delivery "delivered=渠道终态动作已完成"')
 class DeliveredNotReported(HookServerMachine):
     """``delivered-not-reported``: after accepted no further turn.delivery is sent (the result is published all the
