@@ -36,7 +36,7 @@ from .html_style import CSS
 from .html_view import page_view, shown_indices
 from .json_report import dumps, report_document
 
-__all__ = ["render_html", "embed_json", "page_document", "CSP"]
+__all__ = ["render_html", "embed_json", "page_document", "page_head", "CSP"]
 
 #: The page's Content Security Policy: nothing from outside, inline style and script only.
 CSP = (
@@ -59,12 +59,9 @@ def page_document(record: RunRecord) -> dict[str, Any]:
     return doc
 
 
-def render_html(record: RunRecord | Mapping[str, Any]) -> str:
-    """The self-contained HTML report of a record (or a report.json dict)."""
-    record = as_record(record)
-    view = page_view(record)
-    title = f"{view['overall']['verdict']}: conformance report, {HARNESS_NAME} {record.harness_version} " \
-        f"({record.started_at})"
+def page_head(title: str, css: str) -> str:
+    """A self-contained page's start, up to and including ``<body>``: UTF-8, the Content-Security-Policy ``CSP``,
+    the viewport, the (escaped) title and the inline style sheet (report.html and matrix.html)."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n'
@@ -73,10 +70,21 @@ def render_html(record: RunRecord | Mapping[str, Any]) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n"
-        f"<style>{CSS}</style>\n"
+        f"<style>{css}</style>\n"
         "</head>\n"
         "<body>\n"
-        f"{render_noscript(record, view)}\n"
+    )
+
+
+def render_html(record: RunRecord | Mapping[str, Any]) -> str:
+    """The self-contained HTML report of a record (or a report.json dict)."""
+    record = as_record(record)
+    view = page_view(record)
+    title = f"{view['overall']['verdict']}: conformance report, {HARNESS_NAME} {record.harness_version} " \
+        f"({record.started_at})"
+    return (
+        page_head(title, CSS)
+        + f"{render_noscript(record, view)}\n"
         '<main id="app"></main>\n'
         f'<script type="application/json" id="report-data">\n{embed_json(dumps(page_document(record)))}</script>\n'
         f'<script type="application/json" id="report-view">\n{embed_json(dumps(view))}</script>\n'

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._common import HARNESS_NAME, VERDICT_LABELS, VERDICTS
-from .html import CSP
+from .html import page_head
 from .html_noscript import esc, lang_attr
 from .html_style import MONO_STACK, SANS_STACK
 from .matrix import LEVELS, NOT_JUDGED, NOT_JUDGED_MARK, Cell, Implementation, Matrix, Row
@@ -222,16 +222,7 @@ def render_matrix_html(matrix: Matrix) -> str:
         "<footer>Self-contained: no network access; the filters are the only script.</footer>",
     ]
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n'
-        "<head>\n"
-        '<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(title)}</title>\n"
-        f"<style>{MATRIX_CSS}</style>\n"
-        "</head>\n"
-        "<body>\n"
+        page_head(title, MATRIX_CSS)
         + "\n".join(body)
         + f"\n<script>{MATRIX_JS}</script>\n"
         "</body>\n"

@@ -134,7 +134,10 @@ class FrameProbe:
         barrier ping, and wait for its pong. Pongs carry no id, so for a case that is itself a ``ping``
         (``ping_case``): when it must be ``answered`` the wait is for two pongs (the case's, then the barrier's);
         when it must not, the barrier's pong is followed by a grace of twice its round trip (at least 0.1 s) in
-        which an answer to the case would show up as a second pong (the subject answers in order, §2)."""
+        which an answer to the case would show up as a second pong (the subject answers in order, §2).
+
+        A connection whose barrier ping went unanswered is retired (``_retire_unless_answered``): the next case
+        opens a connection of its own."""
         conn = self._conn(wire)
         outcome = DeliveryOutcome(sent_as="binary" if binary else "text")
         start = len(conn.received)  # ``received`` only grows, in ``seq`` order: what follows ``floor`` is from here on
@@ -166,7 +169,22 @@ class FrameProbe:
                 if entries is not None:
                     outcome.dropped = entries[self._dropped_seen:]
                     self._dropped_seen = len(entries)
+        self._retire_unless_answered(outcome)
         return outcome
+
+    def _retire_unless_answered(self, outcome: DeliveryOutcome) -> None:
+        """Close a connection whose barrier ping the subject did not answer in time. The subject may still be at the
+        case (a 48 MiB frame on a busy machine): its late pong, late reactions and late dropped-frames entries
+        belong to that case and must not be read as the next case's evidence, so the next case opens a fresh
+        connection (with its own connection id, so its dropped-frames entries are its own)."""
+        if not outcome.answered_barrier and outcome.closed is None:
+            role = self.role
+            conn = role.conn if role is not None else None
+            if role is not None and role is getattr(self.opener, "server", None):
+                if conn is not None:
+                    conn.drop()  # a desktop under test redials; the listening server is kept
+            else:
+                self.retire()
 
     def _no_pong_on_its_way(self, conn: HookConnection, grace: float) -> None:
         """Wait until a pong the subject may still owe the case (a second pong after the barrier's) would have
@@ -198,7 +216,8 @@ class FrameProbe:
     def deliver_many(self, frames: list[str | bytes], wire: WireLog, *, text_bytes: bool = False) -> DeliveryOutcome:
         """Send ``frames`` back to back (str as text frames, bytes as binary ones unless ``text_bytes``), then one
         barrier ping, and wait for its pong: the subject handles frames in order (§2), so whatever it sends in
-        reaction to any of them comes before the pong. The control API is not asked (``dropped`` stays None)."""
+        reaction to any of them comes before the pong. The control API is not asked (``dropped`` stays None). An
+        unanswered barrier retires the connection, as in ``deliver``."""
         conn = self._conn(wire)
         outcome = DeliveryOutcome(sent_as="text" if all(isinstance(f, str) or text_bytes for f in frames) else "mixed")
         floor = conn.received[-1].seq if conn.received else 0
@@ -212,6 +231,7 @@ class FrameProbe:
             outcome.note = str(exc)
             outcome.silent = isinstance(exc, SubjectTimeout)
         self._observe(conn, floor, outcome)
+        self._retire_unless_answered(outcome)
         return outcome
 
     @staticmethod
