@@ -98,7 +98,19 @@ def _check_compatible(runs: Sequence[LabelledRun]) -> dict[str, str]:
             if revisions.setdefault(spec, rev) != rev:
                 raise ConfigError(f"report merge: {run.label} judged {spec} at revision {rev}, another run at "
                                   f"{revisions[spec]}: merge runs of the same specifications")
+    sets = [(run.label, run.record.requirement_set) for run in runs if run.record.requirement_set is not None]
+    for label, judged in sets[1:]:
+        if judged != sets[0][1]:
+            raise ConfigError(f"report merge: {label} judged another requirement set than {sets[0][0]} "
+                              f"(report.json requirementSet, --spec-revision): merge runs of the same set")
     return revisions
+
+
+def _requirement_set(runs: Sequence[LabelledRun]) -> dict[str, Any] | None:
+    """The set every input judged (``_check_compatible`` refused differing ones); None when an input does not say
+    (a report written before ``requirementSet``)."""
+    sets = [run.record.requirement_set for run in runs]
+    return None if any(s is None for s in sets) else sets[0]
 
 
 def _subjects(runs: Sequence[LabelledRun]) -> list[Subject]:
@@ -195,6 +207,7 @@ def merge_runs(runs: Sequence[LabelledRun]) -> RunRecord:
         command=list(first.command),
         selection=_selection(runs),
         falsifiability=_falsifiability(runs, requirements),
+        requirement_set=_requirement_set(runs),
     )
     record.exit_code = exit_code_for(record)
     if record.interrupted:

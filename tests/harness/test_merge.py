@@ -139,3 +139,23 @@ def test_the_falsifiability_figure_is_recomputed_over_the_merged_requirements():
     assert (merged.falsifiability["proven"], merged.falsifiability["total"]) == (1, 2)
     assert merged.falsifiability["rows"][0]["unproven"] == ["P-Y"]
     assert merge_runs([LabelledRun("a", _record(_scenario("x", "P-X", Verdict.PASS)))]).falsifiability is None
+
+
+FROZEN = {"specs": [{"key": "probe-kit", "file": "mcp-probe-kit-v2-design.md", "revision": "v2.0",
+                     "sha256": "48c38dc4", "mode": "frozen"}], "notJudged": []}
+
+
+def test_the_merged_report_names_the_requirement_set_its_runs_judged():
+    a, b = _record(_scenario("x", "P-X", Verdict.PASS)), _record(_scenario("y", "P-Y", Verdict.PASS))
+    a.requirement_set = b.requirement_set = FROZEN
+    assert merge_runs([LabelledRun("a", a), LabelledRun("b", b)]).requirement_set == FROZEN
+    b.requirement_set = None  # a report written before requirementSet: the merge cannot say which set it judged
+    assert merge_runs([LabelledRun("a", a), LabelledRun("b", b)]).requirement_set is None
+
+
+def test_runs_of_different_requirement_sets_are_refused():
+    a, b = _record(), _record()
+    a.requirement_set = FROZEN
+    b.requirement_set = {**FROZEN, "specs": [{**FROZEN["specs"][0], "mode": "latest"}]}
+    with pytest.raises(ConfigError, match="another requirement set"):
+        merge_runs([LabelledRun("a", a), LabelledRun("b", b)])
