@@ -76,6 +76,11 @@ def _cache_args(extra: list[str]) -> list[str]:
     return ["-p", "no:cacheprovider"]
 
 
+#: How the command line names itself in usage and help: the single-file executable (docs/executable.md) by its own
+#: name, else the module.
+PROG = "hook-conformance" if getattr(sys, "frozen", False) else "python -m simulator"
+
+
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     import pytest
 
@@ -253,7 +258,7 @@ def _report(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _merge_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m simulator report merge",
+        prog=f"{PROG} report merge",
         description="Merge the report.json of several runs of one release (one subject under several environments, "
                     "or the parts of a split run) into one report: a scenario takes the verdict of the runs that "
                     "judged it (the worst of them), with one evidence line per run. Writes report.json, junit.xml, "
@@ -303,7 +308,7 @@ def _merge(argv: list[str]) -> int:
 
 def _matrix_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m simulator report matrix",
+        prog=f"{PROG} report matrix",
         description="Put several runs side by side: an implementation per column (named from each run's subjects, "
                     "or --name), a requirement per row (by spec, family and level), each cell the run's verdict "
                     "linked to it in that run's report.html. Writes matrix.html, matrix.json and matrix.md "
@@ -382,7 +387,7 @@ def _report_formats() -> tuple[str, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m simulator", description="Conformance harness and simulator.",
+    parser = argparse.ArgumentParser(prog=PROG, description="Conformance harness and simulator.",
                                      epilog="Exit codes: 0 conformant, 1 findings, 2 usage error, 3 infrastructure error "
                                             "(an unreachable target included), 130/143 interrupted.")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -100,3 +100,19 @@ def test_frozen_the_bundle_comes_before_the_checkout(tmp_path: Path, monkeypatch
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
     assert suite_root() == suite
+
+
+def test_the_command_line_names_itself_as_the_executable_when_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+    import sys
+
+    import simulator.__main__ as cli
+
+    assert cli.PROG == "python -m simulator" and cli.build_parser().prog == "python -m simulator"
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    try:
+        frozen = importlib.reload(cli)
+        assert frozen.PROG == "hook-conformance" and frozen.build_parser().prog == "hook-conformance"
+    finally:
+        monkeypatch.undo()
+        importlib.reload(cli)
