@@ -153,6 +153,14 @@ def test_every_registered_id_maps_to_a_spec(registered: list[str]):
     assert spec_of("FAULT-DESKTOP-STORM-01") == "slack-hook" and spec_of("PROBEKIT-X-01") is None
 
 
+def test_the_graded_specs_are_the_keyed_specs_of_the_spec_table():
+    """One name per spec: the keys grades and badges use are the ones ``--spec-revision`` takes (specs.toml)."""
+    from simulator.verdicts.revisions import load_spec_table
+
+    table = load_spec_table(suite_root() / "scenarios" / "specs.toml")
+    assert [key for key, _ in SPECS] == [spec.key for spec in table.keyed()]
+
+
 def test_every_family_glob_matches_a_registered_id(registered: list[str]):
     families = default_families()
     assert len(families) >= 10
